@@ -1,0 +1,641 @@
+#include "model/modules.h"
+
+#include <cmath>
+#include <limits>
+
+#include <torch/torch.h>
+
+#include "util/error.h"
+#include "util/torch_compat.h"
+
+namespace gb {
+
+namespace F = torch::nn::functional;
+
+// ---------------------------------------------------------------------------------------
+// DenseLinear
+
+DenseLinearImpl::DenseLinearImpl(int64_t in, int64_t out, bool with_bias) {
+  weight = register_parameter("weight", torch::empty({out, in}));
+  if (with_bias) bias = register_parameter("bias", torch::zeros({out}));
+  torch::NoGradGuard guard;
+  weight.normal_(0.0, 0.02);
+}
+
+DenseLinearImpl::DenseLinearImpl(torch::Tensor w, torch::Tensor b) {
+  TORCH_CHECK(w.dim() == 2, "DenseLinear weight must be 2-D");
+  weight = register_parameter("weight", std::move(w));
+  if (b.defined()) bias = register_parameter("bias", std::move(b));
+}
+
+torch::Tensor DenseLinearImpl::forward(const torch::Tensor& x, const ForwardState&) {
+  return F::linear(x, weight, bias);
+}
+
+std::shared_ptr<DenseLinearImpl> make_dense(int64_t in, int64_t out, bool bias) {
+  return std::make_shared<DenseLinearImpl>(in, out, bias);
+}
+
+// ---------------------------------------------------------------------------------------
+// Norm
+
+NormImpl::NormImpl(NormKind kind, int64_t features, double eps_) : norm_kind(kind), eps(eps_) {
+  weight = register_parameter("weight", kind == NormKind::RMSNormOnePlus
+                                            ? torch::zeros({features})
+                                            : torch::ones({features}));
+  if (kind == NormKind::LayerNorm) bias = register_parameter("bias", torch::zeros({features}));
+}
+
+std::string NormImpl::kind() const {
+  switch (norm_kind) {
+    case NormKind::RMSNorm: return "RMSNorm";
+    case NormKind::RMSNormOnePlus: return "RMSNorm(1+w)";
+    case NormKind::LayerNorm: return "LayerNorm";
+  }
+  return "Norm";
+}
+
+torch::Tensor NormImpl::forward(const torch::Tensor& x) {
+  switch (norm_kind) {
+    case NormKind::LayerNorm:
+      return F::layer_norm(x, F::LayerNormFuncOptions({x.size(-1)}).weight(weight).bias(bias)
+                                  .eps(eps));
+    case NormKind::RMSNorm: {
+      // Llama: normalise in float32, cast back, then multiply by the weight.
+      auto xf = x.to(torch::kFloat);
+      auto var = xf.pow(2).mean(-1, true);
+      auto normed = (xf * torch::rsqrt(var + eps)).to(x.scalar_type());
+      return weight * normed;
+    }
+    case NormKind::RMSNormOnePlus: {
+      // Gemma: everything in float32, (1 + w), then cast back.
+      auto xf = x.to(torch::kFloat);
+      auto var = xf.pow(2).mean(-1, true);
+      auto out = xf * torch::rsqrt(var + eps) * (1.0 + weight.to(torch::kFloat));
+      return out.to(x.scalar_type());
+    }
+  }
+  return x;
+}
+
+std::shared_ptr<NormImpl> make_norm(const ModelConfig& config, int64_t features) {
+  return std::make_shared<NormImpl>(config.norm, features, config.norm_eps);
+}
+
+// ---------------------------------------------------------------------------------------
+// Embedding
+
+EmbeddingImpl::EmbeddingImpl(int64_t num, int64_t dim_) {
+  weight = register_parameter("weight", torch::empty({num, dim_}));
+  torch::NoGradGuard guard;
+  weight.normal_(0.0, 0.02);
+}
+
+torch::Tensor EmbeddingImpl::forward(const torch::Tensor& ids) { return F::embedding(ids, weight); }
+
+// ---------------------------------------------------------------------------------------
+// RoPE
+
+torch::Tensor rope_inv_freq(const ModelConfig& c, bool local) {
+  const int64_t rot = c.rotary_dim();
+  if (rot <= 0) return torch::Tensor();
+  const double base = local ? c.rope_local_theta : c.rope_theta;
+  // As transformers: base ** (arange(0, dim, 2, int64).float() / dim), in float32.
+  auto exponent = torch::arange(0, rot, 2, torch::kLong).to(torch::kFloat) / static_cast<float>(rot);
+  auto inv_freq = 1.0 / torch::pow(torch::tensor(static_cast<float>(base)), exponent);
+  const RopeScaling& rs = c.rope_scaling;
+  if (local || rs.type == "default") return inv_freq;
+  if (rs.type == "linear") return inv_freq / rs.factor;
+  if (rs.type == "llama3") {
+    const double old_len = static_cast<double>(rs.original_max_position);
+    const double low_wavelen = old_len / rs.low_freq_factor;
+    const double high_wavelen = old_len / rs.high_freq_factor;
+    auto wavelen = 2.0 * M_PI / inv_freq;
+    auto scaled = torch::where(wavelen > low_wavelen, inv_freq / rs.factor, inv_freq);
+    auto smooth = (old_len / wavelen - rs.low_freq_factor) /
+                  (rs.high_freq_factor - rs.low_freq_factor);
+    auto smoothed = (1 - smooth) * scaled / rs.factor + smooth * scaled;
+    auto medium = (wavelen >= high_wavelen).logical_and(wavelen <= low_wavelen);
+    return torch::where(medium, smoothed, scaled);
+  }
+  fail("rope scaling '{}' is not supported", rs.type);
+}
+
+torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& cos,
+                         const torch::Tensor& sin, int64_t rot) {
+  // x (B, H, T, d_h); cos/sin (T, rot) broadcast over B and H.
+  const int64_t d = x.size(-1);
+  auto xr = rot == d ? x : x.narrow(-1, 0, rot);
+  auto half = rot / 2;
+  auto x1 = xr.narrow(-1, 0, half);
+  auto x2 = xr.narrow(-1, half, half);
+  auto rotated = torch::cat({-x2, x1}, -1);
+  auto out = xr * cos + rotated * sin;
+  if (rot == d) return out;
+  return torch::cat({out, x.narrow(-1, rot, d - rot)}, -1);
+}
+
+// ---------------------------------------------------------------------------------------
+// Attention
+
+AttentionImpl::AttentionImpl(const ModelConfig& c, int64_t layer_index)
+    : num_heads(c.num_heads),
+      num_kv_heads(c.num_kv_heads),
+      head_dim(c.head_dim),
+      rotary_dim(c.rotary_dim()),
+      scale(c.attn_scale) {
+  const int64_t d = c.hidden_size;
+  q_proj = register_module("q_proj", make_dense(d, num_heads * head_dim, c.qkv_bias));
+  k_proj = register_module("k_proj", make_dense(d, num_kv_heads * head_dim, c.qkv_bias));
+  v_proj = register_module("v_proj", make_dense(d, num_kv_heads * head_dim, c.qkv_bias));
+  o_proj = register_module("o_proj", make_dense(num_heads * head_dim, d, c.o_bias));
+  if (c.qk_norm) {
+    q_norm = register_module("q_norm", make_norm(c, head_dim));
+    k_norm = register_module("k_norm", make_norm(c, head_dim));
+  }
+  if (c.attn_softcap) softcap = *c.attn_softcap;
+  sliding = c.layer_types.at(layer_index) == AttentionKind::Sliding;
+  if (sliding) sliding_window = c.sliding_window;
+}
+
+torch::Tensor AttentionImpl::core(const torch::Tensor& q, const torch::Tensor& k,
+                                  const torch::Tensor& v, const ForwardState& state) const {
+  // q (B, Hq, T, d_h); k, v (B, Hkv, Tk, d_h) → (B, Hq, T, d_h)
+  const int64_t hq = q.size(1), hkv = k.size(1);
+  torch::Tensor kk = k, vv = v;
+  if (hq != hkv) {
+    const int64_t g = hq / hkv;
+    auto expand = [&](const torch::Tensor& t) {
+      return t.unsqueeze(2)
+          .expand({t.size(0), hkv, g, t.size(2), t.size(3)})
+          .reshape({t.size(0), hq, t.size(2), t.size(3)});
+    };
+    kk = expand(k);
+    vv = expand(v);
+  }
+  const int64_t tq = q.size(2), tk = kk.size(2);
+  torch::Tensor mask;
+  if (sliding_window > 0 || state.key_padding.defined()) {
+    // Additive mask (1 or B, 1, Tq, Tk): causal, sliding window, key padding.
+    auto qpos = torch::arange(tk - tq, tk, q.options().dtype(torch::kLong)).unsqueeze(1);
+    auto kpos = torch::arange(0, tk, q.options().dtype(torch::kLong)).unsqueeze(0);
+    auto allowed = kpos <= qpos;
+    if (sliding_window > 0) allowed = allowed.logical_and(kpos > qpos - sliding_window);
+    allowed = allowed.unsqueeze(0).unsqueeze(0);  // (1, 1, Tq, Tk)
+    if (state.key_padding.defined()) {
+      allowed = allowed.logical_and(state.key_padding.unsqueeze(1).unsqueeze(1));
+      // Rows with nothing visible (queries at padded positions) attend to themselves to
+      // stay finite; their outputs are ignored.
+      auto none = allowed.logical_not().all(-1, true);
+      auto self = (kpos == qpos).unsqueeze(0).unsqueeze(0);
+      allowed = allowed.logical_or(none.logical_and(self));
+    }
+    mask = torch::zeros(allowed.sizes(), q.options().dtype(torch::kFloat))
+               .masked_fill(allowed.logical_not(), -std::numeric_limits<float>::infinity());
+  }
+  return compat::attention(q, kk, vv, mask, /*causal=*/!mask.defined(), scale, softcap);
+}
+
+torch::Tensor AttentionImpl::forward(const torch::Tensor& x, ForwardState& state) {
+  const int64_t b = x.size(0), t = x.size(1);
+  auto q = q_proj->forward(x, state);
+  auto k = k_proj->forward(x, state);
+  auto v = v_proj->forward(x, state);
+  const int64_t hq = q.size(-1) / head_dim, hkv = k.size(-1) / head_dim;
+  q = q.view({b, t, hq, head_dim});
+  k = k.view({b, t, hkv, head_dim});
+  v = v.view({b, t, hkv, head_dim});
+  if (q_norm) {
+    q = q_norm->forward(q);
+    k = k_norm->forward(k);
+  }
+  q = q.transpose(1, 2);
+  k = k.transpose(1, 2);
+  v = v.transpose(1, 2);
+  if (rotary_dim > 0) {
+    const auto& cos = sliding ? state.cos_local : state.cos_global;
+    const auto& sin = sliding ? state.sin_local : state.sin_global;
+    auto c = cos.to(q.scalar_type());
+    auto s = sin.to(q.scalar_type());
+    q = apply_rope(q, c, s, rotary_dim);
+    k = apply_rope(k, c, s, rotary_dim);
+  }
+  if (state.cache) {
+    auto& ck = state.cache->k.at(state.layer_index);
+    auto& cv = state.cache->v.at(state.layer_index);
+    if (ck.defined()) {
+      k = torch::cat({ck, k}, 2);
+      v = torch::cat({cv, v}, 2);
+    }
+    ck = k;
+    cv = v;
+  }
+  torch::Tensor out;
+  if (split_heads > 0 && split_heads < hq) {
+    // SCALE: original heads and new heads separately, so that the original stream is
+    // computed exactly as in the base model.
+    auto o1 = core(q.narrow(1, 0, split_heads), k.narrow(1, 0, split_kv_heads),
+                   v.narrow(1, 0, split_kv_heads), state);
+    auto o2 = core(q.narrow(1, split_heads, hq - split_heads),
+                   k.narrow(1, split_kv_heads, hkv - split_kv_heads),
+                   v.narrow(1, split_kv_heads, hkv - split_kv_heads), state);
+    out = torch::cat({o1, o2}, 1);
+  } else {
+    out = core(q, k, v, state);
+  }
+  out = out.transpose(1, 2).reshape({b, t, hq * head_dim});
+  return o_proj->forward(out, state);
+}
+
+// ---------------------------------------------------------------------------------------
+// MLP
+
+torch::Tensor activate(const torch::Tensor& x, Activation act) {
+  switch (act) {
+    case Activation::SiLU: return torch::silu(x);
+    case Activation::GeluTanh: return torch::gelu(x, "tanh");
+    case Activation::GeluErf: return torch::gelu(x);
+    case Activation::QuickGelu: return x * torch::sigmoid(1.702 * x);
+    case Activation::Relu: return torch::relu(x);
+  }
+  return x;
+}
+
+MLPImpl::MLPImpl(const ModelConfig& c, int64_t p) : activation(c.activation) {
+  const int64_t d = c.hidden_size;
+  if (c.gated_mlp) gate_proj = register_module("gate_proj", make_dense(d, p, c.mlp_bias));
+  up_proj = register_module("up_proj", make_dense(d, p, c.mlp_bias));
+  down_proj = register_module("down_proj", make_dense(p, d, c.mlp_bias));
+}
+
+torch::Tensor MLPImpl::forward(const torch::Tensor& x, ForwardState& state) {
+  torch::Tensor h;
+  if (gate_proj) {
+    h = activate(gate_proj->forward(x, state), activation) * up_proj->forward(x, state);
+  } else {
+    h = activate(up_proj->forward(x, state), activation);
+  }
+  return down_proj->forward(h, state);
+}
+
+// ---------------------------------------------------------------------------------------
+// Decoder layer
+
+DecoderLayerImpl::DecoderLayerImpl(const ModelConfig& c, int64_t layer_index)
+    : parallel_residual(c.parallel_residual), sandwich(c.sandwich_norms) {
+  input_layernorm = register_module("input_layernorm", make_norm(c, c.hidden_size));
+  self_attn = register_module("self_attn", Attention(c, layer_index));
+  post_attention_layernorm =
+      register_module("post_attention_layernorm", make_norm(c, c.hidden_size));
+  if (sandwich) {
+    pre_feedforward_layernorm =
+        register_module("pre_feedforward_layernorm", make_norm(c, c.hidden_size));
+    post_feedforward_layernorm =
+        register_module("post_feedforward_layernorm", make_norm(c, c.hidden_size));
+  }
+  mlp = register_module("mlp", MLP(c, c.intermediate_size));
+}
+
+torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& h, ForwardState& state) {
+  auto add_branches = [&](torch::Tensor out, const torch::Tensor& x_normed) {
+    for (auto& [name, branch] : m_branches) out = out + branch->forward(x_normed, state);
+    return out;
+  };
+  if (parallel_residual) {
+    // GPT-NeoX: x + attn(ln1(x)) + mlp(ln2(x))
+    auto attn = self_attn->forward(input_layernorm->forward(h), state);
+    auto x2 = post_attention_layernorm->forward(h);
+    auto mlp_out = add_branches(mlp->forward(x2, state), x2);
+    return h + attn + mlp_out;
+  }
+  if (sandwich) {
+    // Gemma 3: x += post_attn_norm(attn(in_norm(x))); x += post_ffn_norm(mlp(pre_ffn_norm(x)))
+    auto attn = self_attn->forward(input_layernorm->forward(h), state);
+    auto h1 = h + post_attention_layernorm->forward(attn);
+    auto x2 = pre_feedforward_layernorm->forward(h1);
+    auto mlp_out = post_feedforward_layernorm->forward(mlp->forward(x2, state));
+    return add_branches(h1 + mlp_out, x2);
+  }
+  auto h1 = h + self_attn->forward(input_layernorm->forward(h), state);
+  auto x2 = post_attention_layernorm->forward(h1);
+  auto mlp_out = mlp->forward(x2, state);
+  return add_branches(h1 + mlp_out, x2);
+}
+
+std::vector<UnitRef> DecoderLayerImpl::units() const {
+  std::vector<UnitRef> u;
+  u.push_back({"q", self_attn->q_proj, "self_attn.q_proj"});
+  u.push_back({"k", self_attn->k_proj, "self_attn.k_proj"});
+  u.push_back({"v", self_attn->v_proj, "self_attn.v_proj"});
+  u.push_back({"o", self_attn->o_proj, "self_attn.o_proj"});
+  if (self_attn->q_norm) {
+    u.push_back({"q_norm", self_attn->q_norm, "self_attn.q_norm"});
+    u.push_back({"k_norm", self_attn->k_norm, "self_attn.k_norm"});
+  }
+  if (mlp->gate_proj) u.push_back({"gate", mlp->gate_proj, "mlp.gate_proj"});
+  u.push_back({"up", mlp->up_proj, "mlp.up_proj"});
+  u.push_back({"down", mlp->down_proj, "mlp.down_proj"});
+  u.push_back({"input_norm", input_layernorm, "input_layernorm"});
+  u.push_back({"post_attn_norm", post_attention_layernorm, "post_attention_layernorm"});
+  if (sandwich) {
+    u.push_back({"pre_ffn_norm", pre_feedforward_layernorm, "pre_feedforward_layernorm"});
+    u.push_back({"post_ffn_norm", post_feedforward_layernorm, "post_feedforward_layernorm"});
+  }
+  return u;
+}
+
+std::vector<std::string> DecoderLayerImpl::unit_names() const {
+  std::vector<std::string> names;
+  for (const auto& u : units()) names.push_back(u.name);
+  return names;
+}
+
+LinearUnit DecoderLayerImpl::linear(const std::string& unit) const {
+  if (unit == "q") return self_attn->q_proj;
+  if (unit == "k") return self_attn->k_proj;
+  if (unit == "v") return self_attn->v_proj;
+  if (unit == "o") return self_attn->o_proj;
+  if (unit == "gate") {
+    if (!mlp->gate_proj) fail("this model's MLP has no gate projection (it is not gated)");
+    return mlp->gate_proj;
+  }
+  if (unit == "up") return mlp->up_proj;
+  if (unit == "down") return mlp->down_proj;
+  fail("unknown linear unit '{}' (expected q, k, v, o, gate, up or down)", unit);
+}
+
+void DecoderLayerImpl::set_linear(const std::string& unit, LinearUnit r) {
+  if (unit == "q") {
+    self_attn->q_proj = self_attn->replace_module("q_proj", r);
+  } else if (unit == "k") {
+    self_attn->k_proj = self_attn->replace_module("k_proj", r);
+  } else if (unit == "v") {
+    self_attn->v_proj = self_attn->replace_module("v_proj", r);
+  } else if (unit == "o") {
+    self_attn->o_proj = self_attn->replace_module("o_proj", r);
+  } else if (unit == "gate") {
+    if (!mlp->gate_proj) fail("this model's MLP has no gate projection (it is not gated)");
+    mlp->gate_proj = mlp->replace_module("gate_proj", r);
+  } else if (unit == "up") {
+    mlp->up_proj = mlp->replace_module("up_proj", r);
+  } else if (unit == "down") {
+    mlp->down_proj = mlp->replace_module("down_proj", r);
+  } else {
+    fail("unknown linear unit '{}' (expected q, k, v, o, gate, up or down)", unit);
+  }
+}
+
+NormUnit DecoderLayerImpl::norm(const std::string& unit) const {
+  if (unit == "input_norm") return input_layernorm;
+  if (unit == "post_attn_norm") return post_attention_layernorm;
+  if (unit == "pre_ffn_norm" && sandwich) return pre_feedforward_layernorm;
+  if (unit == "post_ffn_norm" && sandwich) return post_feedforward_layernorm;
+  if (unit == "q_norm" && self_attn->q_norm) return self_attn->q_norm;
+  if (unit == "k_norm" && self_attn->k_norm) return self_attn->k_norm;
+  fail("this layer has no norm unit '{}'", unit);
+}
+
+void DecoderLayerImpl::set_norm(const std::string& unit, NormUnit r) {
+  if (unit == "input_norm") {
+    input_layernorm = replace_module("input_layernorm", r);
+  } else if (unit == "post_attn_norm") {
+    post_attention_layernorm = replace_module("post_attention_layernorm", r);
+  } else if (unit == "pre_ffn_norm" && sandwich) {
+    pre_feedforward_layernorm = replace_module("pre_feedforward_layernorm", r);
+  } else if (unit == "post_ffn_norm" && sandwich) {
+    post_feedforward_layernorm = replace_module("post_feedforward_layernorm", r);
+  } else if (unit == "q_norm" && self_attn->q_norm) {
+    self_attn->q_norm = self_attn->replace_module("q_norm", r);
+  } else if (unit == "k_norm" && self_attn->k_norm) {
+    self_attn->k_norm = self_attn->replace_module("k_norm", r);
+  } else {
+    fail("this layer has no norm unit '{}'", unit);
+  }
+}
+
+void DecoderLayerImpl::add_branch(const std::string& name, Branch branch) {
+  for (const auto& [n, b] : m_branches) {
+    if (n == name) fail("layer already has a branch named '{}'", name);
+  }
+  register_module(name, branch);
+  m_branches.emplace_back(name, std::move(branch));
+}
+
+// ---------------------------------------------------------------------------------------
+// Heads
+
+LinearHeadImpl::LinearHeadImpl(int64_t d, int64_t vocab, std::optional<double> cap)
+    : softcap(cap) {
+  weight = register_parameter("weight", torch::empty({vocab, d}));
+  torch::NoGradGuard guard;
+  weight.normal_(0.0, 0.02);
+}
+
+namespace {
+torch::Tensor cap_logits(torch::Tensor logits, const std::optional<double>& cap) {
+  if (!cap) return logits;
+  return torch::tanh(logits / *cap) * *cap;
+}
+}  // namespace
+
+torch::Tensor LinearHeadImpl::forward(const torch::Tensor& h) {
+  return cap_logits(F::linear(h, weight), softcap);
+}
+
+TiedHeadImpl::TiedHeadImpl(EmbeddingUnit e, std::optional<double> cap)
+    : embedding(e), softcap(cap) {}
+
+torch::Tensor TiedHeadImpl::forward(const torch::Tensor& h) {
+  auto e = embedding.lock();
+  TORCH_CHECK(e, "tied head lost its embedding");
+  return cap_logits(F::linear(h, e->tied_weight()), softcap);
+}
+
+// ---------------------------------------------------------------------------------------
+// Backbone and CausalLM
+
+BackboneImpl::BackboneImpl(const ModelConfig& c) {
+  embed_tokens = register_module("embed_tokens",
+                                 std::make_shared<EmbeddingImpl>(c.vocab_size, c.hidden_size));
+  if (c.learned_positions) {
+    embed_positions = register_module(
+        "embed_positions", std::make_shared<EmbeddingImpl>(c.max_positions, c.hidden_size));
+  }
+  layers = register_module("layers", torch::nn::ModuleList());
+  for (int64_t l = 0; l < c.num_layers; ++l) layers->push_back(DecoderLayer(c, l));
+  norm = register_module("norm", make_norm(c, c.hidden_size));
+}
+
+CausalLMImpl::CausalLMImpl(const ModelConfig& c) : config(c) {
+  validate(c, "model config");
+  model = register_module("model", Backbone(c));
+  if (c.tie_embeddings) {
+    lm_head = std::make_shared<TiedHeadImpl>(model->embed_tokens, c.final_softcap);
+  } else {
+    lm_head = register_module(
+        "lm_head", std::make_shared<LinearHeadImpl>(c.hidden_size, c.vocab_size, c.final_softcap));
+  }
+  inv_freq_global = register_buffer("inv_freq_global", rope_inv_freq(c, false));
+  bool any_sliding = false;
+  for (auto t : c.layer_types) any_sliding |= t == AttentionKind::Sliding;
+  if (any_sliding && c.family == Family::Gemma3) {
+    inv_freq_local = register_buffer("inv_freq_local", rope_inv_freq(c, true));
+  }
+}
+
+DecoderLayer CausalLMImpl::layer(int64_t index) const {
+  if (index < 0 || index >= num_layers()) {
+    fail("layer index {} out of range (the model has {} layers)", index, num_layers());
+  }
+  return DecoderLayer(model->layers->ptr<DecoderLayerImpl>(index));
+}
+
+std::vector<DecoderLayer> CausalLMImpl::all_layers() const {
+  std::vector<DecoderLayer> out;
+  for (int64_t i = 0; i < num_layers(); ++i) out.push_back(layer(i));
+  return out;
+}
+
+void CausalLMImpl::set_layers(const std::vector<DecoderLayer>& layers) {
+  auto list = torch::nn::ModuleList();
+  for (const auto& l : layers) list->push_back(l);
+  model->layers = model->replace_module("layers", list);
+  config.num_layers = static_cast<int64_t>(layers.size());
+  std::vector<AttentionKind> types;
+  for (const auto& l : layers) {
+    types.push_back(l->self_attn->sliding ? AttentionKind::Sliding : AttentionKind::Full);
+  }
+  config.layer_types = types;
+}
+
+void CausalLMImpl::set_head(HeadUnit head) {
+  if (!config.tie_embeddings || named_children().contains("lm_head")) {
+    lm_head = replace_module("lm_head", head);
+  } else {
+    lm_head = register_module("lm_head", head);
+  }
+}
+
+void CausalLMImpl::set_embedding(EmbeddingUnit embedding) {
+  model->embed_tokens = model->replace_module("embed_tokens", embedding);
+}
+
+RopeTables CausalLMImpl::rope(const torch::Tensor& inv_freq, int64_t start, int64_t length,
+                              const torch::Device& device) const {
+  RopeTables t;
+  if (!inv_freq.defined()) return t;
+  auto pos = torch::arange(start, start + length, torch::dtype(torch::kFloat).device(device));
+  auto freqs = torch::outer(pos, inv_freq.to(device, torch::kFloat));  // (T, rot/2)
+  auto emb = torch::cat({freqs, freqs}, -1);
+  t.cos = emb.cos();
+  t.sin = emb.sin();
+  return t;
+}
+
+ForwardState CausalLMImpl::make_state(int64_t seq_len, const ForwardOptions& o,
+                                      const torch::Device& device) {
+  ForwardState s;
+  s.past = o.cache ? o.cache->length() : 0;
+  s.cache = o.cache;
+  s.key_padding = o.key_padding;
+  s.original_domain = o.original_domain;
+  s.domain_labels = o.domain_labels;
+  s.aux = o.aux;
+  s.mask_w12 = o.mask_w12;
+  auto g = rope(inv_freq_global, s.past, seq_len, device);
+  s.cos_global = g.cos;
+  s.sin_global = g.sin;
+  if (inv_freq_local.defined()) {
+    auto l = rope(inv_freq_local, s.past, seq_len, device);
+    s.cos_local = l.cos;
+    s.sin_local = l.sin;
+  }
+  if (o.cache && o.cache->k.size() != static_cast<size_t>(num_layers())) {
+    o.cache->k.resize(num_layers());
+    o.cache->v.resize(num_layers());
+  }
+  return s;
+}
+
+torch::Tensor CausalLMImpl::embed(const torch::Tensor& ids, int64_t past) {
+  auto h = model->embed_tokens->forward(ids);
+  if (config.scale_embeddings) {
+    // sqrt(hidden) rounded to the activation dtype, as transformers does.
+    auto s = torch::tensor(config.embed_scale(), torch::dtype(torch::kDouble))
+                 .to(h.scalar_type())
+                 .to(h.device());
+    h = h * s;
+  }
+  if (model->embed_positions) {
+    const int64_t t = ids.size(1);
+    if (past + t > model->embed_positions->num_embeddings()) {
+      fail("sequence of {} tokens exceeds the model's {} learned positions", past + t,
+           model->embed_positions->num_embeddings());
+    }
+    auto pos = torch::arange(past, past + t, ids.options().dtype(torch::kLong));
+    h = h + model->embed_positions->forward(pos).unsqueeze(0);
+  }
+  return h;
+}
+
+torch::Tensor CausalLMImpl::run_layer(int64_t index, const torch::Tensor& h, ForwardState& s) {
+  s.layer_index = index;
+  return model->layers->ptr<DecoderLayerImpl>(index)->forward(h, s);
+}
+
+torch::Tensor CausalLMImpl::final_hidden(const torch::Tensor& h) { return model->norm->forward(h); }
+
+torch::Tensor CausalLMImpl::logits_from_hidden(const torch::Tensor& h, const ForwardOptions&) {
+  return lm_head->forward(h);
+}
+
+torch::Tensor CausalLMImpl::hidden_states(const torch::Tensor& ids, const ForwardOptions& o) {
+  TORCH_CHECK(ids.dim() == 2, "input ids must be (batch, length)");
+  auto state = make_state(ids.size(1), o, ids.device());
+  auto h = embed(ids, state.past);
+  for (int64_t l = 0; l < num_layers(); ++l) h = run_layer(l, h, state);
+  return final_hidden(h);
+}
+
+torch::Tensor CausalLMImpl::forward(const torch::Tensor& ids, const ForwardOptions& o) {
+  if (forward_override) return forward_override(*this, ids, o);
+  return logits_from_hidden(hidden_states(ids, o), o);
+}
+
+// ---------------------------------------------------------------------------------------
+
+void init_weights(CausalLMImpl& m, double std) {
+  torch::NoGradGuard guard;
+  for (auto& item : m.named_parameters(true)) {
+    const std::string& name = item.key();
+    auto& p = item.value();
+    bool is_norm = name.find("norm") != std::string::npos;
+    if (name.size() >= 5 && name.compare(name.size() - 5, 5, ".bias") == 0) {
+      p.zero_();
+    } else if (is_norm) {
+      if (m.config.norm == NormKind::RMSNormOnePlus) {
+        p.zero_();
+      } else {
+        p.fill_(1.0);
+      }
+    } else {
+      p.normal_(0.0, std);
+    }
+  }
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> named_parameters(const CausalLMImpl& m) {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (const auto& item : m.named_parameters(true)) out.emplace_back(item.key(), item.value());
+  return out;
+}
+
+int64_t count_parameters(const CausalLMImpl& m, bool trainable_only) {
+  int64_t n = 0;
+  for (const auto& p : m.parameters(true)) {
+    if (!trainable_only || p.requires_grad()) n += p.numel();
+  }
+  return n;
+}
+
+}  // namespace gb

@@ -1,0 +1,70 @@
+#include "util/torch_compat.h"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include <sys/resource.h>
+
+#include <torch/cuda.h>
+
+#if GB_TORCH_AT_LEAST(2, 0)
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+namespace gb::compat {
+
+at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                     const at::Tensor& mask, bool causal, double scale, double softcap) {
+#if GB_TORCH_AT_LEAST(2, 1)
+  if (softcap <= 0 && q.is_cuda()) {
+    if (mask.defined()) {
+      return at::scaled_dot_product_attention(q, k, v, mask.to(q.scalar_type()), 0.0, false,
+                                              scale);
+    }
+    // is_causal in SDPA aligns to the start; only use it when Tq == Tk.
+    if (!causal || q.size(2) == k.size(2)) {
+      return at::scaled_dot_product_attention(q, k, v, {}, 0.0, causal, scale);
+    }
+  }
+#endif
+  at::Tensor scores = at::matmul(q, k.transpose(-2, -1)) * scale;
+  if (softcap > 0) scores = at::tanh(scores / softcap) * softcap;
+  if (mask.defined()) {
+    scores = scores + mask.to(scores.scalar_type());
+  } else if (causal) {
+    int64_t tq = q.size(2), tk = k.size(2);
+    at::Tensor m = at::ones({tq, tk}, q.options().dtype(at::kBool)).triu(tk - tq + 1);
+    scores = scores.masked_fill(m, -std::numeric_limits<float>::infinity());
+  }
+  at::Tensor probs = at::softmax(scores, -1, at::kFloat).to(q.scalar_type());
+  return at::matmul(probs, v);
+}
+
+bool cuda_available() { return torch::cuda::is_available(); }
+
+int64_t peak_memory_bytes(const at::Device& device) {
+#if GB_TORCH_AT_LEAST(2, 0)
+  if (device.is_cuda()) {
+    auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0
+                                                                                   : device.index());
+    return stats.allocated_bytes[0].peak;
+  }
+#endif
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<int64_t>(ru.ru_maxrss) * 1024;
+}
+
+void reset_peak_memory(const at::Device& device) {
+#if GB_TORCH_AT_LEAST(2, 0)
+  if (device.is_cuda()) {
+    c10::cuda::CUDACachingAllocator::resetPeakStats(device.index() < 0 ? 0 : device.index());
+  }
+#endif
+}
+
+std::string torch_version() { return TORCH_VERSION; }
+
+}  // namespace gb::compat

@@ -1,0 +1,31 @@
+#pragma once
+// The one place where differences between LibTorch versions live: Debian's 1.13 (CPU, the
+// development machines and CI) and 2.x (CUDA, the GPU machines).
+
+#include <ATen/ATen.h>
+#include <torch/version.h>
+
+#define GB_TORCH_AT_LEAST(major, minor) \
+  (TORCH_VERSION_MAJOR > (major) ||     \
+   (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+
+namespace gb::compat {
+
+// True when at::scaled_dot_product_attention (fused/flash kernels) is available.
+constexpr bool kHasSdpa = GB_TORCH_AT_LEAST(2, 0);
+
+// softmax(q·kᵀ · scale + mask) · v for q (B, H, Tq, D), k and v (B, H, Tk, D) with the same
+// head count (GQA already expanded). `mask` is additive float (broadcastable to
+// (B, H, Tq, Tk)) or undefined with `causal` set for a plain causal mask aligned to the end
+// (query i sees keys up to Tk - Tq + i). `softcap` > 0 applies tanh capping to the scores
+// (Gemma 2 style), which forces the unfused path. The softmax runs in float32.
+at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                     const at::Tensor& mask, bool causal, double scale, double softcap);
+
+// Peak device memory in bytes since the last reset (CUDA), or the process's peak RSS (CPU).
+int64_t peak_memory_bytes(const at::Device& device);
+void reset_peak_memory(const at::Device& device);
+bool cuda_available();
+std::string torch_version();
+
+}  // namespace gb::compat
