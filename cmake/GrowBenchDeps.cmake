@@ -1,7 +1,9 @@
 # Third-party dependencies of the core (no Qt): LibTorch, spdlog/fmt, nlohmann_json, SQLite,
 # PCRE2 and utf8proc. A prefix of unpacked Debian packages (GPU machines) can be given with
 # CMAKE_PREFIX_PATH / PKG_CONFIG_PATH; see scripts/gpu/.
-find_package(Torch REQUIRED)
+if(NOT GB_FUZZ_ONLY)
+  find_package(Torch REQUIRED)
+endif()
 find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)
 find_package(spdlog REQUIRED)
@@ -10,4 +12,6 @@ find_package(SQLite3 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
-message(STATUS "GrowBench: LibTorch ${Torch_VERSION}")
+if(NOT GB_FUZZ_ONLY)
+  message(STATUS "GrowBench: LibTorch ${Torch_VERSION}")
+endif()
