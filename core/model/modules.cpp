@@ -12,12 +12,21 @@ namespace gb {
 
 namespace F = torch::nn::functional;
 
+namespace {
+thread_local bool t_skip_init = false;
+}  // namespace
+
+SkipInitGuard::SkipInitGuard() : m_previous(t_skip_init) { t_skip_init = true; }
+SkipInitGuard::~SkipInitGuard() { t_skip_init = m_previous; }
+bool SkipInitGuard::active() { return t_skip_init; }
+
 // ---------------------------------------------------------------------------------------
 // DenseLinear
 
 DenseLinearImpl::DenseLinearImpl(int64_t in, int64_t out, bool with_bias) {
   weight = register_parameter("weight", torch::empty({out, in}));
   if (with_bias) bias = register_parameter("bias", torch::zeros({out}));
+  if (SkipInitGuard::active()) return;
   torch::NoGradGuard guard;
   weight.normal_(0.0, 0.02);
 }
@@ -87,6 +96,7 @@ std::shared_ptr<NormImpl> make_norm(const ModelConfig& config, int64_t features)
 
 EmbeddingImpl::EmbeddingImpl(int64_t num, int64_t dim_) {
   weight = register_parameter("weight", torch::empty({num, dim_}));
+  if (SkipInitGuard::active()) return;
   torch::NoGradGuard guard;
   weight.normal_(0.0, 0.02);
 }
@@ -427,6 +437,7 @@ void DecoderLayerImpl::add_branch(const std::string& name, Branch branch) {
 LinearHeadImpl::LinearHeadImpl(int64_t d, int64_t vocab, std::optional<double> cap)
     : softcap(cap) {
   weight = register_parameter("weight", torch::empty({vocab, d}));
+  if (SkipInitGuard::active()) return;
   torch::NoGradGuard guard;
   weight.normal_(0.0, 0.02);
 }

@@ -53,6 +53,20 @@ struct ForwardState {
   int64_t layer_index = 0;
 };
 
+// While alive (on this thread), module constructors allocate parameters without drawing
+// initial values: loading a checkpoint overwrites them anyway.
+class SkipInitGuard {
+ public:
+  SkipInitGuard();
+  ~SkipInitGuard();
+  SkipInitGuard(const SkipInitGuard&) = delete;
+  SkipInitGuard& operator=(const SkipInitGuard&) = delete;
+  static bool active();
+
+ private:
+  bool m_previous;
+};
+
 // ---------------------------------------------------------------------------------------
 // Linear units
 

@@ -1,0 +1,143 @@
+#pragma once
+// GrowthPlan: a growth variant, the layers it applies to, and the variant's
+// hyper-parameters. Parsed from and written to JSON (it is part of every run's spec);
+// validated with errors naming the key. No LibTorch here.
+//
+// Accepted JSON forms (see docs/plans.md for every key and an example per variant):
+//   {"variant":"full"}
+//   {"variant":"freeze","bottom":2}
+//   {"variant":"lora","rank":8,"alpha":16,"targets":["q","v","gate","up","down"]}
+//   {"variant":"grow","mode":"freeze"|"train","k":2,"layers":[0,3]|"all"}
+//   {"variant":"scale","mode":"preserve"|"adapt"|"route","d_up":64,"p_up":128,"l_fp":1,
+//    "tau":0.5,"init":"svd,zero"}
+//   {"variant":"depth","style":"llama-pro","count":2}
+//   {"variant":"depth","style":"adept","layers":[1,3]}
+//   {"variant":"neutral-residues","gate":"elu"|"sigmoid","layers":"all","budget":0.2,
+//    "alpha":100}
+//   {"variant":"adapters","layers":"all","budget":0.2}
+//   {"variant":"ewc","lambda":1.0}
+//   {"variant":"loramoe","experts":4,"top_k":2,"rank":4}
+//   {"variant":"mh-moe","heads":4,"experts":4,"top_k":1,"rank":4}
+// "layers" is "all", a list of indices, or a selection policy object
+// {"policy": "least-important"|"most-important"|"update-magnitude"|"uniform"|"above-lfp"|
+//  "calibrated", "k": N, ...} that the runner resolves from importance probes.
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/config.h"
+
+namespace gb::grow {
+
+struct LayerSelection {
+  enum class Kind { All, List, Policy };
+  Kind kind = Kind::All;
+  std::vector<int64_t> layers;  // Kind::List (sorted, unique)
+  nlohmann::json policy;        // Kind::Policy, e.g. {"policy":"least-important","k":2}
+
+  // The explicit layer list for a model with `num_layers` layers. Throws for an index out
+  // of range, or for an unresolved policy.
+  std::vector<int64_t> resolve(int64_t num_layers) const;
+  nlohmann::json to_json() const;
+  static LayerSelection parse(const nlohmann::json& j, const std::string& context);
+  static LayerSelection all() { return {}; }
+  static LayerSelection list(std::vector<int64_t> layers);
+};
+
+struct FullParams {};
+
+struct FreezeParams {
+  int64_t bottom = 2;            // the bottom k layers and the input embedding are frozen
+  bool freeze_embedding = true;
+};
+
+struct LoraParams {
+  int64_t rank = 8;
+  double alpha = 16;
+  std::vector<std::string> targets = {"q", "v"};  // units: q k v o gate up down
+  LayerSelection layers;
+};
+
+struct GrowParams {
+  std::string mode = "freeze";  // "freeze" (G-Freeze) or "train" (G-Train)
+  int64_t k = 2;                // replication factor, >= 2
+  LayerSelection layers;
+};
+
+struct ScaleParams {
+  std::string mode = "preserve";  // "preserve", "adapt" or "route"
+  int64_t d_up = 0;               // added hidden width: whole kv groups of heads
+  int64_t p_up = 0;               // added MLP width
+  int64_t l_fp = 0;               // lowest layers whose W12 stays zero and frozen
+  bool attention_only = false;    // collaboration (trainable W12) only in attention
+  double tau = 0.5;               // Route threshold on cos(Z_p, Z_a)
+  std::string init_w21 = "svd";   // "zero", "random" or "svd"
+  std::string init_w22 = "zero";
+};
+
+struct DepthParams {
+  std::string style = "llama-pro";  // "llama-pro" (uniform) or "adept" (after chosen layers)
+  int64_t count = 0;                // llama-pro: number of blocks P
+  LayerSelection layers;            // adept: copies go right after these layers
+};
+
+struct AdapterParams {
+  std::string gate = "elu";  // "elu" (neutral residues), "sigmoid" (explicit selector),
+                             // "none" (vanilla parallel adapters)
+  LayerSelection layers;
+  double budget = 0.2;       // extra parameters as a fraction of the base model
+  int64_t inner = 0;         // inner size; 0 = derived from the budget
+  double alpha = 100.0;      // coefficient of the local l1 loss (elu) or of the gate BCE
+};
+
+struct EwcParams {
+  double lambda = 1.0;
+};
+
+struct MoeParams {
+  int64_t heads = 1;    // 1 = LoRAMoE; > 1 = MH-MoE with head-wise routing
+  int64_t experts = 4;
+  int64_t top_k = 2;
+  int64_t rank = 4;
+  double alpha = 0;     // LoRA-style scale alpha/rank; 0 = scale 1
+  double balance = 0.0; // coefficient of the load-balancing loss (0 = off)
+  LayerSelection layers;
+};
+
+enum class Variant {
+  Full, Freeze, Lora, Grow, Scale, Depth, NeutralResidues, Adapters, Ewc, LoraMoe, MhMoe
+};
+const char* variant_name(Variant v);  // the JSON "variant" string
+std::vector<std::string> variant_names();
+
+struct GrowthPlan {
+  Variant variant = Variant::Full;
+  std::variant<FullParams, FreezeParams, LoraParams, GrowParams, ScaleParams, DepthParams,
+               AdapterParams, EwcParams, MoeParams>
+      params;
+  std::string name;  // optional label ("G-Freeze k=2"); defaults to a generated one
+
+  template <typename T>
+  const T& get() const { return std::get<T>(params); }
+  template <typename T>
+  T& get() { return std::get<T>(params); }
+  // The layer selection of the variant, or nullptr when the variant takes none.
+  const LayerSelection* layers() const;
+  LayerSelection* layers();
+  std::string label() const;  // name, or e.g. "grow/freeze k=2 layers=all"
+};
+
+// Parses and validates everything that does not depend on a model (types, ranges, known
+// keys, k >= 2, ...). Errors name the key: "plan: 'k' must be at least 2, found 1".
+GrowthPlan parse_plan(const nlohmann::json& j, const std::string& context = "plan");
+// Validates against a model: layer indices in range, SCALE d_up a whole number of kv
+// groups of heads, the family having the parts the variant touches, ...
+void validate_plan(const GrowthPlan& plan, const ModelConfig& config,
+                   const std::string& context = "plan");
+nlohmann::json to_json(const GrowthPlan& plan);
+
+}  // namespace gb::grow

@@ -1,0 +1,426 @@
+// Transformer core: forward parity with Hugging Face transformers on the reference fixtures,
+// export round trips, and specific errors for bad checkpoints and configs.
+#include <QDir>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <torch/torch.h>
+
+#include "model/arch.h"
+#include "model/config.h"
+#include "model/hf_io.h"
+#include "model/safetensors.h"
+#include "model/tensor_io.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/json.h"
+#include "util/log.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kFamilies[] = {"llama", "qwen2", "qwen3", "gemma", "gpt_neox", "gpt2"};
+
+std::string fixture(const std::string& name) {
+  return std::string(GB_SHARED_DIR) + "/fixtures/hf-reference/" + name;
+}
+
+float as_float(const nlohmann::json& v) {
+  // The fixtures write the shortest decimal that round-trips to the float32 value.
+  std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+  return std::strtof(s.c_str(), nullptr);
+}
+
+// Copies a fixture folder so that a test can damage it.
+std::string copy_fixture(const QTemporaryDir& dir, const std::string& name) {
+  fs::path dst = fs::path(dir.path().toStdString()) / name;
+  fs::create_directories(dst);
+  for (const auto& e : fs::directory_iterator(fixture(name))) {
+    fs::copy_file(e.path(), dst / e.path().filename());
+  }
+  return dst.string();
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const gb::Error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("UNEXPECTED EXCEPTION TYPE: ") + e.what();
+  }
+  return "NO ERROR";
+}
+
+}  // namespace
+
+class TestModel : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    torch::set_num_threads(1);
+    gb::log::set_level(spdlog::level::warn);
+  }
+
+  void forwardMatchesTransformers_data();
+  void forwardMatchesTransformers();
+  void hiddenStateNormsMatchTransformers_data() { forwardMatchesTransformers_data(); }
+  void hiddenStateNormsMatchTransformers();
+  void paddedBatchMatchesUnbatched_data() { forwardMatchesTransformers_data(); }
+  void paddedBatchMatchesUnbatched();
+  void kvCacheDecodingMatchesFullForward_data() { forwardMatchesTransformers_data(); }
+  void kvCacheDecodingMatchesFullForward();
+  void exportReloadIsBitExact_data() { forwardMatchesTransformers_data(); }
+  void exportReloadIsBitExact();
+  void configParameterCountMatchesModules_data() { forwardMatchesTransformers_data(); }
+  void configParameterCountMatchesModules();
+  void badCheckpointGivesSpecificError_data();
+  void badCheckpointGivesSpecificError();
+  void badConfigGivesSpecificError_data();
+  void badConfigGivesSpecificError();
+  void llama3RopeScalingMatchesFormula();
+  void gemma3SlidingLayersFollowPattern();
+  void bfloat16ForwardIsCloseToFloat32();
+};
+
+void TestModel::forwardMatchesTransformers_data() {
+  QTest::addColumn<QString>("family");
+  for (const char* f : kFamilies) QTest::newRow(f) << QString(f);
+}
+
+void TestModel::forwardMatchesTransformers() {
+  QFETCH(QString, family);
+  auto ref = gb::json::parse_file(fixture(family.toStdString()) + "/reference.json");
+  gb::LoadedModel m = gb::load_hf_model(fixture(family.toStdString()));
+  torch::NoGradGuard ng;
+  for (const auto& seq : ref["sequences"]) {
+    std::vector<int64_t> ids = seq["input_ids"].get<std::vector<int64_t>>();
+    auto input = torch::tensor(ids, torch::kLong).unsqueeze(0);
+    auto logits = m.model->forward(input).squeeze(0);  // (T, V)
+    const int64_t t = logits.size(0);
+    QCOMPARE(t, static_cast<int64_t>(ids.size()));
+    double max_diff = 0;
+    const auto& last = seq["last_logits"];
+    QCOMPARE(static_cast<int64_t>(last.size()), logits.size(1));
+    for (int64_t v = 0; v < logits.size(1); ++v) {
+      max_diff = std::max(max_diff, std::fabs(logits[t - 1][v].item<double>() - as_float(last[v])));
+    }
+    const auto& first8 = seq["logits_first8"];
+    for (int64_t p = 0; p < t; ++p) {
+      for (int64_t v = 0; v < 8; ++v) {
+        max_diff = std::max(max_diff, std::fabs(logits[p][v].item<double>() -
+                                                as_float(first8[p][v])));
+      }
+    }
+    QVERIFY2(max_diff <= 1e-4, qPrintable(QString("%1 len %2: max |logit diff| %3 > 1e-4")
+                                              .arg(family).arg(t).arg(max_diff)));
+    auto loss = torch::nn::functional::cross_entropy(logits.narrow(0, 0, t - 1),
+                                                     input.squeeze(0).narrow(0, 1, t - 1));
+    double ref_loss = as_float(seq["loss"]);
+    QVERIFY2(std::fabs(loss.item<double>() - ref_loss) <= 1e-5 * std::max(1.0, ref_loss),
+             qPrintable(QString("loss %1 vs reference %2").arg(loss.item<double>()).arg(ref_loss)));
+    QCOMPARE(logits[t - 1].argmax().item<int64_t>(), seq["argmax_last"].get<int64_t>());
+  }
+}
+
+void TestModel::hiddenStateNormsMatchTransformers() {
+  QFETCH(QString, family);
+  auto ref = gb::json::parse_file(fixture(family.toStdString()) + "/reference.json");
+  gb::LoadedModel m = gb::load_hf_model(fixture(family.toStdString()));
+  torch::NoGradGuard ng;
+  for (const auto& seq : ref["sequences"]) {
+    auto input = torch::tensor(seq["input_ids"].get<std::vector<int64_t>>(), torch::kLong)
+                     .unsqueeze(0);
+    auto state = m.model->make_state(input.size(1), {}, torch::kCPU);
+    auto h = m.model->embed(input);
+    std::vector<torch::Tensor> outs{h};
+    for (int64_t l = 0; l < m.model->num_layers(); ++l) {
+      h = m.model->run_layer(l, h, state);
+      outs.push_back(h);
+    }
+    auto final_h = m.model->final_hidden(h);
+    const auto& norms = seq["hidden_state_norms"];
+    const int64_t L = m.model->num_layers();
+    for (int64_t i = 0; i <= L; ++i) {
+      auto mine = (i == L ? final_h : outs[i]).squeeze(0).norm(2, -1);
+      for (int64_t p = 0; p < mine.size(0); ++p) {
+        double want = as_float(norms[i][p]);
+        double got = mine[p].item<double>();
+        QVERIFY2(std::fabs(got - want) <= 1e-4 * std::max(1.0, want),
+                 qPrintable(QString("hidden %1 pos %2: %3 vs %4").arg(i).arg(p).arg(got).arg(want)));
+      }
+    }
+    auto pre = h.squeeze(0).norm(2, -1);
+    for (int64_t p = 0; p < pre.size(0); ++p) {
+      double want = as_float(seq["pre_final_norm_hidden_norms"][p]);
+      QVERIFY(std::fabs(pre[p].item<double>() - want) <= 1e-4 * std::max(1.0, want));
+    }
+  }
+}
+
+void TestModel::paddedBatchMatchesUnbatched() {
+  QFETCH(QString, family);
+  auto ref = gb::json::parse_file(fixture(family.toStdString()) + "/reference.json");
+  gb::LoadedModel m = gb::load_hf_model(fixture(family.toStdString()));
+  torch::NoGradGuard ng;
+  const auto& pb = ref["padded_batch"];
+  std::vector<int64_t> flat, mask;
+  for (const auto& r : pb["input_ids"]) for (const auto& v : r) flat.push_back(v.get<int64_t>());
+  for (const auto& r : pb["attention_mask"]) for (const auto& v : r) mask.push_back(v.get<int64_t>());
+  const int64_t b = pb["input_ids"].size(), t = pb["input_ids"][0].size();
+  auto ids = torch::tensor(flat, torch::kLong).view({b, t});
+  auto valid = torch::tensor(mask, torch::kLong).view({b, t}).to(torch::kBool);
+  gb::ForwardOptions o;
+  o.key_padding = valid;
+  auto logits = m.model->forward(ids, o);
+  double max_diff = 0;
+  for (int64_t r = 0; r < b; ++r) {
+    int64_t last = valid[r].sum().item<int64_t>() - 1;
+    const auto& want = pb["last_valid_logits"][r];
+    for (int64_t v = 0; v < logits.size(2); ++v) {
+      max_diff = std::max(max_diff, std::fabs(logits[r][last][v].item<double>() - as_float(want[v])));
+    }
+  }
+  QVERIFY2(max_diff <= 1e-4, qPrintable(QString("max diff %1").arg(max_diff)));
+}
+
+void TestModel::kvCacheDecodingMatchesFullForward() {
+  QFETCH(QString, family);
+  auto ref = gb::json::parse_file(fixture(family.toStdString()) + "/reference.json");
+  gb::LoadedModel m = gb::load_hf_model(fixture(family.toStdString()));
+  torch::NoGradGuard ng;
+  auto ids = torch::tensor(ref["sequences"][1]["input_ids"].get<std::vector<int64_t>>(),
+                           torch::kLong).unsqueeze(0);
+  auto full = m.model->forward(ids).squeeze(0);
+  gb::KVCache cache;
+  gb::ForwardOptions o;
+  o.cache = &cache;
+  const int64_t prefix = 20;
+  auto first = m.model->forward(ids.narrow(1, 0, prefix), o).squeeze(0);
+  QVERIFY(torch::allclose(first, full.narrow(0, 0, prefix), 1e-5, 1e-5));
+  for (int64_t p = prefix; p < ids.size(1); ++p) {
+    auto step = m.model->forward(ids.narrow(1, p, 1), o).squeeze(0);
+    double diff = (step[0] - full[p]).abs().max().item<double>();
+    QVERIFY2(diff <= 1e-4, qPrintable(QString("position %1: diff %2").arg(p).arg(diff)));
+  }
+  QCOMPARE(cache.length(), ids.size(1));
+}
+
+void TestModel::exportReloadIsBitExact() {
+  QFETCH(QString, family);
+  QTemporaryDir dir;
+  gb::LoadedModel m = gb::load_hf_model(fixture(family.toStdString()));
+  std::string out = dir.path().toStdString() + "/exported";
+  gb::export_hf(*m.model, out, m.folder);
+  gb::LoadedModel back = gb::load_hf_model(out);
+  auto a = gb::named_parameters(*m.model);
+  auto b = gb::named_parameters(*back.model);
+  QCOMPARE(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    QCOMPARE(a[i].first, b[i].first);
+    QVERIFY2(torch::equal(a[i].second, b[i].second), a[i].first.c_str());
+  }
+  // The file itself holds the Hugging Face names and shapes of the family.
+  gb::st::Checkpoint ck(out);
+  for (const auto& mp : gb::arch::hf_tensors(m.config)) {
+    QVERIFY2(ck.contains(mp.hf_name), mp.hf_name.c_str());
+    QCOMPARE(ck.info(mp.hf_name).shape, mp.hf_shape);
+  }
+  torch::NoGradGuard ng;
+  auto ids = torch::randint(3, m.config.vocab_size, {2, 11}, torch::kLong);
+  QVERIFY(torch::equal(m.model->forward(ids), back.model->forward(ids)));
+  auto cfg_in = gb::json::parse_file(m.folder + "/config.json");
+  auto cfg_out = gb::json::parse_file(out + "/config.json");
+  QCOMPARE(cfg_out["model_type"], cfg_in["model_type"]);
+}
+
+void TestModel::configParameterCountMatchesModules() {
+  QFETCH(QString, family);
+  gb::LoadedModel m = gb::load_hf_model(fixture(family.toStdString()));
+  QCOMPARE(gb::count_parameters(*m.model), m.config.param_count());
+}
+
+void TestModel::badCheckpointGivesSpecificError_data() {
+  QTest::addColumn<QString>("damage");
+  QTest::addColumn<QString>("expected");
+  QTest::newRow("missing tensor") << "drop:model.layers.1.mlp.up_proj.weight"
+                                  << "missing: model.layers.1.mlp.up_proj.weight";
+  QTest::newRow("shape mismatch with config") << "config:intermediate_size=96"
+                                              << "has shape [160, 64] but config.json implies [96, 64]";
+  QTest::newRow("fewer layers in config") << "config:num_hidden_layers=1"
+                                          << "unexpected tensor(s)";
+  QTest::newRow("unsupported family") << "config:model_type=mamba"
+                                      << "unsupported model_type 'mamba'";
+  QTest::newRow("malformed config json") << "rawconfig:{\"model_type\": \"llama\","
+                                         << "malformed JSON";
+  QTest::newRow("pickled checkpoint") << "pickle" << "pickle";
+  QTest::newRow("no config") << "noconfig" << "has no config.json";
+  QTest::newRow("integer dtype tensor") << "intdtype:model.norm.weight"
+                                        << "expected a floating-point dtype";
+}
+
+void TestModel::badCheckpointGivesSpecificError() {
+  QFETCH(QString, damage);
+  QFETCH(QString, expected);
+  QTemporaryDir dir;
+  std::string folder = copy_fixture(dir, "llama");
+  std::string d = damage.toStdString();
+  auto cfg_path = folder + "/config.json";
+  if (d.rfind("drop:", 0) == 0 || d.rfind("intdtype:", 0) == 0) {
+    bool drop = d[0] == 'd';
+    std::string victim = d.substr(d.find(':') + 1);
+    auto all = gb::st::read_all(folder, c10::nullopt);
+    std::vector<std::pair<std::string, torch::Tensor>> keep;
+    for (auto& [n, t] : all) {
+      if (n == victim) {
+        if (drop) continue;
+        keep.emplace_back(n, t.to(torch::kInt));
+      } else {
+        keep.emplace_back(n, t);
+      }
+    }
+    gb::st::write_tensors(folder + "/model.safetensors", keep);
+  } else if (d.rfind("config:", 0) == 0) {
+    auto kv = d.substr(7);
+    auto key = kv.substr(0, kv.find('='));
+    auto value = kv.substr(kv.find('=') + 1);
+    auto j = gb::json::parse_file(cfg_path);
+    if (std::isdigit(static_cast<unsigned char>(value[0]))) {
+      j[key] = std::stoll(value);
+    } else {
+      j[key] = value;
+    }
+    gb::write_file_atomic(cfg_path, j.dump());
+  } else if (d.rfind("rawconfig:", 0) == 0) {
+    gb::write_file_atomic(cfg_path, d.substr(10));
+  } else if (d == "pickle") {
+    fs::remove(folder + "/model.safetensors");
+    gb::write_file_atomic(folder + "/pytorch_model.bin", "PK\x03\x04 not really");
+  } else if (d == "noconfig") {
+    fs::remove(cfg_path);
+  }
+  std::string msg = error_of([&] { gb::load_hf_model(folder); });
+  QVERIFY2(msg.find(expected.toStdString()) != std::string::npos,
+           qPrintable(QString("expected '%1' in: %2").arg(expected, QString::fromStdString(msg))));
+}
+
+void TestModel::badConfigGivesSpecificError_data() {
+  QTest::addColumn<QString>("json");
+  QTest::addColumn<QString>("expected");
+  const QString base = R"({"model_type":"llama","vocab_size":10,"hidden_size":8,)"
+                       R"("intermediate_size":16,"num_hidden_layers":1,"num_attention_heads":2)";
+  QTest::newRow("heads do not divide") << base + R"(,"num_key_value_heads":3})"
+                                       << "must be a multiple of num_key_value_heads";
+  QTest::newRow("unknown rope scaling") << base + R"(,"rope_scaling":{"rope_type":"yarn","factor":2}})"
+                                        << "rope_scaling type 'yarn' is not supported";
+  QTest::newRow("unknown activation") << base + R"(,"hidden_act":"mish"})"
+                                      << "unsupported activation 'mish'";
+  QTest::newRow("negative size") << R"({"model_type":"llama","vocab_size":-4,"hidden_size":8,)"
+                                    R"("intermediate_size":16,"num_hidden_layers":1,)"
+                                    R"("num_attention_heads":2})"
+                                 << "'vocab_size' must be positive";
+  QTest::newRow("missing key") << R"({"model_type":"llama","hidden_size":8})"
+                               << "missing required key 'vocab_size'";
+  QTest::newRow("wrong type") << base + R"(,"rms_norm_eps":"small"})"
+                              << "'rms_norm_eps' must be a number";
+  QTest::newRow("multimodal gemma3") << R"({"model_type":"gemma3"})" << "gemma3_text";
+  QTest::newRow("gpt2 inverse layer scaling")
+      << R"({"model_type":"gpt2","vocab_size":10,"n_embd":8,"n_layer":1,"n_head":2,)"
+         R"("n_positions":16,"scale_attn_by_inverse_layer_idx":true})"
+      << "scale_attn_by_inverse_layer_idx";
+}
+
+void TestModel::badConfigGivesSpecificError() {
+  QFETCH(QString, json);
+  QFETCH(QString, expected);
+  std::string msg = error_of([&] {
+    gb::parse_config(gb::json::parse(json.toStdString(), "config.json"), "config.json");
+  });
+  QVERIFY2(msg.find(expected.toStdString()) != std::string::npos,
+           qPrintable(QString("expected '%1' in: %2").arg(expected, QString::fromStdString(msg))));
+}
+
+void TestModel::llama3RopeScalingMatchesFormula() {
+  // Llama 3.1 rope scaling: frequencies with wavelength above L/low are divided by the
+  // factor, below L/high unchanged, smooth interpolation between.
+  auto j = gb::json::parse(R"({"model_type":"llama","vocab_size":10,"hidden_size":256,
+    "intermediate_size":16,"num_hidden_layers":1,"num_attention_heads":2,"rope_theta":500000.0,
+    "rope_scaling":{"rope_type":"llama3","factor":8.0,"low_freq_factor":1.0,
+    "high_freq_factor":4.0,"original_max_position_embeddings":8192}})", "t");
+  auto c = gb::parse_config(j, "t");
+  auto scaled = gb::rope_inv_freq(c, false);
+  c.rope_scaling = gb::RopeScaling();
+  auto plain = gb::rope_inv_freq(c, false);
+  QCOMPARE(scaled.size(0), int64_t(64));
+  for (int64_t i = 0; i < plain.size(0); ++i) {
+    double f = plain[i].item<double>();
+    double wavelen = 2 * M_PI / f;
+    double want;
+    if (wavelen < 8192.0 / 4.0) {
+      want = f;
+    } else if (wavelen > 8192.0 / 1.0) {
+      want = f / 8.0;
+    } else {
+      double smooth = (8192.0 / wavelen - 1.0) / (4.0 - 1.0);
+      want = (1 - smooth) * f / 8.0 + smooth * f;
+    }
+    QVERIFY2(std::fabs(scaled[i].item<double>() - want) <= 1e-6 * std::max(1e-3, want),
+             qPrintable(QString("i=%1 %2 vs %3").arg(i).arg(scaled[i].item<double>()).arg(want)));
+  }
+}
+
+void TestModel::gemma3SlidingLayersFollowPattern() {
+  auto j = gb::json::parse(R"({"model_type":"gemma3_text","vocab_size":32,"hidden_size":16,
+    "intermediate_size":32,"num_hidden_layers":7,"num_attention_heads":2,"num_key_value_heads":1,
+    "head_dim":8,"sliding_window":4,"sliding_window_pattern":3,"query_pre_attn_scalar":16,
+    "rope_local_base_freq":10000.0,"rope_theta":1000000.0})", "g3");
+  auto c = gb::parse_config(j, "g3");
+  std::vector<gb::AttentionKind> want;
+  for (int l = 0; l < 7; ++l) {
+    want.push_back((l + 1) % 3 != 0 ? gb::AttentionKind::Sliding : gb::AttentionKind::Full);
+  }
+  QVERIFY(c.layer_types == want);
+  QCOMPARE(c.attn_scale, 0.25);
+  // In a sliding layer a query sees at most W keys: changing a token W or more positions
+  // back must not change a one-layer sliding model's output.
+  j["num_hidden_layers"] = 1;
+  j["sliding_window_pattern"] = 2;  // layer 0 sliding
+  auto c1 = gb::parse_config(j, "g3");
+  QVERIFY(c1.layer_types[0] == gb::AttentionKind::Sliding);
+  torch::manual_seed(0);
+  gb::CausalLM m(c1);
+  gb::init_weights(*m, 0.5);
+  torch::NoGradGuard ng;
+  auto ids = torch::randint(0, 32, {1, 12}, torch::kLong);
+  auto ids2 = ids.clone();
+  ids2[0][2] = (ids[0][2].item<int64_t>() + 1) % 32;
+  auto a = m->forward(ids), b = m->forward(ids2);
+  // position 6 sees keys 3..6 only; position 5 sees 2..5
+  QVERIFY(torch::equal(a[0][6], b[0][6]));
+  QVERIFY(!torch::equal(a[0][5], b[0][5]));
+}
+
+void TestModel::bfloat16ForwardIsCloseToFloat32() {
+  gb::LoadedModel f32 = gb::load_hf_model(fixture("llama"));
+  gb::LoadOptions o;
+  o.dtype = torch::kBFloat16;
+  gb::LoadedModel bf = gb::load_hf_model(fixture("llama"), o);
+  QCOMPARE(bf.model->layer(0)->self_attn->q_proj->dense_weight().scalar_type(), torch::kBFloat16);
+  torch::NoGradGuard ng;
+  auto ids = torch::randint(3, 512, {1, 17}, torch::kLong);
+  auto a = f32.model->forward(ids);
+  auto b = bf.model->forward(ids).to(torch::kFloat);
+  // bf16 keeps 8 mantissa bits: logits of magnitude ~5 agree to a few 0.1.
+  double diff = (a - b).abs().max().item<double>();
+  QVERIFY2(diff < 0.5, qPrintable(QString("bf16 vs f32 max diff %1").arg(diff)));
+}
+
+QTEST_APPLESS_MAIN(TestModel)
+#include "tst_model.moc"
