@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
 
@@ -24,6 +25,9 @@ struct LoadedModel {
   CausalLM model{nullptr};
   std::string folder;
   std::string tokenizer_file;  // tokenizer.json next to the weights, or empty
+  // For a GrowBench checkpoint (grow/checkpoint.h): the resolved plan applied to the base
+  // model described by `config`; null for a plain Hugging Face folder.
+  nlohmann::json plan;
 };
 
 // Loads a Hugging Face folder: config.json, then model.safetensors or a sharded index.
