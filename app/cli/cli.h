@@ -3,8 +3,10 @@
 // GB_REGISTER_COMMAND. Commands print results on stdout (JSON where asked), logs go to
 // stderr; they return the process exit code (0 ok, 1 error, 2 usage).
 
+#include <cstdint>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

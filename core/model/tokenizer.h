@@ -30,6 +30,10 @@ class Tokenizer {
 
   std::vector<int32_t> encode(std::string_view text, bool add_special_tokens = true) const;
   std::string decode(const std::vector<int32_t>& ids, bool skip_special_tokens = false) const;
+  // The pieces the model receives, after added-token extraction, normalization and
+  // pre-tokenization (byte-level pieces in their mapped form, "Ġworld"); an added token is the
+  // text it matched, stripped spaces included. For inspection and tests.
+  std::vector<std::string> pre_tokenize(std::string_view text) const;
 
   int64_t vocab_size() const;  // including added tokens: max id + 1
   std::optional<int32_t> token_to_id(std::string_view token) const;

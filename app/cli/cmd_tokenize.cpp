@@ -1,0 +1,94 @@
+// growbench-cli tokenize: token ids of text lines, as Hugging Face tokenizers encodes them.
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "model/tokenizer.h"
+#include "util/files.h"
+
+namespace gb::cli {
+namespace {
+
+// Lines split at '\n' (a '\r' before it stays in the line); a final '\n' ends the last line
+// rather than starting an empty one.
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (true) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) {
+      if (start < text.size() || lines.empty()) lines.push_back(text.substr(start));
+      break;
+    }
+    lines.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+    if (start == text.size()) break;
+  }
+  return lines;
+}
+
+int run_tokenize(const Args& args) {
+  const std::string path = args.required("tokenizer");
+  const bool has_text = args.has("text"), has_file = args.has("file");
+  if (has_text == has_file) throw UsageError("give exactly one of --text STR and --file FILE");
+  std::vector<std::string> inputs;
+  if (has_text) {
+    inputs = split_lines(args.get("text"));
+  } else {
+    const std::string file = args.get("file");
+    std::string text;
+    if (file == "-") {
+      text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    } else {
+      text = read_file(file);
+    }
+    if (!text.empty()) inputs = split_lines(text);
+  }
+  const bool add_special = !args.flag("no-special");
+  gb::tok::Tokenizer tok = gb::tok::Tokenizer::from_file(path);
+  std::string out;
+  for (const std::string& line : inputs) {
+    std::vector<int32_t> ids = tok.encode(line, add_special);
+    out.push_back('[');
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (i) out.push_back(',');
+      out += std::to_string(ids[i]);
+    }
+    out += "]\n";
+    if (out.size() > (1 << 16)) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      out.clear();
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace
+
+GB_REGISTER_COMMAND(
+    "tokenize", "tokenize --tokenizer PATH (--text STR | --file FILE) [--no-special]",
+    "Encodes text with a Hugging Face tokenizer.json and prints the token ids: one JSON\n"
+    "array per input line on stdout, e.g. [9707,1879,0]. The ids are those of Hugging Face\n"
+    "tokenizers' encode(text) (BPE, byte-level or SentencePiece style with byte fallback;\n"
+    "WordLevel; WordPiece), including the special tokens its post-processor adds (Gemma's\n"
+    "<bos>, BERT's [CLS] ... [SEP]) unless --no-special is given. Special-token strings in the\n"
+    "text (\"<|im_end|>\") are encoded as those tokens.\n\n"
+    "  --tokenizer PATH  a tokenizer.json, or a folder holding one (a Hugging Face model\n"
+    "                    folder); a tokenizer_config.json beside it names bos/eos/pad\n"
+    "  --text STR        the input; each line (split at \\n) is encoded separately\n"
+    "  --file FILE       read the input from FILE ('-' for stdin); each line is one input;\n"
+    "                    a trailing newline at the end does not make an extra empty input,\n"
+    "                    an empty file has no input; a \\r before \\n stays part of its line\n"
+    "  --no-special      do not add the post-processor's special tokens (encode(text,\n"
+    "                    add_special_tokens=False))\n\n"
+    "Input that is not valid UTF-8 is read with each invalid sequence replaced by U+FFFD.\n"
+    "Exit status: 0 success, 1 error (unreadable or malformed tokenizer, the message names\n"
+    "the file and the JSON path), 2 usage.",
+    {"no-special"}, &run_tokenize);
+
+}  // namespace gb::cli

@@ -1,0 +1,556 @@
+// Models of tokenizer.json: BPE, WordLevel and WordPiece, with the semantics of Hugging Face
+// tokenizers (Rust). Unigram is refused with a clear message.
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstring>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "model/tokenizer_components.h"
+#include "util/error.h"
+#include "util/log.h"
+
+namespace gb::tok {
+
+void Model::load_vocab(const JsonAt& vocab, const RawLists* raw) {
+  auto check = [&](std::string_view token, int64_t id) {
+    if (id < 0 || id > kMaxTokenId)
+      vocab.fail(fmt::format("token {}: id {} out of range (0 to {})",
+                             Json(std::string(token)).dump(), id, kMaxTokenId));
+  };
+  if (raw && raw->has_vocab) {
+    m_vocab.reserve(raw->vocab.size());
+    for (const RawLists::VocabEntry& e : raw->vocab) {
+      std::string_view token(raw->vocab_chars.data() + e.offset, e.length);
+      check(token, e.id);
+      m_vocab.assign(token, static_cast<int32_t>(e.id));
+    }
+    index_vocab();
+    return;
+  }
+  vocab.expect_object();
+  m_vocab.reserve(vocab->size());
+  for (auto it = vocab->begin(); it != vocab->end(); ++it) {
+    const Json& v = it.value();
+    if (!v.is_number_integer() && !v.is_number_unsigned())
+      vocab.fail(fmt::format("token {}: expected an integer id, got {}", Json(it.key()).dump(),
+                             json_type_name(v)));
+    int64_t id = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}
+                     ? INT64_MAX
+                     : v.get<int64_t>();
+    check(it.key(), id);
+    m_vocab.assign(it.key(), static_cast<int32_t>(id));
+  }
+  index_vocab();
+}
+
+void Model::index_vocab() {
+  m_max_id = -1;
+  m_vocab.for_each([&](std::string_view, int32_t id) { m_max_id = std::max(m_max_id, id); });
+  size_t span = static_cast<size_t>(m_max_id + 1);
+  m_sparse = span > 4 * m_vocab.size() + 4096;
+  m_id_to_token.clear();
+  m_sparse_id_to_token.clear();
+  if (!m_sparse) m_id_to_token.assign(span, std::string_view());
+  m_vocab.for_each([&](std::string_view token, int32_t id) {
+    std::string_view view = token.data() ? token : std::string_view("", 0);
+    if (m_sparse) {
+      m_sparse_id_to_token.emplace(id, view);
+    } else if (!m_id_to_token[static_cast<size_t>(id)].data()) {
+      m_id_to_token[static_cast<size_t>(id)] = view;
+    }
+  });
+}
+
+namespace {
+
+// A bounded cache of word → ids: 2-way set-associative, one 64-byte line per entry holding the
+// word (up to 22 bytes) and its ids (up to 8), so a hit costs one cache-line fetch. Longer words
+// are not cached. Shared by threads; a busy lock is a miss, never a wait.
+class WordCache {
+ public:
+  static constexpr size_t kMaxKey = 22;
+  static constexpr size_t kMaxIds = 8;
+
+  explicit WordCache(size_t slots) : m_size(slots), m_mask(slots - 1) {}
+
+  bool get(std::string_view word, std::vector<int32_t>& out) const {
+    if (word.size() > kMaxKey) return false;
+    uint64_t h = hash_bytes(word.data(), word.size()) | 1;
+    std::unique_lock<std::mutex> lock(m_mutex, std::try_to_lock);
+    if (!lock.owns_lock() || m_slots.empty()) return false;
+    size_t i = h & m_mask;
+    for (size_t k : {i, i ^ 1}) {
+      const Slot& s = m_slots[k];
+      if (s.hash == h && s.key_len == word.size() &&
+          std::memcmp(s.key, word.data(), word.size()) == 0) {
+        out.insert(out.end(), s.ids, s.ids + s.n_ids);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void put(std::string_view word, const int32_t* ids, size_t n) const {
+    if (word.size() > kMaxKey || n > kMaxIds) return;
+    uint64_t h = hash_bytes(word.data(), word.size()) | 1;
+    std::unique_lock<std::mutex> lock(m_mutex, std::try_to_lock);
+    if (!lock.owns_lock()) return;
+    if (m_slots.empty()) m_slots.resize(m_size);  // allocated on first use
+    size_t i = h & m_mask;
+    if (m_slots[i].hash && !m_slots[i ^ 1].hash) {
+      i ^= 1;
+    } else if (m_slots[i].hash) {
+      m_slots[i ^ 1] = m_slots[i];  // the older entry of the set goes to the second way
+    }
+    Slot& s = m_slots[i];
+    s.hash = h;
+    s.key_len = static_cast<uint8_t>(word.size());
+    s.n_ids = static_cast<uint8_t>(n);
+    std::memcpy(s.key, word.data(), word.size());
+    std::memcpy(s.ids, ids, n * sizeof(int32_t));
+  }
+
+ private:
+  struct alignas(64) Slot {
+    uint64_t hash = 0;  // 0: empty
+    uint8_t key_len = 0;
+    uint8_t n_ids = 0;
+    char key[kMaxKey];
+    int32_t ids[kMaxIds];
+  };
+  mutable std::mutex m_mutex;
+  mutable std::vector<Slot> m_slots;
+  size_t m_size;
+  size_t m_mask;
+};
+
+uint64_t next_uid() {
+  static std::atomic<uint64_t> counter{1};
+  return counter.fetch_add(1);
+}
+
+std::optional<std::string> optional_string(const JsonAt& j, const char* key) {
+  return j.opt_string(key);
+}
+
+class Bpe final : public Model {
+ public:
+  Bpe(const JsonAt& j, const RawLists* raw) : m_cache(kCacheWords) {
+    load_vocab(j.at("vocab"), raw);
+    m_unk = optional_string(j, "unk_token");
+    auto prefix = optional_string(j, "continuing_subword_prefix");
+    auto suffix = optional_string(j, "end_of_word_suffix");
+    m_prefix = prefix.value_or("");
+    m_suffix = suffix.value_or("");
+    m_fuse_unk = j.boolean("fuse_unk", false);
+    m_byte_fallback = j.boolean("byte_fallback", false);
+    m_ignore_merges = j.boolean("ignore_merges", false);
+    if (auto d = j.get("dropout")) {
+      if (!(*d)->is_number()) d->fail("expected a number or null, got " + json_type_name(**d));
+      double p = (*d)->get<double>();
+      if (p < 0.0 || p > 1.0) d->fail("must be between 0 and 1");
+      if (p > 0.0)
+        gb::log::get("tokenizer")
+            ->warn("{}: {}: BPE dropout {} ignored (encoding is deterministic)", j.source(),
+                   d->path(), p);
+    }
+    if (m_unk) {
+      if (const int32_t* id = m_vocab.find(*m_unk)) {
+        m_unk_id = *id;
+      } else {
+        gb::log::get("tokenizer")
+            ->warn(
+                "{}: {}.unk_token '{}' is not in the vocabulary; unknown characters are "
+                "dropped",
+                j.source(), j.path(), *m_unk);
+      }
+    }
+    for (int b = 0; b < 256; ++b) {
+      const int32_t* id = m_vocab.find(fmt::format("<0x{:02X}>", b));
+      m_byte_ids[b] = id ? *id : -1;
+    }
+    m_char_ids.assign(0x10000, -1);
+    m_vocab.for_each([&](std::string_view token, int32_t id) {
+      if (token.empty() || token.size() > 3) return;
+      size_t i = 0;
+      uint32_t cp = utf8_next(token.data(), i);
+      if (i == token.size() && cp < 0x10000 && m_char_ids[cp] < 0) m_char_ids[cp] = id;
+    });
+    load_merges(j.at("merges"), raw);
+    m_merges.build();
+  }
+
+  std::string type() const override { return "BPE"; }
+
+  void tokenize(std::string_view word, std::vector<int32_t>& out) const override {
+    if (word.empty()) return;
+    if (m_cache.get(word, out)) return;  // (results with ignore_merges cached as well)
+    if (m_ignore_merges) {
+      if (const int32_t* id = m_vocab.find(word)) {
+        out.push_back(*id);
+        m_cache.put(word, id, 1);
+        return;
+      }
+    }
+    thread_local std::vector<int32_t> ids;
+    build_symbols(word, ids);
+    merge(ids);
+    m_cache.put(word, ids.data(), ids.size());
+    out.insert(out.end(), ids.begin(), ids.end());
+  }
+
+ private:
+  static constexpr size_t kCacheWords = 1 << 16;  // 64-byte lines: 4 MiB
+  static constexpr int32_t kNoMerge = INT32_MAX;
+  static constexpr size_t kScanLimit = 512;
+
+  void load_merges(const JsonAt& merges, const RawLists* raw) {
+    if (raw && raw->has_merges) {
+      for (size_t r = 0; r < raw->merges.size(); ++r) {
+        const RawLists::Merge& m = raw->merges[r];
+        std::string_view s(raw->merge_chars.data() + m.offset, m.length);
+        if (m.pair) {
+          add_merge(merges, r, s.substr(0, m.split), s.substr(m.split));
+          continue;
+        }
+        size_t sp = s.find(' ');
+        if (sp == std::string_view::npos)
+          fail("{}: {}[{}]: expected two tokens separated by a space, got {}", merges.source(),
+               merges.path(), r, Json(std::string(s)).dump());
+        add_merge(merges, r, s.substr(0, sp), s.substr(sp + 1));
+      }
+      return;
+    }
+    merges.expect_array();
+    for (size_t r = 0; r < merges.size(); ++r) {
+      const Json& m = (*merges)[r];
+      if (m.is_string()) {
+        const std::string& s = m.get_ref<const std::string&>();
+        size_t sp = s.find(' ');
+        if (sp == std::string::npos)
+          merges.at(r).fail("expected two tokens separated by a space, got " + m.dump());
+        add_merge(merges, r, std::string_view(s).substr(0, sp),
+                  std::string_view(s).substr(sp + 1));
+      } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+        add_merge(merges, r, m[0].get_ref<const std::string&>(),
+                  m[1].get_ref<const std::string&>());
+      } else {
+        merges.at(r).fail("expected \"a b\" or [\"a\", \"b\"], got " + m.dump());
+      }
+    }
+  }
+
+  void add_merge(const JsonAt& merges, size_t rank, std::string_view a, std::string_view b) {
+    auto missing = [&](const char* what, std::string_view token) {
+      fail("{}: {}[{}]: {} {} is not in the vocabulary", merges.source(), merges.path(), rank,
+           what, Json(std::string(token)).dump());
+    };
+    const int32_t* ia = m_vocab.find(a);
+    if (!ia) missing("token", a);
+    const int32_t* ib = m_vocab.find(b);
+    if (!ib) missing("token", b);
+    thread_local std::string merged;
+    merged.assign(a.data(), a.size());
+    size_t prefix_len = m_prefix.size();
+    if (b.size() >= prefix_len && b.compare(0, prefix_len, m_prefix) == 0) {
+      merged.append(b.data() + prefix_len, b.size() - prefix_len);
+    } else {
+      merged.append(b.data(), b.size());
+    }
+    const int32_t* im = m_vocab.find(merged);
+    if (!im) missing("merged token", merged);
+    m_merges.add(static_cast<uint32_t>(*ia), static_cast<uint32_t>(*ib),
+                 PairMap::Value{static_cast<int32_t>(rank), *im});
+  }
+
+  // The initial symbols of a word: one per character (with prefix/suffix), byte fallback and
+  // unknown handling exactly as Hugging Face's BPE::merge_word.
+  void build_symbols(std::string_view w, std::vector<int32_t>& ids) const {
+    ids.clear();
+    thread_local std::string decorated;
+    bool have_unk = false;
+    size_t n = w.size();
+    for (size_t i = 0; i < n;) {
+      size_t start = i;
+      uint32_t cp = utf8_next(w.data(), i);
+      bool first = start == 0, last = i == n;
+      bool decorate = (!m_prefix.empty() && !first) || (!m_suffix.empty() && last);
+      std::string_view s(w.data() + start, i - start);
+      int32_t id = -1;
+      if (!decorate) {
+        if (cp < 0x10000) {
+          id = m_char_ids[cp];
+        } else if (const int32_t* p = m_vocab.find(s)) {
+          id = *p;
+        }
+      } else {
+        decorated.clear();
+        if (!first) decorated += m_prefix;
+        decorated.append(s.data(), s.size());
+        if (last) decorated += m_suffix;
+        s = decorated;
+        if (const int32_t* p = m_vocab.find(s)) id = *p;
+      }
+      if (id >= 0) {
+        if (have_unk) {
+          ids.push_back(m_unk_id);
+          have_unk = false;
+        }
+        ids.push_back(id);
+        continue;
+      }
+      if (m_byte_fallback) {
+        bool all = true;
+        for (unsigned char b : s) all = all && m_byte_ids[b] >= 0;
+        if (all) {
+          for (unsigned char b : s) ids.push_back(m_byte_ids[b]);
+          continue;
+        }
+      }
+      if (m_unk_id >= 0) {
+        if (have_unk && !m_fuse_unk) ids.push_back(m_unk_id);
+        have_unk = true;
+      }
+    }
+    if (have_unk) ids.push_back(m_unk_id);
+  }
+
+  void merge(std::vector<int32_t>& ids) const {
+    if (ids.size() < 2) return;
+    if (ids.size() <= kScanLimit) {
+      merge_scan(ids);
+    } else {
+      merge_heap(ids);
+    }
+  }
+
+  // The merge of a pair, {kNoMerge, -1} when there is none. A small thread-local direct-mapped
+  // cache sits in front of the merge table: the table (tens of MB for 500k merges) misses the
+  // CPU caches on almost every probe, while the pairs one text needs repeat a lot.
+  PairMap::Value pair(int32_t a, int32_t b) const {
+    struct Entry {
+      uint64_t key;
+      uint64_t owner;
+      PairMap::Value value;
+    };
+    constexpr size_t kBits = 14;
+    thread_local std::vector<Entry> cache(size_t{1} << kBits, Entry{0, 0, {kNoMerge, -1}});
+    uint64_t key =
+        (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+    Entry& e = cache[static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - kBits))];
+    if (e.owner == m_uid && e.key == key) return e.value;
+    PairMap::Value v{kNoMerge, -1};
+    m_merges.find(static_cast<uint32_t>(a), static_cast<uint32_t>(b), v);
+    e = Entry{key, m_uid, v};
+    return e.value;
+  }
+
+  // Words up to kScanLimit symbols: repeatedly merge the pair of lowest rank (leftmost among
+  // equals), finding it by a linear scan over a rank array (vectorized; much cheaper than a
+  // heap until words get long).
+  void merge_scan(std::vector<int32_t>& ids) const {
+    thread_local std::vector<int32_t> ranks, merged;
+    size_t n = ids.size();
+    ranks.resize(n);
+    merged.resize(n);
+    int32_t* r = ranks.data();
+    int32_t* m = merged.data();
+    int32_t* id = ids.data();
+    auto set = [&](size_t k) {
+      PairMap::Value v = pair(id[k], id[k + 1]);
+      r[k] = v.rank;
+      m[k] = v.new_id;
+    };
+    for (size_t k = 0; k + 1 < n; ++k) set(k);
+    while (n > 1) {
+      int32_t best_rank = kNoMerge;
+      for (size_t k = 0; k + 1 < n; ++k) best_rank = std::min(best_rank, r[k]);
+      if (best_rank == kNoMerge) break;
+      size_t best = 0;
+      while (r[best] != best_rank) ++best;
+      id[best] = m[best];
+      std::memmove(id + best + 1, id + best + 2, (n - best - 2) * sizeof(int32_t));
+      if (best + 2 < n) {
+        std::memmove(r + best + 1, r + best + 2, (n - best - 3) * sizeof(int32_t));
+        std::memmove(m + best + 1, m + best + 2, (n - best - 3) * sizeof(int32_t));
+      }
+      --n;
+      if (best > 0) set(best - 1);
+      if (best + 1 < n) set(best);
+    }
+    ids.resize(n);
+  }
+
+  // Long words: a priority queue of (rank, position) over a linked list of symbols, as
+  // Hugging Face's Word::merge_all.
+  void merge_heap(std::vector<int32_t>& ids) const {
+    struct Entry {
+      int32_t rank;
+      int32_t pos;
+      int32_t left, right;  // the pair when queued; a changed pair makes the entry stale
+      int32_t new_id;
+    };
+    struct Later {
+      bool operator()(const Entry& x, const Entry& y) const {
+        return x.rank != y.rank ? x.rank > y.rank : x.pos > y.pos;
+      }
+    };
+    thread_local std::vector<Entry> heap;
+    thread_local std::vector<int32_t> prev, next;
+    size_t n = ids.size();
+    heap.clear();
+    prev.resize(n);
+    next.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      prev[i] = static_cast<int32_t>(i) - 1;
+      next[i] = i + 1 < n ? static_cast<int32_t>(i + 1) : -1;
+    }
+    auto push = [&](int32_t pos) {
+      int32_t nx = next[static_cast<size_t>(pos)];
+      PairMap::Value v = pair(ids[static_cast<size_t>(pos)], ids[static_cast<size_t>(nx)]);
+      if (v.rank == kNoMerge) return;
+      heap.push_back(Entry{v.rank, pos, ids[static_cast<size_t>(pos)],
+                           ids[static_cast<size_t>(nx)], v.new_id});
+      std::push_heap(heap.begin(), heap.end(), Later());
+    };
+    for (size_t i = 0; i + 1 < n; ++i) push(static_cast<int32_t>(i));
+    thread_local std::vector<char> alive;
+    alive.assign(n, 1);
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), Later());
+      Entry top = heap.back();
+      heap.pop_back();
+      size_t pos = static_cast<size_t>(top.pos);
+      if (!alive[pos]) continue;
+      int32_t nx = next[pos];
+      // The same pair means the same merge (Hugging Face compares the merged id instead; a
+      // position's pair only grows, so the two tests agree).
+      if (nx < 0 || ids[pos] != top.left || ids[static_cast<size_t>(nx)] != top.right) continue;
+      ids[pos] = top.new_id;
+      alive[static_cast<size_t>(nx)] = 0;
+      int32_t nn = next[static_cast<size_t>(nx)];
+      next[pos] = nn;
+      if (nn >= 0) prev[static_cast<size_t>(nn)] = top.pos;
+      if (prev[pos] >= 0) push(prev[pos]);
+      if (nn >= 0) push(top.pos);
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (alive[i]) ids[w++] = ids[i];
+    ids.resize(w);
+  }
+
+  PairMap m_merges;
+  std::vector<int32_t> m_char_ids;  // BMP code point → id of that one-character token
+  int32_t m_byte_ids[256];          // byte → id of "<0xNN>", -1 when absent
+  std::optional<std::string> m_unk;
+  int32_t m_unk_id = -1;
+  std::string m_prefix, m_suffix;
+  bool m_fuse_unk = false, m_byte_fallback = false, m_ignore_merges = false;
+  WordCache m_cache;
+  const uint64_t m_uid = next_uid();  // tags this model's entries in the thread-local caches
+};
+
+class WordLevel final : public Model {
+ public:
+  WordLevel(const JsonAt& j, const RawLists* raw) {
+    load_vocab(j.at("vocab"), raw);
+    m_unk = j.string("unk_token", "<unk>");
+    if (const int32_t* id = m_vocab.find(m_unk)) m_unk_id = *id;
+  }
+  std::string type() const override { return "WordLevel"; }
+  void tokenize(std::string_view word, std::vector<int32_t>& out) const override {
+    if (const int32_t* id = m_vocab.find(word)) {
+      out.push_back(*id);
+    } else if (m_unk_id >= 0) {
+      out.push_back(m_unk_id);
+    } else {
+      fail(
+          "WordLevel tokenizer: {} is not in the vocabulary and the unk_token '{}' is not "
+          "either",
+          Json(std::string(word)).dump(), m_unk);
+    }
+  }
+
+ private:
+  std::string m_unk;
+  int32_t m_unk_id = -1;
+};
+
+class WordPiece final : public Model {
+ public:
+  WordPiece(const JsonAt& j, const RawLists* raw) {
+    load_vocab(j.at("vocab"), raw);
+    m_unk = j.string("unk_token", "[UNK]");
+    m_prefix = j.string("continuing_subword_prefix", "##");
+    int64_t max_chars = j.integer("max_input_chars_per_word", 100);
+    if (max_chars < 0) j.fail_key("max_input_chars_per_word", "must not be negative");
+    m_max_chars = static_cast<size_t>(max_chars);
+    if (const int32_t* id = m_vocab.find(m_unk)) m_unk_id = *id;
+  }
+  std::string type() const override { return "WordPiece"; }
+  void tokenize(std::string_view word, std::vector<int32_t>& out) const override {
+    if (utf8_count(word) > m_max_chars) {
+      push_unk(word, out);
+      return;
+    }
+    size_t mark = out.size();
+    std::string candidate;
+    size_t start = 0;
+    while (start < word.size()) {
+      size_t end = word.size();
+      int32_t found = -1;
+      while (start < end) {
+        candidate.clear();
+        if (start > 0) candidate += m_prefix;
+        candidate.append(word.data() + start, end - start);
+        if (const int32_t* id = m_vocab.find(candidate)) {
+          found = *id;
+          break;
+        }
+        end = utf8_prev(word.data(), end);
+      }
+      if (found < 0) {
+        out.resize(mark);
+        push_unk(word, out);
+        return;
+      }
+      out.push_back(found);
+      start = end;
+    }
+  }
+
+ private:
+  void push_unk(std::string_view word, std::vector<int32_t>& out) const {
+    if (m_unk_id < 0)
+      fail(
+          "WordPiece tokenizer: cannot encode {} and the unk_token '{}' is not in the "
+          "vocabulary",
+          Json(std::string(word)).dump(), m_unk);
+    out.push_back(m_unk_id);
+  }
+  std::string m_unk, m_prefix;
+  size_t m_max_chars = 100;
+  int32_t m_unk_id = -1;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> make_model(const JsonAt& j, const RawLists* raw) {
+  j.expect_object();
+  if (!j->contains("type"))
+    j.fail_key("type", "missing (expected one of BPE, WordLevel, WordPiece)");
+  std::string type = j.type();
+  if (type == "BPE") return std::make_unique<Bpe>(j, raw);
+  if (type == "WordLevel") return std::make_unique<WordLevel>(j, raw);
+  if (type == "WordPiece") return std::make_unique<WordPiece>(j, raw);
+  if (type == "Unigram")
+    j.fail_key("type",
+               "Unigram tokenizers are not supported (supported: BPE, WordLevel, WordPiece)");
+  j.fail_key("type", "unknown model type '" + type + "' (supported: BPE, WordLevel, WordPiece)");
+}
+
+}  // namespace gb::tok
