@@ -20,8 +20,8 @@ namespace gb::st {
 
 enum class DType { BOOL, U8, I8, I16, U16, F16, BF16, I32, U32, F32, F64, I64, U64 };
 
-const char* dtype_name(DType dtype);     // "F32", ...
-size_t dtype_size(DType dtype);          // bytes per element
+const char* dtype_name(DType dtype);  // "F32", ...
+size_t dtype_size(DType dtype);       // bytes per element
 // Throws naming `context` for an unknown dtype string.
 DType parse_dtype(const std::string& name, const std::string& context);
 
@@ -45,7 +45,10 @@ struct Header {
 // object; each entry has exactly dtype/shape/data_offsets of the right types; known dtype;
 // non-negative shape; end - begin == numel * dtype size (no overflow); offsets inside the
 // data section; no two tensors overlapping; metadata a string→string object.
-// `source` names the file in messages.
+// Also: no duplicate keys anywhere in the JSON (a repeated tensor name is an error, not
+// "last one wins"), and, as in the reference Rust implementation, the tensors cover the data
+// section exactly (no holes, no trailing bytes). F8/F4/F6/C64 are recognised and refused as
+// unsupported. `source` names the file in messages. Throws gb::Error.
 Header parse_header(const uint8_t* data, size_t size, const std::string& source);
 
 // A memory-mapped, validated .safetensors file.
@@ -68,10 +71,13 @@ class File {
 
 // A checkpoint folder: `model.safetensors`, or `model.safetensors.index.json` with shards
 // (the index's weight_map is validated: every shard exists and holds the tensors listed,
-// no tensor appears in two shards). Refuses pickled checkpoints with a message that
+// no tensor appears in two shards, every tensor a listed shard holds is in the map; shard
+// names must be plain file names in the folder). model.safetensors wins over an index when
+// both exist, as in transformers. Refuses pickled checkpoints with a message that
 // explains why and how to convert them.
 class Checkpoint {
  public:
+  // `folder` may also be the path of one .safetensors file.
   explicit Checkpoint(const std::string& folder);
   std::vector<std::string> names() const;  // sorted
   bool contains(const std::string& name) const;
@@ -82,6 +88,8 @@ class Checkpoint {
   uint64_t total_bytes() const;
 
  private:
+  void load_index(const std::string& index_path);
+  std::string m_source;  // the folder or file given, for messages
   std::vector<std::unique_ptr<File>> m_files;
   std::map<std::string, size_t> m_where;  // tensor → index in m_files
 };
@@ -96,7 +104,9 @@ struct TensorView {
 };
 
 // Writes a .safetensors file atomically (temporary file, fsync, rename). Tensors are laid
-// out in the given order, the header padded with spaces to a multiple of 8 bytes.
+// out in the given order, the header padded with spaces to a multiple of 8 bytes;
+// `__metadata__` is written only when `metadata` is not empty. Throws gb::Error naming the
+// file and tensor for duplicate or reserved names and for nbytes != numel * dtype size.
 void write(const std::string& path, const std::vector<TensorView>& tensors,
            const std::map<std::string, std::string>& metadata = {});
 
