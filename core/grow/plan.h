@@ -91,7 +91,8 @@ struct AdapterParams {
   LayerSelection layers;
   double budget = 0.2;       // extra parameters as a fraction of the base model
   int64_t inner = 0;         // inner size; 0 = derived from the budget
-  double alpha = 100.0;      // coefficient of the local l1 loss (elu) or of the gate BCE
+  double alpha = 100.0;      // coefficient of the local l1 loss (both gates; the sigmoid
+                             // gate's BCE has coefficient 1, see grow/adapters.h)
 };
 
 struct EwcParams {

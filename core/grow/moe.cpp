@@ -1,0 +1,257 @@
+// LoRAMoE and MH-MoE branches; the design and the paper references are in moe.h.
+#include "grow/moe.h"
+
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "grow/adapters.h"
+#include "grow/growth.h"
+#include "util/error.h"
+#include "util/log.h"
+
+namespace gb::grow {
+
+namespace F = torch::nn::functional;
+
+Routing top_k_routing(const torch::Tensor& logits, int64_t top_k) {
+  const int64_t k_all = logits.size(-1);
+  if (top_k < 1 || top_k > k_all) {
+    fail("MoE routing: top_k = {} must be between 1 and the number of experts ({})", top_k, k_all);
+  }
+  auto lf = logits.to(torch::kFloat);
+  auto top = lf.topk(top_k, -1);
+  const auto& values = std::get<0>(top);   // (..., k)
+  const auto& indices = std::get<1>(top);  // (..., k)
+  Routing r;
+  // Softmax over the selected logits only (eq. 13), scattered back to all K experts.
+  r.weights = torch::zeros_like(lf).scatter(-1, indices, torch::softmax(values, -1));
+  r.selected = torch::zeros_like(lf).scatter(-1, indices, 1.0);
+  r.probs = torch::softmax(lf, -1);
+  return r;
+}
+
+torch::Tensor balance_loss(const torch::Tensor& probs, const torch::Tensor& selected,
+                           const torch::Tensor& token_weights, int64_t top_k) {
+  // probs, selected (N, G, K) → scalar
+  const double k_all = static_cast<double>(probs.size(-1));
+  torch::Tensor f, p;  // (G, K)
+  if (token_weights.defined()) {
+    auto w = token_weights.to(probs.device(), torch::kFloat).reshape({-1, 1, 1});
+    auto n = w.sum().clamp_min(1.0);
+    f = (selected.detach() * w).sum(0) / (n * static_cast<double>(top_k));
+    p = (probs * w).sum(0) / n;
+  } else {
+    f = selected.detach().mean(0) / static_cast<double>(top_k);
+    p = probs.mean(0);
+  }
+  return k_all * (f * p).sum(-1).mean();
+}
+
+namespace {
+
+void check_options(const MoeOptions& o, const char* what) {
+  if (o.hidden <= 0 || o.heads <= 0 || o.experts <= 0 || o.rank <= 0) {
+    fail("{}: hidden size, heads, experts and rank must be positive (got {}, {}, {}, {})", what,
+         o.hidden, o.heads, o.experts, o.rank);
+  }
+  if (o.top_k < 1 || o.top_k > o.experts) {
+    fail("{}: 'top_k' ({}) must be between 1 and 'experts' ({})", what, o.top_k, o.experts);
+  }
+  if (o.hidden % o.heads != 0) {
+    fail(
+        "{}: 'heads' = {} does not divide the hidden size {} (the hidden state is split into "
+        "equal slices)",
+        what, o.heads, o.hidden);
+  }
+}
+
+// Token weights (N) for the balancing loss, or undefined.
+torch::Tensor flat_token_weights(const ForwardState& state, const torch::Tensor& x) {
+  if (x.dim() != 3) return {};
+  auto w = branch_token_weights(state, x.size(0), x.size(1), x.device());
+  return w.defined() ? w.reshape({-1}) : w;
+}
+
+void draw(torch::Tensor& t, double std, uint64_t seed) {
+  t.copy_(init_normal(t.sizes(), std, seed, t.options()));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// LoRAMoE
+
+LoraMoeImpl::LoraMoeImpl(const MoeOptions& o, const torch::TensorOptions& to) : options(o) {
+  check_options(o, "LoRAMoE");
+  if (o.heads != 1) fail("LoRAMoE routes whole tokens (heads = 1); use MH-MoE for heads > 1");
+  const int64_t d = o.hidden, k = o.experts, r = o.rank;
+  router = register_parameter("router", torch::zeros({k, d}, to));
+  lora_a = register_parameter("lora_a", torch::zeros({k, r, d}, to));
+  lora_b = register_parameter("lora_b", torch::zeros({k, d, r}, to));
+}
+
+std::string LoraMoeImpl::kind() const {
+  return fmt::format("LoRAMoE K={} top{} r={}", options.experts, options.top_k, options.rank);
+}
+
+int64_t LoraMoeImpl::num_parameters() const {
+  const int64_t d = options.hidden, k = options.experts, r = options.rank;
+  return k * r * 2 * d + d * k;
+}
+
+void LoraMoeImpl::init_values(uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  const double s = 1.0 / std::sqrt(static_cast<double>(options.hidden));
+  draw(router, s, branch_seed(seed, 0, 1));
+  draw(lora_a, s, branch_seed(seed, 0, 2));
+  lora_b.zero_();
+}
+
+Routing LoraMoeImpl::route(const torch::Tensor& x) const {
+  return top_k_routing(F::linear(x, router), options.top_k);  // (..., K)
+}
+
+torch::Tensor LoraMoeImpl::forward(const torch::Tensor& x, ForwardState& state) {
+  const int64_t d = options.hidden, k = options.experts, r = options.rank;
+  auto xf = x.reshape({-1, d});                        // (N, d)
+  Routing route_ = route(xf);                          // (N, K)
+  auto z = F::linear(xf, lora_a.reshape({k * r, d}));  // (N, K·r): every expert's A x
+  z = z.view({-1, k, r}) * route_.weights.to(z.scalar_type()).unsqueeze(-1);
+  // Σ_j α_j B_j (A_j x) as one matmul with the stacked B matrices (K·r, d).
+  auto y = z.reshape({-1, k * r}).matmul(lora_b.permute({0, 2, 1}).reshape({k * r, d}));
+  if (options.scale != 1.0) y = y * options.scale;
+  if (state.aux && options.balance > 0) {
+    auto loss = balance_loss(route_.probs.unsqueeze(1), route_.selected.unsqueeze(1),
+                             flat_token_weights(state, x), options.top_k);
+    state.aux->push_back({"balance", loss, options.balance});
+  }
+  return y.view(x.sizes());
+}
+
+// ---------------------------------------------------------------------------------------
+// MH-MoE
+
+MhMoeImpl::MhMoeImpl(const MoeOptions& o, const torch::TensorOptions& to) : options(o) {
+  check_options(o, "MH-MoE");
+  const int64_t h = o.heads, dh = o.hidden / o.heads, k = o.experts, r = o.rank;
+  router = register_parameter("router", torch::zeros({h, k, dh}, to));
+  lora_a = register_parameter("lora_a", torch::zeros({h, k, r, dh}, to));
+  lora_b = register_parameter("lora_b", torch::zeros({h, k, o.hidden, r}, to));
+}
+
+std::string MhMoeImpl::kind() const {
+  return fmt::format("MH-MoE H={} K={} top{} r={}", options.heads, options.experts, options.top_k,
+                     options.rank);
+}
+
+int64_t MhMoeImpl::num_parameters() const {
+  const int64_t d = options.hidden, h = options.heads, dh = d / h, k = options.experts,
+                r = options.rank;
+  return h * (k * r * (dh + d) + dh * k);
+}
+
+void MhMoeImpl::init_values(uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  const double s = 1.0 / std::sqrt(static_cast<double>(options.hidden / options.heads));
+  draw(router, s, branch_seed(seed, 0, 1));
+  draw(lora_a, s, branch_seed(seed, 0, 2));
+  lora_b.zero_();
+}
+
+Routing MhMoeImpl::route(const torch::Tensor& x) const {
+  const int64_t h = options.heads, dh = options.hidden / h;
+  auto lead = x.sizes().vec();
+  lead.pop_back();
+  auto xs = x.reshape({-1, h, dh});                           // (N, H, d/H)
+  auto logits = torch::einsum("nhi,hki->nhk", {xs, router});  // (N, H, K)
+  Routing r = top_k_routing(logits, options.top_k);
+  auto shape = lead;
+  shape.push_back(h);
+  shape.push_back(options.experts);
+  r.weights = r.weights.view(shape);
+  r.selected = r.selected.view(shape);
+  r.probs = r.probs.view(shape);
+  return r;
+}
+
+torch::Tensor MhMoeImpl::forward(const torch::Tensor& x, ForwardState& state) {
+  const int64_t d = options.hidden, h = options.heads, dh = d / h, k = options.experts,
+                r = options.rank;
+  auto xs = x.reshape({-1, h, dh});                        // (N, H, d/H): eq. 12
+  Routing route_ = route(xs.reshape({-1, d}));             // (N, H, K): eq. 13, per head
+  auto z = torch::einsum("nhi,hkri->nhkr", {xs, lora_a});  // (N, H, K, r)
+  z = z * route_.weights.to(z.scalar_type()).unsqueeze(-1);
+  // Σ_m Σ_j α_mj B_j^(m) (A_j^(m) x_m) (eq. 15-16) as one matmul with (H·K·r, d).
+  auto y = z.reshape({-1, h * k * r}).matmul(lora_b.permute({0, 1, 3, 2}).reshape({h * k * r, d}));
+  if (options.scale != 1.0) y = y * options.scale;
+  if (state.aux && options.balance > 0) {
+    auto loss =
+        balance_loss(route_.probs, route_.selected, flat_token_weights(state, x), options.top_k);
+    state.aux->push_back({"balance", loss, options.balance});
+  }
+  return y.view(x.sizes());
+}
+
+// ---------------------------------------------------------------------------------------
+
+GrowthResult apply_moe(CausalLMImpl& model, const GrowthPlan& plan, const ApplyContext& ctx) {
+  const auto& p = plan.get<MoeParams>();
+  const bool mh = plan.variant == Variant::MhMoe;
+  MoeOptions o;
+  o.heads = mh ? p.heads : 1;
+  if (!mh && p.heads != 1) {
+    fail("plan: LoRAMoE routes whole tokens; use variant \"mh-moe\" for 'heads' > 1");
+  }
+  o.experts = p.experts;
+  o.top_k = p.top_k;
+  o.rank = p.rank;
+  o.scale = p.alpha > 0 ? p.alpha / static_cast<double>(p.rank) : 1.0;
+  o.balance = p.balance;
+  if (o.top_k > o.experts) {
+    fail("plan: 'top_k' ({}) cannot exceed 'experts' ({})", o.top_k, o.experts);
+  }
+  const std::vector<int64_t> layers = resolve_layers(p.layers, model.num_layers(), ctx);
+  if (layers.empty()) fail("plan: {} selects no layer", variant_name(plan.variant));
+
+  freeze_all(model);
+  for (int64_t l : layers) {
+    auto layer = model.layer(l);
+    o.hidden = layer->mlp->up_proj->in_features();
+    if (o.hidden % o.heads != 0) {
+      fail(
+          "plan: MH-MoE splits the hidden state into 'heads' = {} equal slices; layer {}'s "
+          "hidden size {} is not divisible",
+          o.heads, l, o.hidden);
+    }
+    auto options = layer->mlp->up_proj->dense_weight().options().requires_grad(false);
+    std::shared_ptr<BranchImpl> branch;
+    if (mh) {
+      auto b = std::make_shared<MhMoeImpl>(o, options);
+      if (!ctx.structure_only) b->init_values(branch_seed(ctx.seed, l, 100));
+      branch = b;
+    } else {
+      auto b = std::make_shared<LoraMoeImpl>(o, options);
+      if (!ctx.structure_only) b->init_values(branch_seed(ctx.seed, l, 100));
+      branch = b;
+    }
+    for (auto& t : branch->parameters(true)) t.set_requires_grad(true);
+    layer->add_branch(kMoeBranch, branch);
+  }
+  if (o.top_k == 1 && o.balance <= 0) {
+    log::get("grow")->warn(
+        "{} with top_k = 1: every selected expert gets weight 1, so the router receives no "
+        "gradient from the language-model loss and keeps its initial routing; set 'balance' "
+        "> 0 or top_k >= 2 to train it",
+        variant_name(plan.variant));
+  }
+  GrowthResult r;
+  r.groups = groups_from_requires_grad(model);
+  r.function_preserving = true;  // B = 0
+  log::get("grow")->info("{}: {} on {} layers", variant_name(plan.variant),
+                         model.layer(layers.front())->branches().back().second->kind(),
+                         layers.size());
+  return r;
+}
+
+}  // namespace gb::grow

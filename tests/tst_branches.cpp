@@ -1,0 +1,946 @@
+// Branch growth operators (modules in parallel to the MLP): neutral residues (ELU and sigmoid
+// gates), vanilla parallel adapters, LoRAMoE and MH-MoE. Function preservation, the frozen
+// set, parameter counts, the budget rule, the local losses, routing and balancing, against
+// computations written out by hand here.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <set>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "grow/adapters.h"
+#include "grow/growth.h"
+#include "grow/moe.h"
+#include "grow/plan.h"
+#include "test_models.h"
+#include "util/error.h"
+#include "util/json.h"
+
+namespace grow = gb::grow;
+
+namespace {
+
+// Plans exercised on every family: name → JSON.
+const std::pair<const char*, const char*> kPlans[] = {
+    {"nr-elu", R"({"variant":"neutral-residues","gate":"elu","layers":"all","budget":0.2,)"
+               R"("alpha":100})"},
+    {"nr-sigmoid", R"({"variant":"neutral-residues","gate":"sigmoid","layers":"all",)"
+                   R"("budget":0.2,"alpha":100})"},
+    {"adapters", R"({"variant":"adapters","layers":"all","budget":0.2})"},
+    {"loramoe", R"({"variant":"loramoe","experts":4,"top_k":2,"rank":4})"},
+    // top_k = 1 trains the router only through the balancing loss (see moe.h).
+    {"mh-moe", R"({"variant":"mh-moe","heads":4,"experts":4,"top_k":1,"rank":4,)"
+               R"("balance":0.01})"},
+    {"mh-moe-top2", R"({"variant":"mh-moe","heads":2,"experts":3,"top_k":2,"rank":2})"},
+};
+
+grow::GrowthPlan plan_of(const std::string& text) {
+  return grow::parse_plan(gb::json::parse(text, "test plan"));
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const gb::Error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("UNEXPECTED EXCEPTION TYPE: ") + e.what();
+  }
+  return "NO ERROR";
+}
+
+bool is_branch_param(const std::string& name) {
+  return name.find(".adapter.") != std::string::npos || name.find(".moe.") != std::string::npos;
+}
+
+double max_abs_diff(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
+}
+
+torch::Tensor lm_loss(const torch::Tensor& logits, const torch::Tensor& ids) {
+  const int64_t t = ids.size(1), v = logits.size(2);
+  return torch::nn::functional::cross_entropy(logits.narrow(1, 0, t - 1).reshape({-1, v}),
+                                              ids.narrow(1, 1, t - 1).reshape({-1}));
+}
+
+const gb::AuxTerm* find_term(const std::vector<gb::AuxTerm>& aux, const std::string& name) {
+  const gb::AuxTerm* found = nullptr;
+  for (const auto& t : aux) {
+    if (t.name == name) {
+      if (found) return nullptr;  // more than one: callers expect exactly one
+      found = &t;
+    }
+  }
+  return found;
+}
+
+int count_terms(const std::vector<gb::AuxTerm>& aux, const std::string& name) {
+  return static_cast<int>(
+      std::count_if(aux.begin(), aux.end(), [&](const gb::AuxTerm& t) { return t.name == name; }));
+}
+
+// An adapter with random values everywhere (W_down too, so that a(x) ≠ 0).
+grow::GatedAdapter random_adapter(grow::AdapterGate gate, int64_t d, int64_t m, double alpha,
+                                  uint64_t seed) {
+  grow::AdapterOptions o;
+  o.hidden = d;
+  o.inner = m;
+  o.gate = gate;
+  o.l1_alpha = alpha;
+  auto a = std::make_shared<grow::GatedAdapterImpl>(o, torch::TensorOptions());
+  torch::NoGradGuard ng;
+  auto gen = at::detail::createCPUGenerator(seed);
+  for (auto& p : a->parameters(true)) p.normal_(0.0, 0.5, gen);
+  return a;
+}
+
+// a(x) and the gate logits z(x) written out: W_down (silu(W_g x) ⊙ W_up x), silu(u) = u·σ(u).
+struct ManualAdapter {
+  torch::Tensor a, z;
+};
+ManualAdapter manual_adapter(const grow::GatedAdapterImpl& ad, const torch::Tensor& x) {
+  auto g = torch::matmul(x, ad.gate_proj->weight.t());
+  auto u = torch::matmul(x, ad.up_proj->weight.t());
+  auto h = g * (1.0 / (1.0 + torch::exp(-g))) * u;
+  ManualAdapter r;
+  r.a = torch::matmul(h, ad.down_proj->weight.t());
+  if (ad.block_gate) r.z = torch::matmul(x, ad.block_gate->weight.t());
+  return r;
+}
+
+// Switch-style balance K · Σ_i f_i P_i, averaged over groups, with plain loops.
+// logits[n][g][i]; valid[n].
+double manual_balance(const std::vector<std::vector<std::vector<double>>>& logits,
+                      const std::vector<bool>& valid, int64_t top_k) {
+  const size_t n_tok = logits.size(), groups = logits[0].size(), k_all = logits[0][0].size();
+  double total = 0;
+  for (size_t g = 0; g < groups; ++g) {
+    std::vector<double> f(k_all, 0.0), p(k_all, 0.0);
+    double n_valid = 0;
+    for (size_t n = 0; n < n_tok; ++n) {
+      if (!valid[n]) continue;
+      n_valid += 1;
+      const auto& a = logits[n][g];
+      double mx = *std::max_element(a.begin(), a.end()), z = 0;
+      for (double v : a) z += std::exp(v - mx);
+      for (size_t i = 0; i < k_all; ++i) p[i] += std::exp(a[i] - mx) / z;
+      std::vector<size_t> order(k_all);
+      std::iota(order.begin(), order.end(), 0);
+      auto by_logit = [&](size_t x, size_t y) { return a[x] > a[y]; };
+      std::stable_sort(order.begin(), order.end(), by_logit);
+      for (int64_t j = 0; j < top_k; ++j) f[order[j]] += 1.0;
+    }
+    double s = 0;
+    for (size_t i = 0; i < k_all; ++i) s += (f[i] / (n_valid * top_k)) * (p[i] / n_valid);
+    total += static_cast<double>(k_all) * s;
+  }
+  return total / static_cast<double>(groups);
+}
+
+}  // namespace
+
+class TestBranches : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    torch::set_num_threads(1);
+    gb::test::quiet_logs();
+  }
+
+  void functionPreservedAtInit_data();
+  void functionPreservedAtInit();
+  void frozenBaseStaysBitIdenticalAndBranchesTrain_data() { functionPreservedAtInit_data(); }
+  void frozenBaseStaysBitIdenticalAndBranchesTrain();
+  void trainableCountsMatchClosedForm_data();
+  void trainableCountsMatchClosedForm();
+  void budgetRuleGivesLargestInnerSizeWithinBudget_data();
+  void budgetRuleGivesLargestInnerSizeWithinBudget();
+  void lowVarianceInitOnlyForGatedAdapters_data();
+  void lowVarianceInitOnlyForGatedAdapters();
+  void gatesComputedAsSpecified_data();
+  void gatesComputedAsSpecified();
+  void localL1OnlyOnOriginalDomainBatches_data();
+  void localL1OnlyOnOriginalDomainBatches();
+  void gateBceMatchesManualBinaryCrossEntropy_data();
+  void gateBceMatchesManualBinaryCrossEntropy();
+  void topKRoutingWeightsSelectedExpertsOnly_data();
+  void topKRoutingWeightsSelectedExpertsOnly();
+  void balanceLossMatchesManualComputation_data();
+  void balanceLossMatchesManualComputation();
+  void mhMoeWithOneHeadEqualsLoraMoe();
+  void mhMoeSumsHeadwiseExpertOutputs();
+  void structureOnlyAndSeedGiveReloadableDeterministicModels_data();
+  void structureOnlyAndSeedGiveReloadableDeterministicModels();
+  void kindDescribesBranch_data();
+  void kindDescribesBranch();
+  void invalidPlansGiveSpecificErrors_data();
+  void invalidPlansGiveSpecificErrors();
+  void invalidBranchOptionsGiveSpecificErrors();
+};
+
+// ---------------------------------------------------------------------------------------
+
+void TestBranches::functionPreservedAtInit_data() {
+  QTest::addColumn<QString>("family");
+  QTest::addColumn<QString>("plan");
+  for (const auto& f : gb::test::all_families()) {
+    for (const auto& [name, json] : kPlans) {
+      QTest::newRow((f + "/" + name).c_str()) << QString::fromStdString(f) << QString(json);
+    }
+  }
+}
+
+void TestBranches::functionPreservedAtInit() {
+  QFETCH(QString, family);
+  QFETCH(QString, plan);
+  auto m = gb::test::load_family(family.toStdString());
+  auto ids = gb::test::random_ids(*m);
+  torch::NoGradGuard ng;
+  auto base = m->forward(ids);
+  grow::ApplyContext ctx;
+  ctx.seed = 3;
+  auto r = grow::apply_plan(*m, plan_of(plan.toStdString()), ctx);
+  QVERIFY(r.function_preserving);
+  for (const auto& layer : m->all_layers()) QCOMPARE(layer->branches().size(), size_t(1));
+  auto grown = m->forward(ids);
+  const double diff = max_abs_diff(base, grown);
+  QVERIFY2(diff <= 1e-5, qPrintable(QString("max |logit diff| %1 > 1e-5").arg(diff)));
+
+  // The comparison has teeth: with the zero-initialised output projections made non-zero,
+  // the branches change the logits.
+  for (auto& [name, p] : gb::named_parameters(*m)) {
+    if (is_branch_param(name) && p.abs().max().item<double>() == 0.0) p.normal_(0.0, 0.5);
+  }
+  QVERIFY(max_abs_diff(base, m->forward(ids)) > 1e-4);
+}
+
+void TestBranches::frozenBaseStaysBitIdenticalAndBranchesTrain() {
+  QFETCH(QString, family);
+  QFETCH(QString, plan);
+  auto m = gb::test::load_family(family.toStdString());
+  auto r = grow::apply_plan(*m, plan_of(plan.toStdString()));
+  std::map<std::string, torch::Tensor> before;
+  for (const auto& [name, p] : gb::named_parameters(*m)) before[name] = p.detach().clone();
+  std::vector<torch::Tensor> trainable;
+  for (const auto& g : r.groups)
+    trainable.insert(trainable.end(), g.params.begin(), g.params.end());
+  QVERIFY(!trainable.empty());
+  // No weight decay: every change below comes from a gradient.
+  torch::optim::AdamW opt(trainable, torch::optim::AdamWOptions(1e-2).weight_decay(0.0));
+  auto ids = gb::test::random_ids(*m, 2, 12, 99);
+  for (int step = 0; step < 4; ++step) {
+    std::vector<gb::AuxTerm> aux;
+    gb::ForwardOptions o;
+    o.aux = &aux;
+    o.original_domain = step % 2 == 1;  // exercises the local l1 on alternate steps
+    if (step == 2) o.domain_labels = torch::tensor({1.0f, 0.0f});
+    auto loss = lm_loss(m->forward(ids, o), ids);
+    for (const auto& t : aux) loss = loss + t.coefficient * t.value;
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+  int branch_tensors = 0;
+  for (const auto& [name, p] : gb::named_parameters(*m)) {
+    if (is_branch_param(name)) {
+      ++branch_tensors;
+      QVERIFY2(p.requires_grad(), name.c_str());
+      QVERIFY2(!torch::equal(p, before.at(name)),
+               qPrintable(QString::fromStdString(name + " did not change")));
+    } else {
+      QVERIFY2(!p.requires_grad(), name.c_str());
+      QVERIFY2(torch::equal(p, before.at(name)),
+               qPrintable(QString::fromStdString(name + " changed but is frozen")));
+    }
+  }
+  QVERIFY(branch_tensors > 0);
+}
+
+// ---------------------------------------------------------------------------------------
+
+void TestBranches::trainableCountsMatchClosedForm_data() {
+  QTest::addColumn<QString>("family");
+  QTest::addColumn<QString>("plan");
+  QTest::addColumn<QString>("unit");
+  for (const auto& f : gb::test::all_families()) {
+    for (const auto& [name, json] : kPlans) {
+      std::string unit = std::string(name).rfind("nr", 0) == 0 || std::string(name) == "adapters"
+                             ? "adapter"
+                             : "moe";
+      QTest::newRow((f + "/" + name).c_str())
+          << QString::fromStdString(f) << QString(json) << QString::fromStdString(unit);
+    }
+    QTest::newRow((f + "/nr-inner-one-layer").c_str())
+        << QString::fromStdString(f)
+        << QString(R"({"variant":"neutral-residues","gate":"sigmoid","layers":[1],"inner":24})")
+        << QString("adapter");
+    QTest::newRow((f + "/mh-moe-alpha-one-layer").c_str())
+        << QString::fromStdString(f)
+        << QString(R"({"variant":"mh-moe","heads":8,"experts":2,"top_k":2,"rank":3,)"
+                   R"("alpha":6,"layers":[0]})")
+        << QString("moe");
+  }
+}
+
+void TestBranches::trainableCountsMatchClosedForm() {
+  QFETCH(QString, family);
+  QFETCH(QString, plan);
+  QFETCH(QString, unit);
+  auto m = gb::test::load_family(family.toStdString());
+  const int64_t base = gb::count_parameters(*m);
+  const int64_t d = m->config.hidden_size, n_model_layers = m->num_layers();
+  auto p = plan_of(plan.toStdString());
+  auto r = grow::apply_plan(*m, p);
+  const std::vector<int64_t> layers = r.plan.layers()->layers;
+  const auto n = static_cast<int64_t>(layers.size());
+  QVERIFY(n >= 1 && n <= n_model_layers);
+
+  int64_t per_layer = 0;
+  if (p.variant == grow::Variant::NeutralResidues || p.variant == grow::Variant::Adapters) {
+    const auto& ap = p.get<grow::AdapterParams>();
+    const bool gated = p.variant == grow::Variant::NeutralResidues;
+    int64_t inner = ap.inner;
+    if (inner == 0) {  // the budget rule, written out
+      const int64_t g = gated ? d : 0;
+      inner = static_cast<int64_t>(
+          std::floor((ap.budget * double(base) / double(n) - g) / (3.0 * double(d))));
+    }
+    // 3·d·m (W_g, W_up, W_down) + d (w_s) when gated; no biases.
+    per_layer = 3 * d * inner + (gated ? d : 0);
+  } else {
+    const auto& mp = p.get<grow::MoeParams>();
+    const int64_t k = mp.experts, rank = mp.rank, h = mp.heads;
+    if (p.variant == grow::Variant::LoraMoe) {
+      per_layer = k * rank * 2 * d + d * k;  // experts A, B + router
+    } else {
+      per_layer = h * (k * rank * (d / h + d) + (d / h) * k);
+    }
+  }
+  QCOMPARE(r.trainable_params, n * per_layer);
+  QCOMPARE(r.added_params(), n * per_layer);
+  QCOMPARE(r.base_params, base);
+  // One group per selected layer, named after the branch.
+  QCOMPARE(static_cast<int64_t>(r.groups.size()), n);
+  for (size_t i = 0; i < r.groups.size(); ++i) {
+    QCOMPARE(QString::fromStdString(r.groups[i].unit), unit);
+    QCOMPARE(r.groups[i].layer, layers[i]);
+    QCOMPARE(QString::fromStdString(r.groups[i].name),
+             QString("layers.%1.%2").arg(layers[i]).arg(unit));
+    QCOMPARE(r.groups[i].numel(), per_layer);
+  }
+}
+
+void TestBranches::budgetRuleGivesLargestInnerSizeWithinBudget_data() {
+  QTest::addColumn<QString>("gate");
+  QTest::addColumn<QString>("layers");
+  QTest::addColumn<double>("budget");  // fraction of the base model
+  // > 0: instead of `budget`, the budget that pays for exactly this many (fractional) inner
+  // units per layer, 3·d·units; `expected` is then the inner size the rule must give.
+  QTest::addColumn<double>("units");
+  QTest::addColumn<int>("expected");
+  QTest::newRow("elu 20% all layers") << "elu"
+                                      << "\"all\"" << 0.2 << 0.0 << 0;
+  QTest::newRow("sigmoid 5% one layer") << "sigmoid"
+                                        << "[1]" << 0.05 << 0.0 << 0;
+  QTest::newRow("vanilla 20% all layers") << "none"
+                                          << "\"all\"" << 0.2 << 0.0 << 0;
+  QTest::newRow("vanilla 50% one layer") << "none"
+                                         << "[0]" << 0.5 << 0.0 << 0;
+  // The gate vector w_s (d values) comes out of the budget: 40.1 units of 3·d leave room
+  // for 39 units plus w_s when gated, 40 units without gate.
+  QTest::newRow("elu gate vector paid from budget") << "elu"
+                                                    << "\"all\"" << 0.0 << 40.1 << 39;
+  QTest::newRow("elu just enough") << "elu"
+                                   << "[1]" << 0.0 << 40.34 << 40;
+  QTest::newRow("vanilla has no gate vector") << "none"
+                                              << "\"all\"" << 0.0 << 40.1 << 40;
+}
+
+void TestBranches::budgetRuleGivesLargestInnerSizeWithinBudget() {
+  QFETCH(QString, gate);
+  QFETCH(QString, layers);
+  QFETCH(double, budget);
+  QFETCH(double, units);
+  QFETCH(int, expected);
+  auto m = gb::test::load_family("llama");
+  const int64_t base = gb::count_parameters(*m), d = m->config.hidden_size;
+  const bool gated = gate != "none";
+  const int64_t n_sel = layers == "\"all\"" ? m->num_layers() : 1;
+  if (units > 0) budget = double(n_sel) * 3.0 * double(d) * units / double(base);
+  std::string json = gated
+                         ? R"({"variant":"neutral-residues","gate":")" + gate.toStdString() + "\","
+                         : std::string(R"({"variant":"adapters",)");
+  json += fmt::format("\"budget\":{},\"layers\":{}}}", budget, layers.toStdString());
+  auto r = grow::apply_plan(*m, plan_of(json));
+  const auto n = static_cast<int64_t>(r.plan.layers()->layers.size());
+  QCOMPARE(n, n_sel);
+  auto branch = std::dynamic_pointer_cast<grow::GatedAdapterImpl>(
+      m->layer(r.plan.layers()->layers[0])->branches().at(0).second);
+  QVERIFY(branch);
+  const int64_t inner = branch->options.inner;
+  if (expected > 0) QCOMPARE(inner, int64_t(expected));
+  QCOMPARE(inner, grow::adapter_inner_size(base, budget, n, d, gated));
+  // The documented rule: the largest m whose n·(3·d·m + g) stays within budget · base.
+  auto total = [&](int64_t mm) { return static_cast<double>(n * (3 * d * mm + (gated ? d : 0))); };
+  QVERIFY(inner >= 1);
+  QVERIFY(total(inner) <= budget * double(base));
+  QVERIFY(total(inner + 1) > budget * double(base));
+  QCOMPARE(double(r.added_params()), total(inner));
+}
+
+void TestBranches::lowVarianceInitOnlyForGatedAdapters_data() {
+  QTest::addColumn<QString>("gate");
+  QTest::newRow("elu") << "elu";
+  QTest::newRow("sigmoid") << "sigmoid";
+  QTest::newRow("none") << "none";
+}
+
+void TestBranches::lowVarianceInitOnlyForGatedAdapters() {
+  QFETCH(QString, gate);
+  const int64_t d = 128, m = 256, layers = 4;
+  grow::AdapterOptions o;
+  o.hidden = d;
+  o.inner = m;
+  o.gate = grow::parse_adapter_gate(gate.toStdString());
+  grow::GatedAdapterImpl a(o, torch::TensorOptions());
+  a.init_values(layers, 17);
+  const bool gated = gate != "none";
+  // Gated: variance 1/(d·L); vanilla: He's 2/d.
+  const double want = gated ? 1.0 / std::sqrt(double(d * layers)) : std::sqrt(2.0 / d);
+  for (const auto& w : {a.gate_proj->weight, a.up_proj->weight}) {
+    const double got = w.std().item<double>();
+    QVERIFY2(std::fabs(got / want - 1.0) < 0.03,
+             qPrintable(QString("std %1, expected %2").arg(got).arg(want)));
+    QVERIFY(std::fabs(w.mean().item<double>()) < 0.1 * want);
+  }
+  QCOMPARE(a.down_proj->weight.abs().max().item<double>(), 0.0);
+  QCOMPARE(static_cast<bool>(a.block_gate), gated);
+  if (gated) {
+    const double got = a.block_gate->weight.std().item<double>();
+    QVERIFY2(std::fabs(got / want - 1.0) < 0.2,
+             qPrintable(QString("w_s std %1, expected %2").arg(got).arg(want)));
+  }
+  // W_g and W_up are drawn independently.
+  QVERIFY(!torch::equal(a.gate_proj->weight, a.up_proj->weight));
+}
+
+void TestBranches::gatesComputedAsSpecified_data() {
+  lowVarianceInitOnlyForGatedAdapters_data();
+}
+
+void TestBranches::gatesComputedAsSpecified() {
+  QFETCH(QString, gate);
+  const auto g = grow::parse_adapter_gate(gate.toStdString());
+  auto ad = random_adapter(g, 16, 8, 100.0, 5);
+  auto x = torch::randn({2, 5, 16}, at::detail::createCPUGenerator(8), torch::kFloat);
+  gb::ForwardState state;
+  torch::NoGradGuard ng;
+  auto y = ad->forward(x, state);
+  auto man = manual_adapter(*ad, x);
+  torch::Tensor want;
+  if (g == grow::AdapterGate::None) {
+    want = man.a;
+  } else if (g == grow::AdapterGate::Elu) {
+    // ELU(z) = z for z > 0, exp(z) − 1 otherwise.
+    auto s = torch::where(man.z > 0, man.z, torch::exp(man.z) - 1.0);
+    QVERIFY((man.z < 0).any().item<bool>() && (man.z > 0).any().item<bool>());
+    want = s * man.a;
+  } else {
+    auto s = 1.0 / (1.0 + torch::exp(-man.z));
+    want = s * man.a;
+  }
+  QVERIFY2(max_abs_diff(y, want) <= 1e-5,
+           qPrintable(QString("diff %1").arg(max_abs_diff(y, want))));
+}
+
+void TestBranches::localL1OnlyOnOriginalDomainBatches_data() {
+  QTest::addColumn<QString>("gate");
+  QTest::addColumn<bool>("padded");
+  for (const char* g : {"elu", "sigmoid", "none"}) {
+    QTest::newRow(g) << QString(g) << false;
+    QTest::newRow((std::string(g) + " padded").c_str()) << QString(g) << true;
+  }
+}
+
+void TestBranches::localL1OnlyOnOriginalDomainBatches() {
+  QFETCH(QString, gate);
+  QFETCH(bool, padded);
+  const auto g = grow::parse_adapter_gate(gate.toStdString());
+  // Vanilla adapters have no local loss (the plan gives them alpha 0).
+  const double alpha = g == grow::AdapterGate::None ? 0.0 : 100.0;
+  auto ad = random_adapter(g, 16, 8, alpha, 6);
+  auto x = torch::randn({2, 5, 16}, at::detail::createCPUGenerator(9), torch::kFloat);
+  auto valid = torch::tensor({1, 1, 1, 0, 0, 1, 1, 1, 1, 1}, torch::kBool).view({2, 5});
+
+  for (bool original : {false, true}) {
+    gb::ForwardState state;
+    std::vector<gb::AuxTerm> aux;
+    state.aux = &aux;
+    state.original_domain = original;
+    if (padded) state.key_padding = valid;
+    auto y = ad->forward(x, state);
+    if (!original || alpha == 0) {
+      QCOMPARE(count_terms(aux, "local_l1"), 0);
+      continue;
+    }
+    const gb::AuxTerm* t = find_term(aux, "local_l1");
+    QVERIFY(t);
+    QCOMPARE(t->coefficient, alpha);
+    // α · mean |s(x)·a(x)| by hand, over the valid tokens and the d features.
+    auto man = manual_adapter(*ad, x);
+    auto s = g == grow::AdapterGate::Elu ? torch::where(man.z > 0, man.z, torch::exp(man.z) - 1.0)
+                                         : 1.0 / (1.0 + torch::exp(-man.z));
+    auto absval = (s * man.a).abs();  // (2, 5, 16)
+    double sum = 0, count = 0;
+    for (int64_t b = 0; b < 2; ++b) {
+      for (int64_t p = 0; p < 5; ++p) {
+        if (padded && !valid[b][p].item<bool>()) continue;
+        sum += absval[b][p].sum().item<double>();
+        count += 16;
+      }
+    }
+    const double want = alpha * sum / count;
+    const double got = t->coefficient * t->value.item<double>();
+    QVERIFY2(std::fabs(got - want) <= 1e-5 * std::max(1.0, want),
+             qPrintable(QString("l1 term %1, manual %2").arg(got).arg(want)));
+    QCOMPARE(t->value.dim(), int64_t(0));
+    QVERIFY(t->value.requires_grad());
+  }
+  // No collector: nothing is computed, nothing breaks.
+  gb::ForwardState plain;
+  plain.original_domain = true;
+  QVERIFY(ad->forward(x, plain).sizes() == x.sizes());
+}
+
+void TestBranches::gateBceMatchesManualBinaryCrossEntropy_data() {
+  QTest::addColumn<QString>("labels");  // "given", "absent"
+  QTest::addColumn<bool>("original");
+  QTest::addColumn<bool>("padded");
+  QTest::newRow("labels per row, new batch") << "given" << false << false;
+  QTest::newRow("labels per row, padded") << "given" << false << true;
+  QTest::newRow("no labels, original batch is 0") << "absent" << true << false;
+  QTest::newRow("no labels, new batch is 1") << "absent" << false << false;
+}
+
+void TestBranches::gateBceMatchesManualBinaryCrossEntropy() {
+  QFETCH(QString, labels);
+  QFETCH(bool, original);
+  QFETCH(bool, padded);
+  auto ad = random_adapter(grow::AdapterGate::Sigmoid, 16, 8, 100.0, 7);
+  ad->options.bce_coefficient = 1.0;
+  auto x = torch::randn({2, 5, 16}, at::detail::createCPUGenerator(10), torch::kFloat);
+  auto valid = torch::tensor({1, 1, 1, 1, 1, 1, 1, 0, 0, 0}, torch::kBool).view({2, 5});
+  gb::ForwardState state;
+  std::vector<gb::AuxTerm> aux;
+  state.aux = &aux;
+  state.original_domain = original;
+  if (padded) state.key_padding = valid;
+  std::vector<double> row_label;
+  if (labels == "given") {
+    state.domain_labels = torch::tensor({0.0f, 1.0f});
+    row_label = {0.0, 1.0};
+  } else {
+    row_label = {original ? 0.0 : 1.0, original ? 0.0 : 1.0};
+  }
+  ad->forward(x, state);
+  const gb::AuxTerm* t = find_term(aux, "gate_bce");
+  QVERIFY(t);
+  QCOMPARE(t->coefficient, 1.0);
+  // −mean[y log σ(z) + (1 − y) log(1 − σ(z))] over valid tokens, by hand.
+  auto z = manual_adapter(*ad, x).z;  // (2, 5, 1)
+  double sum = 0, count = 0;
+  for (int64_t b = 0; b < 2; ++b) {
+    for (int64_t p = 0; p < 5; ++p) {
+      if (padded && !valid[b][p].item<bool>()) continue;
+      const double zz = z[b][p][0].item<double>(), prob = 1.0 / (1.0 + std::exp(-zz));
+      sum += -(row_label[b] * std::log(prob) + (1 - row_label[b]) * std::log(1 - prob));
+      count += 1;
+    }
+  }
+  const double want = sum / count, got = t->value.item<double>();
+  QVERIFY2(std::fabs(got - want) <= 1e-5,
+           qPrintable(QString("bce %1, manual %2").arg(got).arg(want)));
+  // The ELU gate has no classifier loss.
+  auto elu = random_adapter(grow::AdapterGate::Elu, 16, 8, 100.0, 7);
+  std::vector<gb::AuxTerm> aux2;
+  state.aux = &aux2;
+  elu->forward(x, state);
+  QCOMPARE(count_terms(aux2, "gate_bce"), 0);
+}
+
+// ---------------------------------------------------------------------------------------
+
+void TestBranches::topKRoutingWeightsSelectedExpertsOnly_data() {
+  QTest::addColumn<int>("heads");  // 0 = LoRAMoE
+  QTest::addColumn<int>("experts");
+  QTest::addColumn<int>("topk");
+  QTest::newRow("loramoe K=4 top1") << 0 << 4 << 1;
+  QTest::newRow("loramoe K=4 top2") << 0 << 4 << 2;
+  QTest::newRow("loramoe K=5 top3") << 0 << 5 << 3;
+  QTest::newRow("loramoe K=3 top3") << 0 << 3 << 3;
+  QTest::newRow("mh-moe H=4 K=4 top2") << 4 << 4 << 2;
+  QTest::newRow("mh-moe H=2 K=6 top1") << 2 << 6 << 1;
+}
+
+void TestBranches::topKRoutingWeightsSelectedExpertsOnly() {
+  QFETCH(int, heads);
+  QFETCH(int, experts);
+  QFETCH(int, topk);
+  const int64_t d = 16;
+  grow::MoeOptions o;
+  o.hidden = d;
+  o.heads = std::max(heads, 1);
+  o.experts = experts;
+  o.top_k = topk;
+  o.rank = 2;
+  auto x = torch::randn({3, 7, d}, at::detail::createCPUGenerator(21), torch::kFloat);
+  torch::NoGradGuard ng;
+  grow::Routing route;
+  torch::Tensor logits;  // (3, 7, H, K), by hand
+  if (heads == 0) {
+    grow::LoraMoeImpl moe(o, torch::TensorOptions());
+    moe.init_values(4);
+    route = moe.route(x);
+    route.weights = route.weights.unsqueeze(-2);
+    route.selected = route.selected.unsqueeze(-2);
+    logits = torch::matmul(x, moe.router.t()).unsqueeze(-2);
+  } else {
+    grow::MhMoeImpl moe(o, torch::TensorOptions());
+    moe.init_values(4);
+    route = moe.route(x);
+    const int64_t dh = d / heads;
+    std::vector<torch::Tensor> per_head;
+    for (int64_t h = 0; h < heads; ++h) {
+      per_head.push_back(torch::matmul(x.narrow(-1, h * dh, dh), moe.router[h].t()));
+    }
+    logits = torch::stack(per_head, -2);
+  }
+  QVERIFY(route.weights.sizes() == logits.sizes());
+  const int64_t h_n = logits.size(2);
+  for (int64_t b = 0; b < 3; ++b) {
+    for (int64_t t = 0; t < 7; ++t) {
+      for (int64_t h = 0; h < h_n; ++h) {
+        auto w = route.weights[b][t][h];
+        auto a = logits[b][t][h];
+        auto nz = w.ne(0);
+        QCOMPARE(nz.sum().item<int64_t>(), int64_t(topk));
+        QVERIFY(torch::equal(nz, route.selected[b][t][h].ne(0)));
+        QVERIFY(std::fabs(w.sum().item<double>() - 1.0) <= 1e-6);
+        // The selected experts are the top-k logits...
+        if (topk < experts) {
+          QVERIFY(a.masked_select(nz).min().item<double>() >=
+                  a.masked_select(nz.logical_not()).max().item<double>());
+        }
+        // ... weighted by the softmax over the selected logits only.
+        auto e = torch::exp(a.masked_select(nz) - a.max());
+        QVERIFY(max_abs_diff(w.masked_select(nz), e / e.sum()) <= 1e-6);
+      }
+    }
+  }
+}
+
+void TestBranches::balanceLossMatchesManualComputation_data() {
+  QTest::addColumn<int>("heads");  // 0 = LoRAMoE
+  QTest::addColumn<int>("topk");
+  QTest::addColumn<bool>("padded");
+  QTest::addColumn<bool>("zero_router");
+  QTest::newRow("loramoe top1") << 0 << 1 << false << false;
+  QTest::newRow("loramoe top2 padded") << 0 << 2 << true << false;
+  QTest::newRow("loramoe uniform router gives 1") << 0 << 2 << false << true;
+  QTest::newRow("mh-moe H=2 top1") << 2 << 1 << false << false;
+  QTest::newRow("mh-moe H=4 top2 padded") << 4 << 2 << true << false;
+}
+
+void TestBranches::balanceLossMatchesManualComputation() {
+  QFETCH(int, heads);
+  QFETCH(int, topk);
+  QFETCH(bool, padded);
+  QFETCH(bool, zero_router);
+  const int64_t d = 8, k_all = 4, h_n = std::max(heads, 1), dh = d / h_n;
+  grow::MoeOptions o;
+  o.hidden = d;
+  o.heads = h_n;
+  o.experts = k_all;
+  o.top_k = topk;
+  o.rank = 2;
+  o.balance = 0.25;
+  // A constructed router: expert i of head h reads feature (i mod dh) of its slice with
+  // weight (1 + i + h), plus a small offset so that no logits tie.
+  std::vector<float> rw;
+  for (int64_t h = 0; h < h_n; ++h) {
+    for (int64_t i = 0; i < k_all; ++i) {
+      for (int64_t j = 0; j < dh; ++j) {
+        rw.push_back(zero_router ? 0.0f : (j == i % dh ? float(1 + i + h) : 0.05f * float(i - j)));
+      }
+    }
+  }
+  auto router = torch::tensor(rw).view({h_n, k_all, dh});
+  auto x = torch::randn({2, 6, d}, at::detail::createCPUGenerator(31), torch::kFloat);
+  auto valid = torch::ones({2, 6}, torch::kBool);
+  if (padded) valid[0].narrow(0, 4, 2).fill_(false);
+
+  std::shared_ptr<gb::BranchImpl> moe;
+  if (heads == 0) {
+    auto m = std::make_shared<grow::LoraMoeImpl>(o, torch::TensorOptions());
+    m->init_values(1);
+    torch::NoGradGuard ng;
+    m->router.copy_(router[0]);
+    moe = m;
+  } else {
+    auto m = std::make_shared<grow::MhMoeImpl>(o, torch::TensorOptions());
+    m->init_values(1);
+    torch::NoGradGuard ng;
+    m->router.copy_(router);
+    moe = m;
+  }
+  gb::ForwardState state;
+  std::vector<gb::AuxTerm> aux;
+  state.aux = &aux;
+  if (padded) state.key_padding = valid;
+  moe->forward(x, state);
+  const gb::AuxTerm* t = find_term(aux, "balance");
+  QVERIFY(t);
+  QCOMPARE(t->coefficient, 0.25);
+
+  // Logits by hand, then K · Σ f_i P_i with loops.
+  std::vector<std::vector<std::vector<double>>> logits;
+  std::vector<bool> flags;
+  for (int64_t b = 0; b < 2; ++b) {
+    for (int64_t p = 0; p < 6; ++p) {
+      std::vector<std::vector<double>> per_head(h_n, std::vector<double>(k_all, 0.0));
+      for (int64_t h = 0; h < h_n; ++h) {
+        for (int64_t i = 0; i < k_all; ++i) {
+          for (int64_t j = 0; j < dh; ++j) {
+            per_head[h][i] += rw[(h * k_all + i) * dh + j] * x[b][p][h * dh + j].item<double>();
+          }
+        }
+      }
+      logits.push_back(per_head);
+      flags.push_back(valid[b][p].item<bool>());
+    }
+  }
+  const double want = manual_balance(logits, flags, topk), got = t->value.item<double>();
+  QVERIFY2(std::fabs(got - want) <= 1e-5,
+           qPrintable(QString("balance %1, manual %2").arg(got).arg(want)));
+  if (zero_router) QVERIFY(std::fabs(got - 1.0) <= 1e-6);
+  if (!zero_router) QVERIFY(t->value.requires_grad());
+}
+
+void TestBranches::mhMoeWithOneHeadEqualsLoraMoe() {
+  const int64_t d = 16;
+  grow::MoeOptions o;
+  o.hidden = d;
+  o.experts = 5;
+  o.top_k = 2;
+  o.rank = 3;
+  o.scale = 2.0;
+  o.balance = 0.1;
+  grow::LoraMoeImpl lm(o, torch::TensorOptions());
+  grow::MhMoeImpl mh(o, torch::TensorOptions());
+  {
+    torch::NoGradGuard ng;
+    auto gen = at::detail::createCPUGenerator(41);
+    for (auto& p : lm.parameters(true)) p.normal_(0.0, 0.5, gen);
+    mh.router.copy_(lm.router.unsqueeze(0));
+    mh.lora_a.copy_(lm.lora_a.unsqueeze(0));
+    mh.lora_b.copy_(lm.lora_b.unsqueeze(0));
+  }
+  auto x = torch::randn({2, 9, d}, at::detail::createCPUGenerator(42), torch::kFloat);
+  gb::ForwardState s1, s2;
+  std::vector<gb::AuxTerm> a1, a2;
+  s1.aux = &a1;
+  s2.aux = &a2;
+  auto y1 = lm.forward(x, s1);
+  auto y2 = mh.forward(x, s2);
+  QVERIFY(y1.abs().max().item<double>() > 1e-3);
+  QVERIFY2(max_abs_diff(y1, y2) <= 1e-5, qPrintable(QString("diff %1").arg(max_abs_diff(y1, y2))));
+  QVERIFY(find_term(a1, "balance") && find_term(a2, "balance"));
+  QVERIFY(std::fabs(find_term(a1, "balance")->value.item<double>() -
+                    find_term(a2, "balance")->value.item<double>()) <= 1e-6);
+}
+
+void TestBranches::mhMoeSumsHeadwiseExpertOutputs() {
+  const int64_t d = 16, h_n = 4, dh = d / h_n, k_all = 3, top = 2, rank = 2;
+  grow::MoeOptions o;
+  o.hidden = d;
+  o.heads = h_n;
+  o.experts = k_all;
+  o.top_k = top;
+  o.rank = rank;
+  grow::MhMoeImpl mh(o, torch::TensorOptions());
+  {
+    torch::NoGradGuard ng;
+    auto gen = at::detail::createCPUGenerator(51);
+    for (auto& p : mh.parameters(true)) p.normal_(0.0, 0.5, gen);
+  }
+  auto x = torch::randn({1, 5, d}, at::detail::createCPUGenerator(52), torch::kFloat);
+  gb::ForwardState state;
+  torch::NoGradGuard ng;
+  auto y = mh.forward(x, state);
+  // Eq. 12-16 by hand: per token, per head slice: router, top-k, softmax over the selected,
+  // Σ_j α_j B_j A_j x_m; then the sum over heads.
+  for (int64_t t = 0; t < 5; ++t) {
+    auto want = torch::zeros({d});
+    for (int64_t h = 0; h < h_n; ++h) {
+      auto xm = x[0][t].narrow(0, h * dh, dh);
+      std::vector<double> a(k_all);
+      for (int64_t i = 0; i < k_all; ++i) a[i] = torch::dot(mh.router[h][i], xm).item<double>();
+      std::vector<int64_t> order(k_all);
+      std::iota(order.begin(), order.end(), 0);
+      std::sort(order.begin(), order.end(), [&](int64_t p, int64_t q) { return a[p] > a[q]; });
+      double z = 0;
+      for (int64_t j = 0; j < top; ++j) z += std::exp(a[order[j]]);
+      for (int64_t j = 0; j < top; ++j) {
+        const int64_t e = order[j];
+        const double alpha = std::exp(a[e]) / z;
+        want += alpha * torch::matmul(mh.lora_b[h][e], torch::matmul(mh.lora_a[h][e], xm));
+      }
+    }
+    QVERIFY2(max_abs_diff(y[0][t], want) <= 1e-5,
+             qPrintable(QString("token %1: diff %2").arg(t).arg(max_abs_diff(y[0][t], want))));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+
+void TestBranches::structureOnlyAndSeedGiveReloadableDeterministicModels_data() {
+  QTest::addColumn<QString>("plan");
+  for (const auto& [name, json] : kPlans) QTest::newRow(name) << QString(json);
+}
+
+void TestBranches::structureOnlyAndSeedGiveReloadableDeterministicModels() {
+  QFETCH(QString, plan);
+  const auto p = plan_of(plan.toStdString());
+  auto grown = [&](uint64_t seed, bool structure_only) {
+    auto m = gb::test::load_family("qwen3");
+    grow::ApplyContext ctx;
+    ctx.seed = seed;
+    ctx.structure_only = structure_only;
+    grow::apply_plan(*m, p, ctx);
+    return m;
+  };
+  auto a = grown(5, false), b = grown(5, false), c = grown(6, false), s = grown(5, true);
+  auto pa = gb::named_parameters(*a), pb = gb::named_parameters(*b), pc = gb::named_parameters(*c),
+       ps = gb::named_parameters(*s);
+  QCOMPARE(pa.size(), ps.size());
+  bool seed_matters = false;
+  int branch_tensors = 0;
+  for (size_t i = 0; i < pa.size(); ++i) {
+    QCOMPARE(QString::fromStdString(ps[i].first), QString::fromStdString(pa[i].first));
+    QVERIFY(ps[i].second.sizes() == pa[i].second.sizes());
+    QCOMPARE(ps[i].second.requires_grad(), pa[i].second.requires_grad());
+    if (!is_branch_param(pa[i].first)) continue;
+    ++branch_tensors;
+    QVERIFY2(torch::equal(pa[i].second, pb[i].second), pa[i].first.c_str());  // same seed
+    seed_matters |= !torch::equal(pa[i].second, pc[i].second);
+  }
+  QVERIFY(branch_tensors > 0);
+  QVERIFY(seed_matters);
+  // A checkpoint load into the structure-only model reproduces the model exactly.
+  {
+    torch::NoGradGuard ng;
+    for (size_t i = 0; i < pa.size(); ++i) ps[i].second.copy_(pa[i].second);
+    for (const auto& [name, t] : pa) {
+      if (is_branch_param(name) && t.abs().max().item<double>() == 0.0) t.normal_(0.0, 0.3);
+    }
+    for (size_t i = 0; i < pa.size(); ++i) ps[i].second.copy_(pa[i].second);
+    auto ids = gb::test::random_ids(*a);
+    QCOMPARE(max_abs_diff(a->forward(ids), s->forward(ids)), 0.0);
+  }
+}
+
+void TestBranches::kindDescribesBranch_data() {
+  QTest::addColumn<QString>("plan");
+  QTest::addColumn<QString>("kind");
+  QTest::newRow("elu") << R"({"variant":"neutral-residues","gate":"elu","inner":96})"
+                       << "NeutralResidue(elu) 96";
+  QTest::newRow("sigmoid") << R"({"variant":"neutral-residues","gate":"sigmoid","inner":96})"
+                           << "NeutralResidue(sigmoid) 96";
+  QTest::newRow("adapters") << R"({"variant":"adapters","inner":40})"
+                            << "Adapter 40";
+  QTest::newRow("loramoe") << R"({"variant":"loramoe","experts":4,"top_k":2,"rank":4})"
+                           << "LoRAMoE K=4 top2 r=4";
+  QTest::newRow("mh-moe") << R"({"variant":"mh-moe","heads":4,"experts":4,"top_k":1,"rank":4})"
+                          << "MH-MoE H=4 K=4 top1 r=4";
+}
+
+void TestBranches::kindDescribesBranch() {
+  QFETCH(QString, plan);
+  QFETCH(QString, kind);
+  auto m = gb::test::load_family("gpt2");
+  grow::apply_plan(*m, plan_of(plan.toStdString()));
+  for (const auto& layer : m->all_layers()) {
+    QCOMPARE(layer->branches().size(), size_t(1));
+    QCOMPARE(QString::fromStdString(layer->branches()[0].second->kind()), kind);
+  }
+}
+
+void TestBranches::invalidPlansGiveSpecificErrors_data() {
+  QTest::addColumn<QString>("plan");
+  QTest::addColumn<QString>("expected");
+  QTest::newRow("heads not dividing d")
+      << R"({"variant":"mh-moe","heads":3,"experts":4,"top_k":1,"rank":4})"
+      << "'heads' = 3 equal slices; hidden size 64 is not divisible";
+  QTest::newRow("top_k above experts") << R"({"variant":"loramoe","experts":4,"top_k":5,"rank":4})"
+                                       << "'top_k' (5) cannot exceed 'experts' (4)";
+  QTest::newRow("mh-moe top_k above experts")
+      << R"({"variant":"mh-moe","heads":2,"experts":2,"top_k":3})"
+      << "'top_k' (3) cannot exceed 'experts' (2)";
+  QTest::newRow("loramoe with heads") << R"({"variant":"loramoe","heads":2})"
+                                      << "use variant \"mh-moe\" for 'heads' > 1";
+  QTest::newRow("budget below one unit")
+      << R"({"variant":"neutral-residues","gate":"elu","budget":0.0001})"
+      << "fewer than one inner unit needs (256); raise 'budget' or give 'inner'";
+  QTest::newRow("vanilla budget below one unit") << R"({"variant":"adapters","budget":0.0001})"
+                                                 << "fewer than one inner unit needs (192)";
+  QTest::newRow("unknown gate") << R"({"variant":"neutral-residues","gate":"relu"})"
+                                << "'gate' must be one of elu, sigmoid, found 'relu'";
+  QTest::newRow("gate on vanilla adapters") << R"({"variant":"adapters","gate":"elu"})"
+                                            << "unknown key 'gate'";
+  QTest::newRow("layer out of range") << R"({"variant":"loramoe","layers":[2]})"
+                                      << "layer index 2 is out of range";
+}
+
+void TestBranches::invalidPlansGiveSpecificErrors() {
+  QFETCH(QString, plan);
+  QFETCH(QString, expected);
+  auto m = gb::test::load_family("llama");
+  std::string msg = error_of([&] { grow::apply_plan(*m, plan_of(plan.toStdString())); });
+  QVERIFY2(msg.find(expected.toStdString()) != std::string::npos, msg.c_str());
+  for (const auto& layer : m->all_layers()) QCOMPARE(layer->branches().size(), size_t(0));
+}
+
+void TestBranches::invalidBranchOptionsGiveSpecificErrors() {
+  // The modules check their options too (plans built in code bypass parse_plan).
+  grow::MoeOptions o;
+  o.hidden = 64;
+  o.heads = 3;
+  o.experts = 4;
+  o.top_k = 1;
+  auto options = torch::TensorOptions();
+  std::string msg = error_of([&] { std::make_shared<grow::MhMoeImpl>(o, options); });
+  QVERIFY2(msg.find("'heads' = 3 does not divide the hidden size 64") != std::string::npos,
+           msg.c_str());
+  o.heads = 1;
+  o.top_k = 5;
+  msg = error_of([&] { std::make_shared<grow::LoraMoeImpl>(o, options); });
+  QVERIFY2(msg.find("'top_k' (5) must be between 1 and 'experts' (4)") != std::string::npos,
+           msg.c_str());
+  grow::GrowthPlan p = plan_of(R"({"variant":"mh-moe","heads":2})");
+  p.get<grow::MoeParams>().top_k = 9;  // bypasses parse_plan's check
+  auto m = gb::test::load_family("llama");
+  msg = error_of([&] { grow::apply_plan(*m, p); });
+  QVERIFY2(msg.find("'top_k' (9) cannot exceed 'experts' (4)") != std::string::npos, msg.c_str());
+  msg = error_of([&] { grow::parse_adapter_gate("tanh"); });
+  QVERIFY2(msg.find("adapter gate 'tanh' is unknown") != std::string::npos, msg.c_str());
+}
+
+QTEST_APPLESS_MAIN(TestBranches)
+#include "tst_branches.moc"
