@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "grow/checkpoint.h"
 #include "model/runtime.h"
 
 namespace gb::cli {
@@ -14,7 +15,7 @@ LoadOptions load_options(const Args& args) {
 }
 
 LoadedModel load_model_arg(const Args& args, size_t index) {
-  return load_hf_model(args.positional_at(index, "MODEL"), load_options(args));
+  return grow::load_model(args.positional_at(index, "MODEL"), load_options(args));
 }
 
 void print_json(const nlohmann::json& j, bool pretty) {

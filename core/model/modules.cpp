@@ -279,11 +279,19 @@ MLPImpl::MLPImpl(const ModelConfig& c, int64_t p) : activation(c.activation) {
 }
 
 torch::Tensor MLPImpl::forward(const torch::Tensor& x, ForwardState& state) {
+  auto act = [&](const torch::Tensor& t) {
+    const int64_t width = t.size(-1);
+    if (split_inner <= 0 || split_inner >= width) return activate(t, activation);
+    return torch::cat({activate(t.narrow(-1, 0, split_inner).contiguous(), activation),
+                       activate(t.narrow(-1, split_inner, width - split_inner).contiguous(),
+                                activation)},
+                      -1);
+  };
   torch::Tensor h;
   if (gate_proj) {
-    h = activate(gate_proj->forward(x, state), activation) * up_proj->forward(x, state);
+    h = act(gate_proj->forward(x, state)) * up_proj->forward(x, state);
   } else {
-    h = activate(up_proj->forward(x, state), activation);
+    h = act(up_proj->forward(x, state));
   }
   return down_proj->forward(h, state);
 }

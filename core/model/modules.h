@@ -190,6 +190,11 @@ class MLPImpl : public torch::nn::Module {
   LinearUnit gate_proj;  // null for plain MLPs
   LinearUnit up_proj, down_proj;
   Activation activation;
+  // SCALE: the first `split_inner` units form the original stream; their activation runs on
+  // a tensor of the base's shape, because vectorised and scalar kernels of transcendental
+  // activations round differently and multi-threaded chunking depends on the shape
+  // (0 = no split).
+  int64_t split_inner = 0;
 };
 TORCH_MODULE(MLP);
 
