@@ -1,0 +1,128 @@
+#include "importance/masking.h"
+
+#include <torch/torch.h>
+
+#include "importance/internal.h"
+#include "util/error.h"
+#include "util/log.h"
+
+namespace gb::importance {
+
+int64_t masking_layer_forwards(int64_t num_layers, int64_t batches, MaskingMode mode) {
+  const int64_t l = num_layers;
+  const int64_t per_batch = mode == MaskingMode::Cached ? l * (l + 1) / 2 : l * l;
+  return per_batch * batches;
+}
+
+namespace {
+
+// Σ NLL of one batch from the hidden state after the last layer.
+double batch_nll(CausalLMImpl& model, const torch::Tensor& h, const torch::Tensor& targets) {
+  auto logits = model.logits_from_hidden(model.final_hidden(h));
+  return summed_nll(logits, targets).item<double>();
+}
+
+}  // namespace
+
+MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes, MaskingMode mode,
+                                 Progress progress) {
+  if (model.forward_override) {
+    fail(
+        "masking probe: this model's forward pass is overridden (SCALE Route combines two "
+        "passes), so bypassing a layer is not defined; probe the model before growing it");
+  }
+  if (probes.empty()) fail("masking probe: the probe set is empty");
+  torch::NoGradGuard no_grad;
+  const int64_t n_layers = model.num_layers();
+  const auto device = detail::model_device(model);
+  MaskingResult r;
+  r.bypass_loss.assign(n_layers, 0.0);
+  double base_sum = 0;
+  progress.begin("probe/masking");
+  const int64_t n_batches = static_cast<int64_t>(probes.batches.size());
+  for (int64_t b = 0; b < n_batches; ++b) {
+    const auto& batch = probes.batches[b];
+    auto ids = batch.ids.to(device);
+    auto targets = batch.targets.to(device);
+    auto state = model.make_state(ids.size(1), ForwardOptions{}, device);
+    auto h = model.embed(ids, state.past);
+    if (mode == MaskingMode::Cached) {
+      // inputs[l] = input of layer l = output of layer l-1 (h_0 = embedding).
+      std::vector<torch::Tensor> inputs;
+      inputs.reserve(n_layers);
+      for (int64_t l = 0; l < n_layers; ++l) {
+        inputs.push_back(h);
+        h = model.run_layer(l, h, state);
+        ++r.layer_forwards;
+      }
+      base_sum += batch_nll(model, h, targets);
+      for (int64_t skip = 0; skip < n_layers; ++skip) {
+        // The bypassed layer's output is its input: continue from inputs[skip].
+        auto x = inputs[skip];
+        for (int64_t l = skip + 1; l < n_layers; ++l) {
+          x = model.run_layer(l, x, state);
+          ++r.layer_forwards;
+        }
+        r.bypass_loss[skip] += batch_nll(model, x, targets);
+        progress.check_cancel();
+      }
+    } else {
+      auto h0 = h;
+      for (int64_t l = 0; l < n_layers; ++l) {
+        h = model.run_layer(l, h, state);
+        ++r.layer_forwards;
+      }
+      base_sum += batch_nll(model, h, targets);
+      for (int64_t skip = 0; skip < n_layers; ++skip) {
+        auto x = h0;
+        for (int64_t l = 0; l < n_layers; ++l) {
+          if (l == skip) continue;
+          x = model.run_layer(l, x, state);
+          ++r.layer_forwards;
+        }
+        r.bypass_loss[skip] += batch_nll(model, x, targets);
+        progress.check_cancel();
+      }
+    }
+    progress.report(static_cast<double>(b + 1) / static_cast<double>(n_batches),
+                    "batch " + std::to_string(b + 1) + "/" + std::to_string(n_batches));
+  }
+  const double n = static_cast<double>(probes.scored_tokens);
+  r.scored_tokens = probes.scored_tokens;
+  r.base_loss = base_sum / n;
+  r.importance.resize(n_layers);
+  for (int64_t l = 0; l < n_layers; ++l) {
+    r.bypass_loss[l] /= n;
+    r.importance[l] = r.bypass_loss[l] - r.base_loss;
+  }
+  log::get("importance")
+      ->debug("masking probe ({}): base loss {:.6f}, {} layer forwards",
+              mode == MaskingMode::Cached ? "cached" : "naive", r.base_loss, r.layer_forwards);
+  return r;
+}
+
+ProbeResult to_probe_result(const MaskingResult& r) {
+  ProbeResult p;
+  p.method = methods::kMasking;
+  p.layers = r.importance;
+  p.base_loss = r.base_loss;
+  p.details = {{"base_loss", r.base_loss},
+               {"bypass_loss", r.bypass_loss},
+               {"layer_forwards", r.layer_forwards},
+               {"scored_tokens", r.scored_tokens}};
+  return p;
+}
+
+double probe_loss(CausalLMImpl& model, const ProbeSet& probes) {
+  if (probes.empty()) fail("probe loss: the probe set is empty");
+  torch::NoGradGuard no_grad;
+  const auto device = detail::model_device(model);
+  double sum = 0;
+  for (const auto& b : probes.batches) {
+    auto logits = model.forward(b.ids.to(device));
+    sum += summed_nll(logits, b.targets.to(device)).item<double>();
+  }
+  return sum / static_cast<double>(probes.scored_tokens);
+}
+
+}  // namespace gb::importance

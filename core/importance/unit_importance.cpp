@@ -1,0 +1,233 @@
+#include "importance/unit_importance.h"
+
+#include <cmath>
+#include <unordered_map>
+
+#include <torch/torch.h>
+
+#include "importance/internal.h"
+#include "util/error.h"
+#include "util/log.h"
+
+namespace gb::importance {
+
+const char* fisher_mode_name(FisherMode m) {
+  return m == FisherMode::PerSequence ? "sequence" : "batch";
+}
+
+FisherMode parse_fisher_mode(const std::string& name) {
+  if (name == "sequence" || name == "per-sequence") return FisherMode::PerSequence;
+  if (name == "batch" || name == "per-batch") return FisherMode::PerBatch;
+  fail("unknown Fisher mode '{}' (expected sequence or batch)", name);
+}
+
+namespace {
+
+const std::vector<std::vector<double>>& sums_for(const UnitImportance& u,
+                                                 const std::string& method) {
+  if (method == methods::kTaylor) return u.taylor_sum;
+  if (method == methods::kTaylorAbs) return u.taylor_abs_sum;
+  if (method == methods::kFisher) {
+    if (!u.has_fisher) fail("unit importance: the Fisher was not computed in this probe");
+    return u.fisher;
+  }
+  fail("unit importance: '{}' is not a unit method (taylor, taylor-abs or fisher)", method);
+}
+
+// Position of the last scored target + 1 in a row (0 when nothing is scored).
+int64_t scored_length(const torch::Tensor& row_targets) {
+  auto idx = (row_targets != kIgnoreTarget).nonzero();
+  if (idx.numel() == 0) return 0;
+  return idx.max().item<int64_t>() + 1;
+}
+
+}  // namespace
+
+std::vector<double> UnitImportance::cumulation(const std::string& method) const {
+  const auto& sums = sums_for(*this, method);
+  std::vector<double> out(sums.size(), 0.0);
+  for (size_t l = 0; l < sums.size(); ++l) {
+    for (size_t u = 0; u < sums[l].size(); ++u) {
+      if (numel[l][u] > 0) out[l] += sums[l][u];
+    }
+  }
+  return out;
+}
+
+ProbeResult UnitImportance::result(const std::string& method) const {
+  ProbeResult r;
+  r.method = method;
+  r.layers = cumulation(method);
+  r.unit_names = unit_names;
+  if (method == methods::kTaylor) {
+    r.units = taylor;
+  } else if (method == methods::kTaylorAbs) {
+    r.units = taylor_abs;
+  } else {
+    r.units = fisher;
+  }
+  r.layer_mean_rank = rank_aggregate(r.units);
+  r.base_loss = loss;
+  r.details = {{"aggregation", "cumulation"},
+               {"layers_mean_rank", r.layer_mean_rank},
+               {"unit_numel", numel},
+               {"backward_passes", backward_passes}};
+  if (method == methods::kFisher) r.details["fisher_mode"] = fisher_mode_name(fisher_mode);
+  return r;
+}
+
+UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
+                               const UnitOptions& options, Progress progress) {
+  if (probes.empty()) fail("unit importance probe: the probe set is empty");
+  detail::AllParametersRequireGrad require_grad(model);
+  const auto device = detail::model_device(model);
+
+  std::vector<std::string> names;
+  std::vector<torch::Tensor> params, grad_acc, fisher_acc;
+  std::unordered_map<const void*, size_t> index;
+  for (auto& item : model.named_parameters(true)) {
+    index[item.value().unsafeGetTensorImpl()] = params.size();
+    names.push_back(item.key());
+    params.push_back(item.value());
+    auto zeros = torch::zeros(item.value().sizes(),
+                              torch::TensorOptions().dtype(torch::kFloat).device(device));
+    grad_acc.push_back(zeros);
+    if (options.fisher) fisher_acc.push_back(zeros.clone());
+  }
+  for (auto& p : params) p.mutable_grad().reset();
+
+  const double total = static_cast<double>(probes.scored_tokens);
+  UnitImportance out;
+  out.has_fisher = options.fisher;
+  out.fisher_mode = options.fisher_mode;
+  double loss_sum = 0;
+  int64_t fisher_terms = 0;
+  // Moves the gradients of the last backward into the accumulators and clears them.
+  auto take_gradients = [&](double weight, bool square) {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const auto& g = params[i].grad();
+      if (!g.defined()) continue;  // the parameter took no part (zero gradient)
+      auto gf = g.to(torch::kFloat);
+      grad_acc[i].add_(gf, weight);
+      if (square) fisher_acc[i].addcmul_(gf, gf);
+      params[i].mutable_grad().reset();
+    }
+  };
+
+  progress.begin("probe/units");
+  const bool per_sequence = options.fisher && options.fisher_mode == FisherMode::PerSequence;
+  const int64_t n_batches = static_cast<int64_t>(probes.batches.size());
+  for (int64_t b = 0; b < n_batches; ++b) {
+    const auto& batch = probes.batches[b];
+    auto ids = batch.ids.to(device);
+    auto targets = batch.targets.to(device);
+    if (per_sequence) {
+      for (int64_t r = 0; r < batch.rows(); ++r) {
+        auto row_targets = targets.narrow(0, r, 1);
+        const int64_t len = scored_length(row_targets);  // trailing padding is dropped
+        if (len == 0) continue;
+        auto t = row_targets.narrow(1, 0, len);
+        const double n_r = static_cast<double>((t != kIgnoreTarget).sum().item<int64_t>());
+        auto nll = summed_nll(model.forward(ids.narrow(0, r, 1).narrow(1, 0, len)), t);
+        loss_sum += nll.item<double>();
+        (nll / n_r).backward();  // gradient of the row's mean token NLL
+        ++out.backward_passes;
+        take_gradients(n_r / total, true);
+        ++fisher_terms;
+        progress.check_cancel();
+      }
+    } else {
+      auto nll = summed_nll(model.forward(ids), targets);
+      loss_sum += nll.item<double>();
+      if (options.fisher) {
+        const double n_b = static_cast<double>(batch.scored);
+        (nll / n_b).backward();  // gradient of the batch's mean token NLL
+        take_gradients(n_b / total, true);
+        ++fisher_terms;
+      } else {
+        (nll / total).backward();  // this batch's share of the probe-set loss
+        take_gradients(1.0, false);
+      }
+      ++out.backward_passes;
+    }
+    progress.report(static_cast<double>(b + 1) / static_cast<double>(n_batches),
+                    "batch " + std::to_string(b + 1) + "/" + std::to_string(n_batches));
+  }
+  out.loss = loss_sum / total;
+  if (options.fisher && fisher_terms > 0) {
+    for (auto& f : fisher_acc) f.div_(static_cast<double>(fisher_terms));
+  }
+
+  // Per unit: Σ θ·g, Σ |θ·g|, Σ F and the parameter count.
+  torch::NoGradGuard no_grad;
+  const int64_t n_layers = model.num_layers();
+  std::map<std::string, size_t> column;
+  struct Cell {
+    double taylor = 0, taylor_abs = 0, fisher = 0;
+    int64_t numel = 0;
+  };
+  std::vector<std::map<size_t, Cell>> cells(n_layers);
+  for (int64_t l = 0; l < n_layers; ++l) {
+    for (const auto& unit : model.layer(l)->units()) {
+      auto it = column.find(unit.name);
+      if (it == column.end()) {
+        it = column.emplace(unit.name, out.unit_names.size()).first;
+        out.unit_names.push_back(unit.name);
+      }
+      Cell& c = cells[l][it->second];
+      for (const auto& p : unit.module->parameters(true)) {
+        auto found = index.find(p.unsafeGetTensorImpl());
+        if (found == index.end()) {
+          fail(
+              "unit importance: a parameter of layer {} unit '{}' is not registered in the "
+              "model",
+              l, unit.name);
+        }
+        const size_t i = found->second;
+        auto prod = params[i].detach().to(torch::kFloat) * grad_acc[i];
+        c.taylor += prod.sum().item<double>();
+        c.taylor_abs += prod.abs().sum().item<double>();
+        if (options.fisher) c.fisher += fisher_acc[i].sum().item<double>();
+        c.numel += p.numel();
+      }
+    }
+  }
+  const size_t n_units = out.unit_names.size();
+  auto matrix = [&](double fill) {
+    return std::vector<std::vector<double>>(n_layers, std::vector<double>(n_units, fill));
+  };
+  out.taylor = out.taylor_abs = out.taylor_sum = out.taylor_abs_sum = matrix(kMissing);
+  if (options.fisher) out.fisher = matrix(kMissing);
+  out.numel.assign(n_layers, std::vector<int64_t>(n_units, 0));
+  for (int64_t l = 0; l < n_layers; ++l) {
+    for (const auto& [u, c] : cells[l]) {
+      out.numel[l][u] = c.numel;
+      if (c.numel == 0) continue;
+      const double n = static_cast<double>(c.numel);
+      out.taylor_sum[l][u] = c.taylor;
+      out.taylor_abs_sum[l][u] = c.taylor_abs;
+      out.taylor[l][u] = c.taylor / n;
+      out.taylor_abs[l][u] = c.taylor_abs / n;
+      if (options.fisher) out.fisher[l][u] = c.fisher;
+    }
+  }
+  if (options.fisher && options.keep_parameter_fisher) {
+    for (size_t i = 0; i < params.size(); ++i) out.parameter_fisher[names[i]] = fisher_acc[i];
+  }
+  log::get("importance")
+      ->debug("unit probe: loss {:.6f}, {} backward passes, {} units per layer", out.loss,
+              out.backward_passes, n_units);
+  return out;
+}
+
+std::map<std::string, torch::Tensor> diagonal_fisher(CausalLMImpl& model, const ProbeSet& probes,
+                                                     FisherMode mode, Progress progress) {
+  UnitOptions o;
+  o.fisher = true;
+  o.fisher_mode = mode;
+  o.keep_parameter_fisher = true;
+  return unit_importance(model, probes, o, std::move(progress)).parameter_fisher;
+}
+
+}  // namespace gb::importance
