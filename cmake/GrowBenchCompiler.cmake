@@ -2,10 +2,13 @@
 # (LibTorch's headers make debug info expensive to produce and to link).
 find_program(GB_CCACHE ccache)
 if(GB_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${GB_CCACHE})
-  set(CMAKE_C_COMPILER_LAUNCHER ${GB_CCACHE})
-  # Precompiled headers need these for ccache to hit.
-  set(ENV{CCACHE_SLOPPINESS} "pch_defines,time_macros,include_file_mtime,include_file_ctime")
+  # Precompiled headers need this sloppiness for ccache to hit; it must be in the
+  # environment of every compile, hence the env launcher.
+  set(GB_CCACHE_LAUNCHER ${CMAKE_COMMAND} -E env
+      "CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime"
+      ${GB_CCACHE})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${GB_CCACHE_LAUNCHER})
+  set(CMAKE_C_COMPILER_LAUNCHER ${GB_CCACHE_LAUNCHER})
   message(STATUS "GrowBench: using ccache ${GB_CCACHE}")
 endif()
 

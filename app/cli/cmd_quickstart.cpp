@@ -1,0 +1,144 @@
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+
+#include "common.h"
+#include "experiment/preset.h"
+#include "experiment/runner.h"
+#include "experiment/spec.h"
+#include "store/store.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/paths.h"
+
+namespace gb::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+CancelToken* g_cancel = nullptr;
+void on_signal(int) {
+  if (g_cancel) g_cancel->cancel();
+}
+
+std::string quickstart_spec_path() {
+  for (const auto& dir : experiment::preset_search_dirs()) {
+    fs::path p = fs::path(dir).parent_path() / "experiments" / "quickstart.json";
+    if (file_exists(p.string())) return p.string();
+  }
+  fail("the built-in quickstart spec (resources/experiments/quickstart.json) was not found; "
+       "set GROWBENCH_RESOURCES to the resources folder");
+}
+
+struct Span {
+  double first = NAN, last = NAN;
+};
+
+Span span(const store::Series& s) {
+  Span r;
+  if (!s.values.empty()) {
+    r.first = s.values.front();
+    r.last = s.values.back();
+  }
+  return r;
+}
+
+std::string pct(double a, double b) {
+  if (std::isnan(a) || std::isnan(b) || a == 0) return "n/a";
+  return fmt::format("{:+.1f}%", 100.0 * (b - a) / a);
+}
+
+}  // namespace
+
+// Prints the forgetting/learning summary of runs (also used by the GUI's tour).
+void print_summary(store::Store& store, const std::vector<experiment::RunOutcome>& outcomes) {
+  std::printf("\n%-28s %9s %22s %22s %8s %9s %7s\n", "run", "trainable",
+              "English ppl (forget)", "German ppl (learn)", "drift", "status", "time");
+  for (const auto& oc : outcomes) {
+    auto series = store.metric_series(oc.run_id);
+    Span en = span(series["eval/orig/ppl"]);
+    Span de = span(series["eval/new/ppl"]);
+    Span drift = span(series["eval/drift/cosine"]);
+    Span trainable = span(series["perf/trainable_params"]);
+    double base = oc.growth.value("base_params", 0.0);
+    std::string share = base > 0 && !std::isnan(trainable.first)
+                            ? fmt::format("{:.1f}%", 100.0 * trainable.first / base)
+                            : "n/a";
+    std::printf("%-28s %9s %8.1f→%-6.1f %6s %8.1f→%-6.1f %6s %8.4f %9s %6.0fs\n",
+                oc.label.substr(0, 28).c_str(), share.c_str(), en.first, en.last,
+                pct(en.first, en.last).c_str(), de.first, de.last, pct(de.first, de.last).c_str(),
+                drift.last, oc.status.c_str(), oc.seconds);
+  }
+  std::printf("\nEnglish perplexity is measured on held-out English fortunes (the original\n"
+              "domain: forgetting), German on held-out German fortunes (the new domain:\n"
+              "learning); drift is the cosine of final hidden states to step 0.\n");
+}
+
+namespace {
+
+int run_quickstart(const Args& args) {
+  CancelToken cancel;
+  g_cancel = &cancel;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  auto start = std::chrono::steady_clock::now();
+  experiment::RunnerOptions o;
+  o.db_path = args.get("db", default_store_path());
+  fs::create_directories(fs::absolute(o.db_path).parent_path());
+  o.cache_dir = args.get("cache");
+  o.cancel = cancel;
+  o.tags = {"quickstart"};
+  const bool verbose = args.flag("progress");
+  o.on_event = [verbose](const nlohmann::json& e) {
+    const std::string ev = e.value("event", "");
+    if (verbose) {
+      print_json(e);
+    } else if (ev == "run_started") {
+      std::printf("[%lld/%lld] %s ...\n", e.value("index", 0LL) + 1, e.value("runs", 0LL),
+                  e.value("label", std::string()).c_str());
+      std::fflush(stdout);
+    } else if (ev == "stage" && e.value("stage", "") == "preset") {
+      std::printf("preparing the built-in base model (tiny-llama) ...\n");
+      std::fflush(stdout);
+    } else if (ev == "run_finished") {
+      std::printf("      %s in %.0f s%s%s\n", e.value("status", std::string()).c_str(),
+                  e.value("seconds", 0.0), e.value("error", std::string()).empty() ? "" : ": ",
+                  e.value("error", std::string()).c_str());
+      std::fflush(stdout);
+    }
+  };
+  auto spec = experiment::load_spec(args.get("spec", quickstart_spec_path()));
+  auto outcomes = experiment::run_experiment(spec, o);
+  store::Store store = store::Store::open(o.db_path, store::OpenMode::ReadOnly);
+  print_summary(store, outcomes);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("\nquickstart: %zu runs in %.0f s, recorded in %s\n", outcomes.size(), seconds,
+              o.db_path.c_str());
+  for (const auto& oc : outcomes) {
+    if (oc.status != "finished") return oc.status == "cancelled" ? 130 : 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+GB_REGISTER_COMMAND(
+    "quickstart", "quickstart [--db DB] [--spec SPEC.json] [--progress]",
+    "Runs the built-in quickstart headless: a tiny English Llama-shaped model (built once\n"
+    "from the committed preset spec, or shipped) adapted to German (Debian's fortunes and\n"
+    "fortunes-de) with full fine-tuning, LoRA, Grow G-Freeze, ADEPT and LLaMA-Pro depth\n"
+    "expansion and SCALE-Preserve, then prints the forgetting/learning summary table.\n\n"
+    "  --db DB          the run store (default: the default workspace's growbench.db)\n"
+    "  --spec FILE      another spec instead of resources/experiments/quickstart.json\n"
+    "  --cache DIR      presets and tokenised corpora (default ~/.cache/growbench)\n"
+    "  --progress       print every progress object (JSON lines) instead of a summary",
+    {"progress"}, &run_quickstart);
+
+}  // namespace gb::cli

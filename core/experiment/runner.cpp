@@ -1,0 +1,761 @@
+#include "experiment/runner.h"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include <torch/torch.h>
+
+#include "data/packing.h"
+#include "eval/evaluate.h"
+#include "experiment/preset.h"
+#include "experiment/sources.h"
+#include "grow/checkpoint.h"
+#include "grow/growth.h"
+#include "importance/masking.h"
+#include "importance/probe_set.h"
+#include "importance/probe_writer.h"
+#include "importance/selection.h"
+#include "importance/unit_importance.h"
+#include "importance/update_magnitude.h"
+#include "model/runtime.h"
+#include "model/tokenizer.h"
+#include "store/store.h"
+#include "train/trainer.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "util/torch_compat.h"
+
+namespace gb::experiment {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+std::string default_workspace(const std::string& db_path) {
+  fs::path p(db_path);
+  fs::path stem = p.parent_path() / p.stem();
+  return stem.string() + ".runs";
+}
+
+namespace {
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+struct TaskData {
+  TaskSpec spec;
+  std::vector<eval::McTokens> mc;
+  std::vector<eval::QaTokens> qa;
+  std::vector<data::Batch> lm;
+};
+
+// One training phase: the whole adaptation, or one task of a sequence.
+struct Phase {
+  std::string name;
+  std::shared_ptr<data::TokenStream> stream;
+  int64_t steps = 0;
+};
+
+// What every run of an experiment shares: base model folder, tokenizer, data, probes.
+struct Prepared {
+  ExperimentSpec spec;
+  RunnerOptions options;
+  c10::Device device = c10::Device(c10::kCPU);
+  c10::ScalarType dtype = c10::kFloat;
+  std::string base_folder;
+  std::string model_key;
+  std::unique_ptr<tok::Tokenizer> tokenizer;
+  data::TextEncoder encoder;
+  std::vector<Phase> phases;
+  std::shared_ptr<data::TokenStream> replay;
+  std::vector<data::Batch> orig_eval, new_eval;
+  std::vector<TaskData> tasks, seq_tasks;
+  std::unique_ptr<importance::ProbeSet> general_probe, domain_probe;
+  importance::ImportanceResults importance;
+  std::map<std::string, torch::Tensor> fisher;
+};
+
+void emit(const Prepared& p, Json event) {
+  if (p.options.on_event) p.options.on_event(event);
+}
+
+std::vector<data::Batch> eval_batches(const data::TokenStream& stream, int64_t seq_len,
+                                      int64_t batch_size, int64_t tokens) {
+  const int64_t per_batch = seq_len * batch_size;
+  const int64_t max_batches = std::max<int64_t>(1, (tokens + per_batch - 1) / per_batch);
+  return data::sequential_batches(stream, seq_len, batch_size, max_batches);
+}
+
+TaskData prepare_task(const TaskSpec& t, Prepared& p) {
+  TaskData td;
+  td.spec = t;
+  const int64_t limit = t.max_items >= 0 ? t.max_items : p.spec.eval.max_items;
+  if (t.kind == "mc") {
+    auto items = data::read_mc_jsonl(t.mc_path);
+    if (limit >= 0 && static_cast<int64_t>(items.size()) > limit) items.resize(limit);
+    td.mc = eval::tokenize_mc(items, p.encoder);
+  } else if (t.kind == "qa") {
+    auto items = source_qa_items(t.source, p.spec.seed);
+    if (limit >= 0 && static_cast<int64_t>(items.size()) > limit) items.resize(limit);
+    td.qa = eval::tokenize_qa_items(items, p.encoder);
+  } else {
+    auto stream = source_tokens(t.source, p.encoder, p.spec.seed, "task-" + t.name);
+    td.lm = eval_batches(*stream, p.spec.train.seq_len, p.spec.eval.batch_size, p.spec.eval.tokens);
+  }
+  return td;
+}
+
+std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOptions& options) {
+  auto p = std::make_unique<Prepared>();
+  p->spec = spec;
+  p->options = options;
+  if (p->options.cache_dir.empty()) p->options.cache_dir = data::default_cache_dir();
+  p->device = parse_device(spec.device);
+  p->dtype = parse_dtype(spec.dtype);
+  torch::set_num_threads(static_cast<int>(spec.threads));
+  Progress progress(
+      [&](const ProgressUpdate& u) {
+        emit(*p, {{"event", "progress"}, {"stage", u.stage}, {"fraction", u.fraction},
+                  {"eta_s", u.eta_s}, {"message", u.message}});
+      },
+      options.cancel);
+
+  // Base model.
+  if (spec.model.preset) {
+    emit(*p, {{"event", "stage"}, {"stage", "preset"}, {"preset", spec.model.preset->preset}});
+    p->base_folder = ensure_preset(*spec.model.preset, spec.seed, p->options.cache_dir, progress,
+                                   options.on_event);
+    p->model_key = "preset:" + spec.model.preset->preset + "-" +
+                   preset_key(*spec.model.preset, spec.seed);
+  } else {
+    p->base_folder = spec.model.path;
+    p->model_key = fs::absolute(spec.model.path).lexically_normal().string();
+  }
+  std::string tok_path = find_tokenizer(p->base_folder);
+  if (tok_path.empty()) {
+    fail("{} has no tokenizer.json: experiments tokenise text with the model's tokenizer",
+         p->base_folder);
+  }
+  p->tokenizer = std::make_unique<tok::Tokenizer>(tok::Tokenizer::from_file(tok_path));
+  p->encoder = data::encoder_for(*p->tokenizer);
+
+  // Data.
+  emit(*p, {{"event", "stage"}, {"stage", "data"}});
+  const int64_t T = spec.train.seq_len;
+  if (spec.is_sequence()) {
+    for (size_t i = 0; i < spec.sequence.size(); ++i) {
+      const auto& st = spec.sequence[i];
+      Phase ph;
+      ph.name = st.name;
+      ph.stream = source_tokens(st.train, p->encoder, spec.seed, "seq-" + st.name);
+      ph.steps = st.steps > 0 ? st.steps : spec.train.steps;
+      p->phases.push_back(ph);
+      p->seq_tasks.push_back(prepare_task(st.eval, *p));
+    }
+  } else {
+    Phase ph;
+    ph.name = "new";
+    ph.stream = source_tokens(spec.new_train, p->encoder, spec.seed, "new-train");
+    ph.steps = spec.train.steps;
+    p->phases.push_back(ph);
+  }
+  for (const auto& ph : p->phases) {
+    if (static_cast<int64_t>(ph.stream->size()) < T + 1) {
+      fail("training data of phase '{}' has {} tokens, fewer than one sequence of {}", ph.name,
+           ph.stream->size(), T + 1);
+    }
+  }
+  if (spec.original_replay.defined()) {
+    p->replay = source_tokens(spec.original_replay, p->encoder, spec.seed, "orig-replay");
+  }
+  if (spec.original_eval.defined()) {
+    auto s = source_tokens(spec.original_eval, p->encoder, spec.seed, "orig-eval");
+    p->orig_eval = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
+  }
+  if (spec.new_eval.defined()) {
+    auto s = source_tokens(spec.new_eval, p->encoder, spec.seed, "new-eval");
+    p->new_eval = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
+  }
+  for (const auto& t : spec.tasks) p->tasks.push_back(prepare_task(t, *p));
+
+  // Probe sets: general = the original domain; domain = the new domain.
+  importance::ProbeSetOptions po;
+  po.seq_len = spec.probe.seq_len;
+  po.batch_size = spec.probe.batch_size;
+  po.max_tokens = spec.probe.tokens;
+  po.seed = spec.seed;
+  const DataSource& general = spec.original_probe.defined() ? spec.original_probe
+                                                            : spec.original_eval;
+  if (general.defined()) {
+    auto s = source_tokens(general, p->encoder, spec.seed, "probe-general");
+    p->general_probe = std::make_unique<importance::ProbeSet>(
+        importance::pack_stream(*s, po, "general: " + general.describe()));
+  }
+  p->domain_probe = std::make_unique<importance::ProbeSet>(importance::pack_stream(
+      *p->phases.front().stream, po, "domain: " + p->phases.front().name));
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------
+// Probes on the base model, cached across the runs of an experiment and recorded.
+
+const importance::ProbeSet& probe_set(Prepared& p, bool domain) {
+  if (domain) return *p.domain_probe;
+  if (!p.general_probe || p.general_probe->empty()) {
+    fail("this plan needs an importance probe on the original domain: set data.original.probe "
+         "or data.original.eval");
+  }
+  return *p.general_probe;
+}
+
+void record(Prepared& p, store::Store& store, const importance::ProbeResult& r,
+            const importance::ProbeSet& set, CausalLMImpl& model, double seconds,
+            std::optional<int64_t> run_id) {
+  importance::ProbeRecord rec;
+  rec.model_key = p.model_key;
+  rec.model_family = family_name(model.config.family);
+  rec.model_config = model.config.raw.dump();
+  rec.model_params = count_parameters(model);
+  rec.dataset_name = set.description;
+  rec.dataset_kind = "text";
+  rec.dataset_hash = hex64(set.fingerprint());
+  rec.dataset_tokens = set.scored_tokens;
+  rec.probe_set = set.description;
+  rec.params = {{"seq_len", p.spec.probe.seq_len}, {"tokens", p.spec.probe.tokens},
+                {"seed", p.spec.seed}};
+  rec.duration_s = seconds;
+  rec.run_id = run_id;
+  importance::record_probe(store, r, rec);
+}
+
+void ensure_probe(Prepared& p, store::Store& store, const importance::ProbeNeed& need,
+                  CausalLMImpl& base, int64_t run_id) {
+  auto& cache = need.domain ? p.importance.domain : p.importance.general;
+  if (cache.count(need.method)) return;
+  const auto& set = probe_set(p, need.domain);
+  emit(p, {{"event", "stage"}, {"stage", "probe/" + need.method}, {"run", run_id},
+           {"domain", need.domain}});
+  Progress progress(
+      [&](const ProgressUpdate& u) {
+        emit(p, {{"event", "progress"}, {"run", run_id}, {"stage", u.stage},
+                 {"fraction", u.fraction}, {"eta_s", u.eta_s}});
+      },
+      p.options.cancel);
+  auto start = Clock::now();
+  importance::ProbeResult r;
+  if (need.method == importance::methods::kMasking) {
+    r = importance::to_probe_result(
+        importance::masking_importance(base, set, importance::MaskingMode::Cached, progress));
+  } else if (importance::is_unit_method(need.method)) {
+    importance::UnitOptions uo;
+    uo.fisher = need.method == importance::methods::kFisher;
+    r = importance::unit_importance(base, set, uo, progress).result(need.method);
+  } else if (need.method == importance::methods::kUpdateMagnitude) {
+    // The preliminary fine-tuning changes the weights: run it on a separate copy.
+    LoadedModel copy = grow::load_model(p.base_folder, {p.device, p.dtype});
+    importance::UpdateMagnitudeOptions uo;
+    uo.seed = p.spec.seed;
+    r = importance::update_magnitude(*copy.model, p.domain_probe ? *p.domain_probe : set, uo,
+                                     progress)
+            .result();
+  } else {
+    fail("selection needs probe method '{}', which the runner cannot compute", need.method);
+  }
+  record(p, store, r, set, base, seconds_since(start), run_id);
+  if (need.domain) {
+    p.importance.add_domain(r);
+  } else {
+    p.importance.add_general(r);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// One run
+
+struct RunState {
+  int64_t global_step = 0;
+  size_t phase = 0;
+  int64_t phase_step = 0;
+  uint64_t source_step = 0;
+  std::map<std::string, double> lr_scales;
+  int64_t last_eval_step = -1;
+};
+
+std::unique_ptr<data::BatchSource> make_source(const Prepared& p, const grow::GrowthPlan& plan,
+                                               size_t phase) {
+  data::BatcherOptions bo;
+  bo.seq_len = p.spec.train.seq_len;
+  bo.batch_size = p.spec.train.batch_size;
+  bo.seed = p.spec.seed + 7919 * phase;
+  auto main = std::make_unique<data::Batcher>(p.phases[phase].stream, bo);
+  double replay = p.spec.train.replay;
+  if (replay <= 0 || !p.replay) return main;
+  data::BatcherOptions ro = bo;
+  ro.seed = bo.seed + 104729;
+  ro.domain = data::Domain::Original;
+  auto orig = std::make_unique<data::Batcher>(p.replay, ro);
+  return std::make_unique<data::MixedBatcher>(std::move(main), std::move(orig), replay, bo.seed);
+}
+
+class RunExecutor {
+ public:
+  RunExecutor(Prepared& p, store::Store& store, const grow::GrowthPlan& plan, int64_t run_id)
+      : m_p(p), m_store(store), m_plan(plan), m_run(run_id), m_writer(store.metrics_writer()) {}
+
+  RunOutcome execute(const std::optional<store::CheckpointInfo>& resume_from);
+
+ private:
+  void evaluate(int64_t step);
+  void put(int64_t step, const std::string& key, double value) {
+    m_writer.add(m_run, step, key, value);
+    m_last[key] = value;
+  }
+  void update_unit_lrs();
+  void save_checkpoint(const std::string& reason);
+  void evaluate_sequence_row(size_t after_phase);
+
+  Prepared& m_p;
+  store::Store& m_store;
+  grow::GrowthPlan m_plan;
+  int64_t m_run;
+  store::MetricsWriter m_writer;
+  LoadedModel m_model;
+  grow::GrowthResult m_growth;
+  std::unique_ptr<train::Trainer> m_trainer;
+  std::unique_ptr<data::BatchSource> m_source;
+  RunState m_state;
+  torch::Tensor m_reference;  // final hidden states of the base on the original eval set
+  int64_t m_base_width = 0;
+  int64_t m_total_steps = 0;
+  std::map<std::string, double> m_last;
+};
+
+void RunExecutor::evaluate(int64_t step) {
+  auto& model = *m_model.model;
+  Json metrics = Json::object();
+  auto put_m = [&](const std::string& k, double v) {
+    put(step, k, v);
+    metrics[k] = v;
+  };
+  if (!m_p.orig_eval.empty()) {
+    auto r = eval::lm_eval(model, m_p.orig_eval, m_p.device);
+    put_m("eval/orig/loss", r.loss);
+    put_m("eval/orig/ppl", r.ppl);
+    if (m_reference.defined()) {
+      auto h = eval::final_hidden(model, m_p.orig_eval, m_p.device, m_base_width);
+      put_m("eval/drift/cosine", eval::mean_cosine(h, m_reference));
+    }
+  }
+  if (!m_p.new_eval.empty()) {
+    auto r = eval::lm_eval(model, m_p.new_eval, m_p.device);
+    put_m("eval/new/loss", r.loss);
+    put_m("eval/new/ppl", r.ppl);
+  }
+  auto eval_task = [&](const TaskData& t) {
+    const std::string pre = "eval/" + t.spec.name + "/";
+    if (t.spec.kind == "mc") {
+      auto r = eval::mc_eval(model, t.mc, m_p.device, model.config.max_positions);
+      put_m(pre + "acc", r.acc);
+      put_m(pre + "acc_norm", r.acc_norm);
+      return r.acc;
+    }
+    if (t.spec.kind == "qa") {
+      auto r = eval::qa_eval(model, t.qa, m_p.device, m_p.spec.eval.exact_match);
+      put_m(pre + "acc", r.first_token_acc);
+      if (m_p.spec.eval.exact_match) put_m(pre + "em", r.exact_match);
+      put_m(pre + "answer_loss", r.answer_loss);
+      return r.first_token_acc;
+    }
+    auto r = eval::lm_eval(model, t.lm, m_p.device);
+    put_m(pre + "loss", r.loss);
+    put_m(pre + "ppl", r.ppl);
+    return -r.loss;
+  };
+  for (const auto& t : m_p.tasks) eval_task(t);
+  for (const auto& t : m_p.seq_tasks) eval_task(t);
+  put_m("perf/peak_memory_mb", compat::peak_memory_bytes(m_p.device) / 1e6);
+  m_writer.flush();
+  m_state.last_eval_step = step;
+  emit(m_p, {{"event", "eval"}, {"run", m_run}, {"step", step}, {"metrics", metrics}});
+}
+
+void RunExecutor::evaluate_sequence_row(size_t after_phase) {
+  auto& model = *m_model.model;
+  for (size_t j = 0; j < m_p.seq_tasks.size(); ++j) {
+    const auto& t = m_p.seq_tasks[j];
+    double acc = 0;
+    if (t.spec.kind == "mc") {
+      acc = eval::mc_eval(model, t.mc, m_p.device, model.config.max_positions).acc;
+    } else if (t.spec.kind == "qa") {
+      acc = eval::qa_eval(model, t.qa, m_p.device, false).first_token_acc;
+    } else {
+      acc = -eval::lm_eval(model, t.lm, m_p.device).loss;  // higher is better
+    }
+    m_store.set_task_value(m_run, static_cast<int>(after_phase), static_cast<int>(j), acc);
+  }
+  if (after_phase + 1 == m_p.seq_tasks.size()) {
+    auto matrix = m_store.task_matrix(m_run);
+    std::vector<std::vector<double>> r(m_p.seq_tasks.size(),
+                                       std::vector<double>(m_p.seq_tasks.size(), 0.0));
+    for (const auto& cell : matrix.cells) r.at(cell.after_task).at(cell.eval_task) = cell.value;
+    auto m = eval::op_bwt(r);
+    put(m_state.global_step, "eval/op", m.op);
+    put(m_state.global_step, "eval/bwt", m.bwt);
+    m_writer.flush();
+  }
+}
+
+void RunExecutor::update_unit_lrs() {
+  // ADEPT stage 2: lr_U = 2 · (1 − Î_U) · lr_base for every unit U of the expanded layers,
+  // Î_U = the unit's importance on the general probe set, min-max normalised over the
+  // expanded units.
+  if (m_growth.new_layers.empty()) return;
+  importance::UnitOptions uo;
+  uo.fisher = m_p.spec.adept.method == importance::methods::kFisher;
+  auto ui = importance::unit_importance(*m_model.model, probe_set(m_p, false), uo);
+  auto res = ui.result(m_p.spec.adept.method);
+  std::vector<std::pair<std::string, double>> values;
+  for (int64_t l : m_growth.new_layers) {
+    for (size_t u = 0; u < res.unit_names.size(); ++u) {
+      double v = res.units.at(l).at(u);
+      if (std::isnan(v)) continue;
+      values.emplace_back(fmt::format("layers.{}.{}", l, res.unit_names[u]), v);
+    }
+  }
+  if (values.empty()) return;
+  double lo = values[0].second, hi = values[0].second;
+  for (const auto& [n, v] : values) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  for (const auto& [name, v] : values) {
+    double norm = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+    double scale = 2.0 * (1.0 - norm);
+    try {
+      m_trainer->set_lr_scale(name, scale);
+      m_state.lr_scales[name] = scale;
+    } catch (const Error&) {
+      // The unit has no trainable group (e.g. a norm the plan keeps frozen).
+    }
+  }
+  m_store.add_event(m_run, store::EventLevel::Info,
+                    fmt::format("ADEPT unit learning rates updated at step {} ({} units)",
+                                m_state.global_step, values.size()));
+}
+
+void RunExecutor::save_checkpoint(const std::string& reason) {
+  fs::path dir = fs::path(m_p.options.workspace) / "runs" / std::to_string(m_run) /
+                 fmt::format("step-{:08d}", m_state.global_step);
+  Json extra = {{"global_step", m_state.global_step},
+                {"phase", m_state.phase},
+                {"phase_step", m_state.phase_step},
+                {"source_step", m_source ? m_source->step() : 0},
+                {"lr_scales", m_state.lr_scales},
+                {"plan", grow::to_json(m_growth.plan)},
+                {"reason", reason}};
+  m_trainer->save_checkpoint(dir.string(), extra);
+  int64_t bytes = 0;
+  for (const auto& e : fs::directory_iterator(dir)) bytes += static_cast<int64_t>(e.file_size());
+  m_store.add_checkpoint(m_run, m_state.global_step, dir.string(), bytes);
+  emit(m_p, {{"event", "checkpoint"}, {"run", m_run}, {"step", m_state.global_step},
+             {"path", dir.string()}});
+}
+
+RunOutcome RunExecutor::execute(const std::optional<store::CheckpointInfo>& resume_from) {
+  auto logger = log::get("runner");
+  auto start = Clock::now();
+  RunOutcome out;
+  out.run_id = m_run;
+  out.label = m_plan.label();
+  m_store.set_status(m_run, store::RunStatus::Running);
+  try {
+    // Base model and the step-0 reference of the original stream.
+    m_model = grow::load_model(m_p.base_folder, {m_p.device, m_p.dtype});
+    auto& model = *m_model.model;
+    m_base_width = model.config.hidden_size;
+    if (m_p.spec.eval.drift && !m_p.orig_eval.empty()) {
+      m_reference = eval::final_hidden(model, m_p.orig_eval, m_p.device, m_base_width);
+    }
+    // Grow (probing first when the plan needs it).
+    grow::ApplyContext actx;
+    actx.seed = m_p.spec.seed;
+    actx.resolve_policy = [&](const Json& policy) {
+      importance::ImportanceResults dummy;
+      for (const auto& need : importance::required_probes(policy)) {
+        ensure_probe(m_p, m_store, need, model, m_run);
+      }
+      m_p.importance.num_layers = model.num_layers();
+      return importance::select_layers(policy, m_p.importance);
+    };
+    grow::GrowthPlan plan = m_plan;
+    if (resume_from) {
+      // The resolved plan of the checkpoint (layers explicit): no probes needed.
+      auto meta = json::parse_file((fs::path(resume_from->path) / "trainer.json").string());
+      plan = grow::parse_plan(meta.at("extra").at("plan"), "checkpoint plan");
+    }
+    if (plan.variant == grow::Variant::Ewc) {
+      if (m_p.fisher.empty()) {
+        emit(m_p, {{"event", "stage"}, {"stage", "probe/fisher"}, {"run", m_run}});
+        m_p.fisher = importance::diagonal_fisher(model, probe_set(m_p, false));
+      }
+      actx.fisher = m_p.fisher;
+    }
+    m_growth = grow::apply_plan(model, plan, actx);
+    m_store.add_event(m_run, store::EventLevel::Info,
+                      fmt::format("applied {}: {} parameters ({} added), {} trainable",
+                                  m_growth.plan.label(), m_growth.total_params,
+                                  m_growth.added_params(), m_growth.trainable_params));
+    out.growth = m_growth.to_json();
+    emit(m_p, {{"event", "grown"}, {"run", m_run}, {"growth", out.growth}});
+
+    // Trainer.
+    train::TrainOptions to;
+    to.adamw.lr = m_p.spec.train.lr;
+    to.adamw.beta1 = m_p.spec.train.beta1;
+    to.adamw.beta2 = m_p.spec.train.beta2;
+    to.adamw.eps = m_p.spec.train.eps;
+    to.adamw.weight_decay = m_p.spec.train.weight_decay;
+    to.schedule.kind = m_p.spec.train.schedule;
+    to.schedule.warmup = m_p.spec.train.warmup;
+    to.schedule.min_ratio = m_p.spec.train.min_lr_ratio;
+    to.clip = m_p.spec.train.clip;
+    to.accumulation = m_p.spec.train.accumulation;
+    to.check_every_step = !m_p.device.is_cuda();
+    m_trainer = std::make_unique<train::Trainer>(m_model.model, m_growth, to, m_p.device);
+    for (const auto& ph : m_p.phases) m_total_steps += ph.steps;
+
+    if (resume_from) {
+      Json extra = m_trainer->load_checkpoint(resume_from->path);
+      m_state.global_step = extra.at("global_step").get<int64_t>();
+      m_state.phase = extra.at("phase").get<size_t>();
+      m_state.phase_step = extra.at("phase_step").get<int64_t>();
+      m_state.source_step = extra.at("source_step").get<uint64_t>();
+      for (auto it = extra["lr_scales"].begin(); it != extra["lr_scales"].end(); ++it) {
+        m_trainer->set_lr_scale(it.key(), it.value().get<double>());
+        m_state.lr_scales[it.key()] = it.value().get<double>();
+      }
+      m_store.truncate_metrics(m_run, m_state.global_step);
+      m_state.last_eval_step = m_state.global_step;
+      m_store.add_event(m_run, store::EventLevel::Info,
+                        fmt::format("resumed from {} at step {}", resume_from->path,
+                                    m_state.global_step));
+    } else {
+      put(0, "perf/total_params", static_cast<double>(m_growth.total_params));
+      put(0, "perf/trainable_params", static_cast<double>(m_growth.trainable_params));
+      put(0, "perf/added_params", static_cast<double>(m_growth.added_params()));
+      evaluate(0);
+    }
+
+    // Training phases.
+    double train_seconds = 0;
+    int64_t train_tokens = 0;
+    auto last_emit = Clock::now();
+    for (; m_state.phase < m_p.phases.size(); ++m_state.phase) {
+      const Phase& ph = m_p.phases[m_state.phase];
+      m_source = make_source(m_p, m_plan, m_state.phase);
+      m_source->seek(m_state.source_step);
+      train::Schedule sched = to.schedule;
+      sched.total = ph.steps;
+      for (; m_state.phase_step < ph.steps; ++m_state.phase_step) {
+        m_p.options.cancel.throw_if_cancelled();
+        if (m_p.spec.adept.unit_lr && m_state.phase_step % m_p.spec.adept.t_update == 0) {
+          update_unit_lrs();
+        }
+        std::vector<data::Batch> micro;
+        for (int64_t a = 0; a < m_p.spec.train.accumulation; ++a) micro.push_back(m_source->next());
+        if (m_p.options.inject_nan_at == m_state.global_step) {
+          torch::NoGradGuard ng;
+          m_growth.groups.front().params.front().fill_(NAN);
+        }
+        auto t0 = Clock::now();
+        auto stats = m_trainer->step(micro, sched, m_state.phase_step);
+        double dt = seconds_since(t0);
+        train_seconds += dt;
+        train_tokens += stats.tokens;
+        ++m_state.global_step;
+        const int64_t g = m_state.global_step;
+        if (stats.synced) {
+          put(g, "train/loss", stats.loss);
+          put(g, "train/lm_loss", stats.lm_loss);
+          for (const auto& [k, v] : stats.terms) put(g, "train/" + k, v);
+          put(g, "train/grad_norm", stats.grad_norm);
+        }
+        put(g, "train/lr", stats.lr);
+        const double tps = train_tokens / std::max(train_seconds, 1e-9);
+        if (g % 10 == 0 || g == m_total_steps) put(g, "perf/tokens_per_s", tps);
+        m_writer.poll();
+        if (seconds_since(last_emit) >= 0.5 || g == m_total_steps) {
+          last_emit = Clock::now();
+          double elapsed = seconds_since(start);
+          double eta = train_seconds / std::max<int64_t>(1, g) * (m_total_steps - g);
+          emit(m_p, {{"event", "progress"}, {"run", m_run}, {"stage", "train"},
+                     {"phase", ph.name}, {"step", g}, {"total", m_total_steps},
+                     {"loss", stats.loss}, {"lm_loss", stats.lm_loss}, {"lr", stats.lr},
+                     {"tokens_per_s", tps}, {"eta_s", eta}, {"elapsed_s", elapsed}});
+        }
+        if (g % m_p.spec.eval.interval == 0 && g != m_total_steps) evaluate(g);
+        if (m_p.spec.checkpoint_interval > 0 && g % m_p.spec.checkpoint_interval == 0 &&
+            g != m_total_steps) {
+          m_state.source_step = m_source->step();
+          // The checkpoint resumes at the next step of this phase.
+          ++m_state.phase_step;
+          save_checkpoint("interval");
+          --m_state.phase_step;
+        }
+      }
+      if (m_p.spec.is_sequence()) evaluate_sequence_row(m_state.phase);
+      m_state.phase_step = 0;
+      m_state.source_step = 0;
+    }
+    if (m_state.last_eval_step != m_state.global_step) evaluate(m_state.global_step);
+    if (train_seconds > 0) put(m_state.global_step, "perf/tokens_per_s", train_tokens / train_seconds);
+    m_writer.flush();
+    m_state.phase = m_p.phases.size();
+    save_checkpoint("final");
+    m_store.set_status(m_run, store::RunStatus::Finished);
+    out.status = "finished";
+  } catch (const CancelledError&) {
+    try {
+      m_writer.flush();
+      if (m_trainer && m_state.global_step > 0) {
+        if (m_source) m_state.source_step = m_source->step();
+        save_checkpoint("cancelled");
+      }
+    } catch (const std::exception& e) {
+      logger->error("run {}: could not write the cancellation checkpoint: {}", m_run, e.what());
+    }
+    m_store.set_status(m_run, store::RunStatus::Cancelled, "cancelled by the user");
+    out.status = "cancelled";
+    out.error = "cancelled";
+  } catch (const train::DivergedError& e) {
+    try {
+      m_writer.flush();
+    } catch (...) {
+    }
+    m_store.set_status(m_run, store::RunStatus::Diverged, e.what());
+    out.status = "diverged";
+    out.error = e.what();
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    if (auto* c10e = dynamic_cast<const c10::Error*>(&e)) msg = c10e->what_without_backtrace();
+    try {
+      m_writer.flush();
+    } catch (...) {
+    }
+    logger->error("run {} failed: {}", m_run, msg);
+    m_store.set_status(m_run, store::RunStatus::Failed, msg);
+    out.status = "failed";
+    out.error = msg;
+  }
+  out.seconds = seconds_since(start);
+  out.final_metrics = m_last;
+  emit(m_p, {{"event", "run_finished"}, {"run", m_run}, {"status", out.status},
+             {"error", out.error}, {"seconds", out.seconds}, {"final", out.final_metrics}});
+  return out;
+}
+
+std::string run_spec_json(const ExperimentSpec& spec, const grow::GrowthPlan& plan) {
+  Json j = spec.raw;
+  j["plans"] = Json::array({grow::to_json(plan)});
+  return j.dump();
+}
+
+}  // namespace
+
+std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerOptions& o) {
+  RunnerOptions options = o;
+  if (options.db_path.empty()) fail("run: no run store given (--db)");
+  if (options.workspace.empty()) options.workspace = default_workspace(options.db_path);
+  store::Store store = store::Store::open(options.db_path);
+  store.mark_interrupted_runs();
+
+  // Every run is created up front (queued), so viewers see the whole comparison.
+  const std::string experiment =
+      fmt::format("{}@{}", spec.name, static_cast<int64_t>(std::time(nullptr)));
+  std::vector<int64_t> ids;
+  for (const auto& plan : spec.plans) {
+    store::NewRun nr;
+    nr.name = spec.name + ": " + plan.label();
+    nr.spec = run_spec_json(spec, plan);
+    nr.variant = plan.label();
+    nr.experiment = experiment;
+    nr.device = spec.device;
+    nr.seed = static_cast<int64_t>(spec.seed);
+    nr.tags = options.tags;
+    ids.push_back(store.create_run(nr));
+  }
+  std::vector<RunOutcome> outcomes;
+  std::unique_ptr<Prepared> prepared;
+  try {
+    prepared = prepare(spec, options);
+  } catch (const std::exception& e) {
+    bool cancelled = dynamic_cast<const CancelledError*>(&e) != nullptr;
+    for (int64_t id : ids) {
+      store.set_status(id, cancelled ? store::RunStatus::Cancelled : store::RunStatus::Failed,
+                       e.what());
+    }
+    throw;
+  }
+  if (auto m = store.find_model(prepared->model_key); !m) {
+    store::ModelInfo mi;
+    mi.key = prepared->model_key;
+    LoadedModel base = grow::load_model(prepared->base_folder);
+    mi.family = family_name(base.config.family);
+    mi.config = base.config.raw.dump();
+    mi.params = count_parameters(*base.model);
+    store.upsert_model(mi);
+  }
+  for (size_t i = 0; i < spec.plans.size(); ++i) {
+    if (options.cancel.cancelled()) {
+      store.set_status(ids[i], store::RunStatus::Cancelled, "cancelled before it started");
+      RunOutcome oc;
+      oc.run_id = ids[i];
+      oc.label = spec.plans[i].label();
+      oc.status = "cancelled";
+      outcomes.push_back(oc);
+      continue;
+    }
+    emit(*prepared, {{"event", "run_started"}, {"run", ids[i]}, {"label", spec.plans[i].label()},
+                     {"index", i}, {"runs", spec.plans.size()}});
+    RunExecutor ex(*prepared, store, spec.plans[i], ids[i]);
+    RunOutcome oc = ex.execute(std::nullopt);
+    oc.name = spec.name + ": " + spec.plans[i].label();
+    outcomes.push_back(oc);
+  }
+  return outcomes;
+}
+
+RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
+  RunnerOptions options = o;
+  if (options.workspace.empty()) options.workspace = default_workspace(options.db_path);
+  store::Store store = store::Store::open(options.db_path);
+  store.mark_interrupted_runs();
+  store::RunInfo info = store.get_run(run_id);
+  if (info.status == store::RunStatus::Running) {
+    fail("run {} is still running (worker pid {} on {})", run_id, info.worker_pid.value_or(0),
+         info.worker_host);
+  }
+  if (info.status == store::RunStatus::Finished) fail("run {} already finished", run_id);
+  auto ckpt = store.latest_checkpoint(run_id);
+  if (!ckpt) {
+    fail("run {} has no checkpoint to resume from (status {}); start it again instead", run_id,
+         store::to_string(info.status));
+  }
+  ExperimentSpec spec = parse_spec(json::parse(info.spec, fmt::format("run {} spec", run_id)));
+  auto prepared = prepare(spec, options);
+  emit(*prepared, {{"event", "run_started"}, {"run", run_id}, {"label", spec.plans[0].label()},
+                   {"resumed_from", ckpt->step}});
+  RunExecutor ex(*prepared, store, spec.plans[0], run_id);
+  RunOutcome oc = ex.execute(ckpt);
+  oc.name = info.name;
+  return oc;
+}
+
+}  // namespace gb::experiment

@@ -1,0 +1,56 @@
+#pragma once
+// The experiment runner: takes a spec, prepares the base model (a folder, or a built-in
+// preset built once) and the data, then for every plan runs one run: probe (when the plan's
+// layer policy, ADEPT's unit-wise learning rates or EWC need it), grow, train on the new
+// domain (or a task sequence), and evaluate at step 0, every interval and at the end.
+// Everything goes to the SQLite run store; progress goes to a callback as JSON objects
+// (growbench-cli run prints them one per line). Cancellation stops cleanly (status
+// cancelled, a checkpoint written); a run can be resumed from its last checkpoint with the
+// same result as an uninterrupted run.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiment/spec.h"
+#include "util/progress.h"
+
+namespace gb::experiment {
+
+struct RunnerOptions {
+  std::string db_path;
+  // Checkpoints go to <workspace>/runs/<run id>/; default: "<db path without .db>.runs".
+  std::string workspace;
+  // Presets and tokenised corpora; default data::default_cache_dir().
+  std::string cache_dir;
+  std::function<void(const nlohmann::json&)> on_event;  // progress objects
+  CancelToken cancel;
+  std::vector<std::string> tags;  // added to every run
+  // Fault injection for tests: make the training loss NaN at this step (-1: off).
+  int64_t inject_nan_at = -1;
+};
+
+struct RunOutcome {
+  int64_t run_id = 0;
+  std::string name;
+  std::string label;   // the plan's label
+  std::string status;  // finished, failed, cancelled, diverged
+  std::string error;
+  nlohmann::json final_metrics = nlohmann::json::object();  // key → value at the last step
+  nlohmann::json growth = nlohmann::json::object();          // GrowthResult::to_json()
+  double seconds = 0;
+};
+
+// Runs every plan of the spec (one run each, sharing data and seeds).
+std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerOptions& options);
+
+// Continues an interrupted or cancelled run from its last checkpoint.
+RunOutcome resume_run(int64_t run_id, const RunnerOptions& options);
+
+// Default workspace folder of a store path.
+std::string default_workspace(const std::string& db_path);
+
+}  // namespace gb::experiment

@@ -1,0 +1,27 @@
+#pragma once
+// Turning the spec's data sources into documents, QA items and token streams (through the
+// tokenised cache), shared by the runner, the preset builder and the probes.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/corpus.h"
+#include "data/tasks.h"
+#include "data/tokenized.h"
+#include "experiment/spec.h"
+
+namespace gb::experiment {
+
+// The documents of a text source (corpus with its split part and limits; a biography part
+// as biographies or QA documents).
+std::vector<data::Document> source_documents(const DataSource& source, uint64_t seed);
+// QA items of a QA or biography-QA source (for evaluation and QA fine-tuning).
+std::vector<data::QaItem> source_qa_items(const DataSource& source, uint64_t seed);
+// The token stream of a source: QA sources with the loss on answers (mask_prompt), text
+// sources through the on-disk cache; max_tokens applied.
+std::shared_ptr<data::TokenStream> source_tokens(const DataSource& source,
+                                                 const data::TextEncoder& encoder,
+                                                 uint64_t seed, const std::string& label);
+
+}  // namespace gb::experiment

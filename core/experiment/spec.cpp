@@ -1,0 +1,423 @@
+#include "experiment/spec.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+#include "util/json.h"
+
+namespace gb::experiment {
+
+using Json = nlohmann::json;
+namespace js = gb::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string resolve(const std::string& path, const std::string& base_dir) {
+  if (path.empty() || base_dir.empty() || fs::path(path).is_absolute()) return path;
+  return (fs::path(base_dir) / path).lexically_normal().string();
+}
+
+int64_t positive(const Json& j, const char* key, int64_t fallback, const std::string& ctx,
+                 int64_t minimum = 1) {
+  int64_t v = js::get_or<int64_t>(j, key, fallback, ctx);
+  if (v < minimum) fail("{}.{}: must be at least {}, found {}", ctx, key, minimum, v);
+  return v;
+}
+
+double ranged(const Json& j, const char* key, double fallback, const std::string& ctx,
+              double lo, double hi, bool open_lo = false) {
+  double v = js::get_or<double>(j, key, fallback, ctx);
+  if (v < lo || v > hi || (open_lo && v == lo)) {
+    fail("{}.{}: must be in {}{}, {}], found {}", ctx, key, open_lo ? "(" : "[", lo, hi, v);
+  }
+  return v;
+}
+
+const Json& object_at(const Json& j, const char* key, const std::string& ctx) {
+  static const Json empty = Json::object();
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return empty;
+  if (!it->is_object()) fail("{}.{}: expected an object, found {}", ctx, key, js::type_name(*it));
+  return *it;
+}
+
+TaskSpec parse_task(const Json& j, const std::string& base_dir, const std::string& ctx) {
+  js::check_keys(j, {"name", "kind", "source", "path", "max_items"}, ctx);
+  TaskSpec t;
+  t.name = js::get<std::string>(j, "name", ctx);
+  if (t.name.empty() || t.name.find('/') != std::string::npos) {
+    fail("{}.name: must be non-empty and contain no '/', found '{}'", ctx, t.name);
+  }
+  t.kind = js::get<std::string>(j, "kind", ctx);
+  t.max_items = js::get_or<int64_t>(j, "max_items", -1, ctx);
+  if (t.kind == "mc") {
+    t.mc_path = resolve(js::get<std::string>(j, "path", ctx), base_dir);
+    if (j.contains("source")) fail("{}: a multiple-choice task takes 'path', not 'source'", ctx);
+  } else if (t.kind == "qa" || t.kind == "lm") {
+    if (j.contains("source")) {
+      t.source = parse_source(j["source"], base_dir, ctx + ".source");
+    } else if (j.contains("path")) {
+      Json src = t.kind == "qa" ? Json{{"qa", j["path"]}} : j["path"];
+      t.source = parse_source(src, base_dir, ctx + ".path");
+    } else {
+      fail("{}: give 'source' (or 'path')", ctx);
+    }
+    if (t.kind == "qa" && t.source.kind == DataSource::Kind::Corpus) {
+      fail("{}: a QA task needs a QA source ({{\"qa\": file}} or a biography part)", ctx);
+    }
+  } else {
+    fail("{}.kind: must be lm, mc or qa, found '{}'", ctx, t.kind);
+  }
+  return t;
+}
+
+PretrainStage parse_stage(const Json& j, const std::string& base_dir, const std::string& ctx) {
+  js::check_keys(j, {"name", "data", "steps", "lr", "seq_len", "batch_size", "warmup"}, ctx);
+  PretrainStage s;
+  s.name = js::get_or<std::string>(j, "name", "pretrain", ctx);
+  s.data = parse_source(js::get<Json>(j, "data", ctx), base_dir, ctx + ".data");
+  s.steps = positive(j, "steps", 100, ctx);
+  s.lr = ranged(j, "lr", 1e-3, ctx, 0.0, 10.0, true);
+  s.seq_len = positive(j, "seq_len", 128, ctx, 2);
+  s.batch_size = positive(j, "batch_size", 16, ctx);
+  s.warmup = positive(j, "warmup", 0, ctx, 0);
+  return s;
+}
+
+PresetSpec parse_preset(const Json& j, const std::string& base_dir, const std::string& ctx) {
+  js::check_keys(j, {"preset", "config", "tokenizer", "stages"}, ctx);
+  PresetSpec p;
+  p.preset = js::get<std::string>(j, "preset", ctx);
+  if (p.preset != "tiny-llama") {
+    fail("{}.preset: unknown preset '{}' (built in: tiny-llama)", ctx, p.preset);
+  }
+  p.config = j.value("config", Json::object());
+  if (!p.config.is_object()) fail("{}.config: expected an object of config.json keys", ctx);
+  const Json& tok = object_at(j, "tokenizer", ctx);
+  js::check_keys(tok, {"data", "vocab_size"}, ctx + ".tokenizer");
+  p.vocab_size = positive(tok, "vocab_size", 4096, ctx + ".tokenizer", 300);
+  if (!j.contains("stages") || !j["stages"].is_array() || j["stages"].empty()) {
+    fail("{}.stages: a preset needs at least one training stage (an array)", ctx);
+  }
+  for (size_t i = 0; i < j["stages"].size(); ++i) {
+    p.stages.push_back(parse_stage(j["stages"][i], base_dir, fmt::format("{}.stages[{}]", ctx, i)));
+  }
+  // The tokenizer's text: one source or a list (e.g. every language the model will meet).
+  Json tok_raw = Json::array();
+  if (!tok.contains("data")) {
+    p.tokenizer_data.push_back(p.stages.front().data);
+  } else if (tok["data"].is_array()) {
+    for (size_t i = 0; i < tok["data"].size(); ++i) {
+      p.tokenizer_data.push_back(
+          parse_source(tok["data"][i], base_dir, fmt::format("{}.tokenizer.data[{}]", ctx, i)));
+    }
+  } else {
+    p.tokenizer_data.push_back(parse_source(tok["data"], base_dir, ctx + ".tokenizer.data"));
+  }
+  for (const auto& d : p.tokenizer_data) tok_raw.push_back(d.raw);
+  // raw: the resolved form (absolute paths), hashed into the build cache key.
+  p.raw = {{"preset", p.preset}, {"config", p.config},
+           {"tokenizer", {{"data", tok_raw}, {"vocab_size", p.vocab_size}}}};
+  Json stages = Json::array();
+  for (const auto& s : p.stages) {
+    stages.push_back({{"name", s.name}, {"data", s.data.raw}, {"steps", s.steps}, {"lr", s.lr},
+                      {"seq_len", s.seq_len}, {"batch_size", s.batch_size},
+                      {"warmup", s.warmup}});
+  }
+  p.raw["stages"] = stages;
+  return p;
+}
+
+}  // namespace
+
+std::string DataSource::describe() const {
+  switch (kind) {
+    case Kind::Corpus: {
+      std::string s = corpus.value("path", std::string("?"));
+      if (part != "all") s += fmt::format(" ({} of held-out {})", part, heldout);
+      return s;
+    }
+    case Kind::Qa: return "QA " + qa_path;
+    case Kind::Biography: return "biography " + part;
+  }
+  return "?";
+}
+
+DataSource parse_source(const Json& j, const std::string& base_dir, const std::string& ctx) {
+  DataSource s;
+  if (j.is_string()) return parse_source(Json{{"path", j}}, base_dir, ctx);
+  if (!j.is_object()) fail("{}: expected a path or an object, found {}", ctx, js::type_name(j));
+  if (j.contains("qa")) {
+    js::check_keys(j, {"qa", "mask_prompt", "max_docs"}, ctx);
+    s.kind = DataSource::Kind::Qa;
+    s.qa_path = resolve(js::get<std::string>(j, "qa", ctx), base_dir);
+    s.mask_prompt = js::get_or<bool>(j, "mask_prompt", true, ctx);
+    s.max_docs = js::get_or<int64_t>(j, "max_docs", -1, ctx);
+    s.raw = {{"qa", s.qa_path}, {"mask_prompt", s.mask_prompt}, {"max_docs", s.max_docs}};
+    return s;
+  }
+  if (j.contains("biography")) {
+    js::check_keys(j, {"biography", "part", "max_docs", "max_tokens"}, ctx);
+    s.kind = DataSource::Kind::Biography;
+    s.biography = j["biography"];
+    if (!s.biography.is_object()) fail("{}.biography: expected an object of options", ctx);
+    js::check_keys(s.biography,
+                   {"seed", "num_people", "bios_per_person", "pretrain_fraction",
+                    "task0_train_fraction", "task1_fraction"},
+                   ctx + ".biography");
+    s.part = js::get<std::string>(j, "part", ctx);
+    if (s.part != "pretrain" && s.part != "task0_train" && s.part != "task0_test" &&
+        s.part != "task1") {
+      fail("{}.part: must be pretrain, task0_train, task0_test or task1, found '{}'", ctx, s.part);
+    }
+    s.max_docs = js::get_or<int64_t>(j, "max_docs", -1, ctx);
+    s.max_tokens = js::get_or<int64_t>(j, "max_tokens", -1, ctx);
+    s.raw = {{"biography", s.biography}, {"part", s.part}, {"max_docs", s.max_docs},
+             {"max_tokens", s.max_tokens}};
+    return s;
+  }
+  Json corpus = j;
+  for (const char* k : {"part", "heldout", "max_docs", "max_tokens"}) corpus.erase(k);
+  if (!corpus.contains("path")) fail("{}: missing 'path' (or 'qa' / 'biography')", ctx);
+  corpus["path"] = resolve(js::get<std::string>(corpus, "path", ctx), base_dir);
+  s.kind = DataSource::Kind::Corpus;
+  s.corpus = corpus;
+  s.part = js::get_or<std::string>(j, "part", "all", ctx);
+  if (s.part != "all" && s.part != "train" && s.part != "heldout") {
+    fail("{}.part: must be all, train or heldout, found '{}'", ctx, s.part);
+  }
+  s.heldout = ranged(j, "heldout", s.part == "all" ? 0.0 : 0.1, ctx, 0.0, 1.0);
+  if (s.part != "all" && s.heldout <= 0) fail("{}.heldout: must be positive for part '{}'", ctx, s.part);
+  s.max_docs = js::get_or<int64_t>(j, "max_docs", -1, ctx);
+  s.max_tokens = js::get_or<int64_t>(j, "max_tokens", -1, ctx);
+  s.raw = corpus;
+  s.raw["part"] = s.part;
+  s.raw["heldout"] = s.heldout;
+  s.raw["max_docs"] = s.max_docs;
+  s.raw["max_tokens"] = s.max_tokens;
+  return s;
+}
+
+ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std::string& ctx) {
+  if (!j.is_object()) fail("{}: expected a JSON object, found {}", ctx, js::type_name(j));
+  js::check_keys(j, {"version", "name", "seed", "device", "dtype", "threads", "model", "data",
+                     "sequence", "plans", "plan", "train", "eval", "probe", "adept", "checkpoint",
+                     "description"},
+                 ctx);
+  ExperimentSpec s;
+  s.version = static_cast<int>(js::get_or<int64_t>(j, "version", kSpecVersion, ctx));
+  if (s.version != kSpecVersion) {
+    fail("{}.version: this GrowBench reads spec version {}, found {}", ctx, kSpecVersion,
+         s.version);
+  }
+  s.name = js::get_or<std::string>(j, "name", "experiment", ctx);
+  s.seed = static_cast<uint64_t>(positive(j, "seed", 0, ctx, 0));
+  s.device = js::get_or<std::string>(j, "device", "cpu", ctx);
+  s.dtype = js::get_or<std::string>(j, "dtype", "float32", ctx);
+  s.threads = positive(j, "threads", 1, ctx);
+
+  // Model
+  if (!j.contains("model")) fail("{}: missing 'model' (a folder or a preset)", ctx);
+  const Json& m = j["model"];
+  if (m.is_string()) {
+    s.model.path = resolve(m.get<std::string>(), base_dir);
+  } else if (m.is_object() && m.contains("preset")) {
+    s.model.preset = parse_preset(m, base_dir, ctx + ".model");
+  } else if (m.is_object()) {
+    js::check_keys(m, {"path"}, ctx + ".model");
+    s.model.path = resolve(js::get<std::string>(m, "path", ctx + ".model"), base_dir);
+  } else {
+    fail("{}.model: expected a folder path or an object", ctx);
+  }
+
+  // Data
+  const std::string dctx = ctx + ".data";
+  const Json& data = object_at(j, "data", ctx);
+  js::check_keys(data, {"original", "new", "tasks"}, dctx);
+  const Json& orig = object_at(data, "original", dctx);
+  js::check_keys(orig, {"eval", "replay", "probe"}, dctx + ".original");
+  const Json& nw = object_at(data, "new", dctx);
+  js::check_keys(nw, {"train", "eval"}, dctx + ".new");
+  auto src = [&](const Json& parent, const char* key, const std::string& c) {
+    return parent.contains(key) ? parse_source(parent[key], base_dir, c + "." + key)
+                                : DataSource{};
+  };
+  s.original_eval = src(orig, "eval", dctx + ".original");
+  s.original_replay = src(orig, "replay", dctx + ".original");
+  s.original_probe = src(orig, "probe", dctx + ".original");
+  s.new_train = src(nw, "train", dctx + ".new");
+  s.new_eval = src(nw, "eval", dctx + ".new");
+  if (data.contains("tasks")) {
+    if (!data["tasks"].is_array()) fail("{}.tasks: expected an array", dctx);
+    for (size_t i = 0; i < data["tasks"].size(); ++i) {
+      s.tasks.push_back(parse_task(data["tasks"][i], base_dir, fmt::format("{}.tasks[{}]", dctx, i)));
+    }
+  }
+  // Task sequence
+  if (j.contains("sequence")) {
+    if (!j["sequence"].is_array() || j["sequence"].empty()) {
+      fail("{}.sequence: expected a non-empty array of tasks", ctx);
+    }
+    for (size_t i = 0; i < j["sequence"].size(); ++i) {
+      const std::string c = fmt::format("{}.sequence[{}]", ctx, i);
+      const Json& e = j["sequence"][i];
+      js::check_keys(e, {"name", "train", "eval", "steps"}, c);
+      SequenceStep st;
+      st.name = js::get<std::string>(e, "name", c);
+      st.train = parse_source(js::get<Json>(e, "train", c), base_dir, c + ".train");
+      Json ev = js::get<Json>(e, "eval", c);
+      if (ev.is_object() && !ev.contains("name")) ev["name"] = st.name;
+      st.eval = parse_task(ev, base_dir, c + ".eval");
+      st.steps = positive(e, "steps", 0, c, 0);
+      s.sequence.push_back(std::move(st));
+    }
+    if (s.new_train.defined()) {
+      fail("{}: give either data.new.train (single adaptation) or sequence (task sequence)", ctx);
+    }
+  } else if (!s.new_train.defined()) {
+    fail("{}.data.new.train: missing (the new-domain training data)", ctx);
+  }
+
+  // Plans
+  if (j.contains("plans") && j.contains("plan")) fail("{}: give 'plans' or 'plan', not both", ctx);
+  if (j.contains("plans")) {
+    if (!j["plans"].is_array() || j["plans"].empty()) {
+      fail("{}.plans: expected a non-empty array of growth plans", ctx);
+    }
+    for (size_t i = 0; i < j["plans"].size(); ++i) {
+      s.plans.push_back(grow::parse_plan(j["plans"][i], fmt::format("{}.plans[{}]", ctx, i)));
+    }
+  } else if (j.contains("plan")) {
+    s.plans.push_back(grow::parse_plan(j["plan"], ctx + ".plan"));
+  } else {
+    s.plans.push_back(grow::parse_plan(Json{{"variant", "full"}}, ctx + ".plan"));
+  }
+
+  // Optimisation
+  const std::string tctx = ctx + ".train";
+  const Json& t = object_at(j, "train", ctx);
+  js::check_keys(t, {"steps", "batch_tokens", "batch_size", "seq_len", "accumulation", "lr",
+                     "schedule", "warmup", "min_lr_ratio", "weight_decay", "clip", "beta1", "beta2",
+                     "eps", "replay"},
+                 tctx);
+  s.train.steps = positive(t, "steps", 100, tctx);
+  s.train.seq_len = positive(t, "seq_len", 128, tctx, 2);
+  if (t.contains("batch_tokens") && t.contains("batch_size")) {
+    fail("{}: give batch_tokens or batch_size, not both", tctx);
+  }
+  if (t.contains("batch_tokens")) {
+    int64_t bt = positive(t, "batch_tokens", 1024, tctx);
+    if (bt % s.train.seq_len != 0) {
+      fail("{}.batch_tokens: {} is not a multiple of seq_len {}", tctx, bt, s.train.seq_len);
+    }
+    s.train.batch_size = bt / s.train.seq_len;
+  } else {
+    s.train.batch_size = positive(t, "batch_size", 8, tctx);
+  }
+  s.train.accumulation = positive(t, "accumulation", 1, tctx);
+  s.train.lr = ranged(t, "lr", 3e-4, tctx, 0.0, 10.0, true);
+  s.train.schedule = js::get_or<std::string>(t, "schedule", "cosine", tctx);
+  if (s.train.schedule != "constant" && s.train.schedule != "linear" &&
+      s.train.schedule != "cosine") {
+    fail("{}.schedule: must be constant, linear or cosine, found '{}'", tctx, s.train.schedule);
+  }
+  s.train.warmup = positive(t, "warmup", 0, tctx, 0);
+  s.train.min_lr_ratio = ranged(t, "min_lr_ratio", 0.1, tctx, 0.0, 1.0);
+  s.train.weight_decay = ranged(t, "weight_decay", 0.0, tctx, 0.0, 10.0);
+  s.train.clip = ranged(t, "clip", 1.0, tctx, 0.0, 1e9);
+  s.train.beta1 = ranged(t, "beta1", 0.9, tctx, 0.0, 1.0);
+  s.train.beta2 = ranged(t, "beta2", 0.95, tctx, 0.0, 1.0);
+  s.train.eps = ranged(t, "eps", 1e-8, tctx, 0.0, 1.0, true);
+  s.train.replay = ranged(t, "replay", 0.0, tctx, 0.0, 1.0);
+  if (s.train.replay > 0 && !s.original_replay.defined()) {
+    fail("{}.replay: {} needs data.original.replay (original-domain text to mix in)", tctx,
+         s.train.replay);
+  }
+  for (const auto& p : s.plans) {
+    if (p.variant == grow::Variant::NeutralResidues &&
+        (!s.original_replay.defined() || s.train.replay <= 0)) {
+      fail("{}: neutral residues need original-domain batches for their local loss: set "
+           "data.original.replay and train.replay (the paper uses p = 0.1)",
+           ctx);
+    }
+  }
+
+  // Evaluation, probes, ADEPT, checkpoints
+  const std::string ectx = ctx + ".eval";
+  const Json& e = object_at(j, "eval", ctx);
+  js::check_keys(e, {"interval", "tokens", "batch_size", "drift", "max_items", "exact_match"},
+                 ectx);
+  s.eval.interval = positive(e, "interval", 50, ectx);
+  s.eval.tokens = positive(e, "tokens", 16384, ectx, 2);
+  s.eval.batch_size = positive(e, "batch_size", 8, ectx);
+  s.eval.drift = js::get_or<bool>(e, "drift", true, ectx);
+  s.eval.max_items = js::get_or<int64_t>(e, "max_items", 200, ectx);
+  s.eval.exact_match = js::get_or<bool>(e, "exact_match", true, ectx);
+  const Json& p = object_at(j, "probe", ctx);
+  js::check_keys(p, {"method", "tokens", "batch_size", "seq_len"}, ctx + ".probe");
+  s.probe.method = js::get_or<std::string>(p, "method", "masking", ctx + ".probe");
+  s.probe.tokens = positive(p, "tokens", 8192, ctx + ".probe", 2);
+  s.probe.batch_size = positive(p, "batch_size", 4, ctx + ".probe");
+  s.probe.seq_len = positive(p, "seq_len", 128, ctx + ".probe", 2);
+  const Json& a = object_at(j, "adept", ctx);
+  js::check_keys(a, {"unit_lr", "t_update", "method"}, ctx + ".adept");
+  s.adept.unit_lr = js::get_or<bool>(a, "unit_lr", false, ctx + ".adept");
+  s.adept.t_update = positive(a, "t_update", 500, ctx + ".adept");
+  s.adept.method = js::get_or<std::string>(a, "method", "taylor", ctx + ".adept");
+  const Json& c = object_at(j, "checkpoint", ctx);
+  js::check_keys(c, {"interval"}, ctx + ".checkpoint");
+  s.checkpoint_interval = positive(c, "interval", 0, ctx + ".checkpoint", 0);
+
+  // The resolved spec is what runs store: absolute paths, every plan in canonical form.
+  s.raw = j;
+  if (!s.model.path.empty()) s.raw["model"] = s.model.path;
+  if (s.model.preset) s.raw["model"] = s.model.preset->raw;
+  Json data_raw = Json::object();
+  auto put = [&](const char* a1, const char* a2, const DataSource& d) {
+    if (d.defined()) data_raw[a1][a2] = d.raw;
+  };
+  put("original", "eval", s.original_eval);
+  put("original", "replay", s.original_replay);
+  put("original", "probe", s.original_probe);
+  put("new", "train", s.new_train);
+  put("new", "eval", s.new_eval);
+  auto task_json = [](const TaskSpec& tk) {
+    Json tj = {{"name", tk.name}, {"kind", tk.kind}, {"max_items", tk.max_items}};
+    if (tk.kind == "mc") {
+      tj["path"] = tk.mc_path;
+    } else {
+      tj["source"] = tk.source.raw;
+    }
+    return tj;
+  };
+  if (data.contains("tasks")) {
+    Json tasks = Json::array();
+    for (const auto& tk : s.tasks) tasks.push_back(task_json(tk));
+    data_raw["tasks"] = tasks;
+  }
+  s.raw["data"] = data_raw;
+  if (s.is_sequence()) {
+    Json seq = Json::array();
+    for (const auto& st : s.sequence) {
+      seq.push_back({{"name", st.name}, {"train", st.train.raw}, {"eval", task_json(st.eval)},
+                     {"steps", st.steps}});
+    }
+    s.raw["sequence"] = seq;
+  }
+  s.raw.erase("plan");
+  s.raw["plans"] = Json::array();
+  for (const auto& pl : s.plans) s.raw["plans"].push_back(grow::to_json(pl));
+  s.raw["version"] = kSpecVersion;
+  return s;
+}
+
+ExperimentSpec load_spec(const std::string& path) {
+  Json j = js::parse_file(path);
+  std::string base = fs::absolute(fs::path(path)).parent_path().string();
+  return parse_spec(j, base, path);
+}
+
+}  // namespace gb::experiment

@@ -1,0 +1,166 @@
+#pragma once
+// The experiment spec: a versioned JSON document describing what a researcher launches.
+// Unknown keys and bad values are errors naming the key path ("spec.train.lr: must be
+// positive"). No LibTorch here. docs/experiments.md documents every key with examples.
+//
+// {
+//   "version": 1, "name": "...", "seed": 0, "device": "cpu", "dtype": "float32",
+//   "threads": 1,
+//   "model": "path/to/hf-folder" | {"path": "..."} | {"preset": "tiny-llama", ...},
+//   "data": {
+//     "original": {"eval": SOURCE, "replay": SOURCE, "probe": SOURCE},
+//     "new": {"train": SOURCE, "eval": SOURCE},
+//     "tasks": [TASK, ...]
+//   },
+//   "sequence": [{"name": "T1", "train": SOURCE, "eval": TASK, "steps": N}, ...],
+//   "plans": [PLAN, ...]            (or "plan": PLAN)
+//   "train": {"steps", "batch_tokens" | "batch_size", "seq_len", "accumulation", "lr",
+//             "schedule", "warmup", "min_lr_ratio", "weight_decay", "clip", "beta1",
+//             "beta2", "eps", "replay"},
+//   "eval": {"interval", "tokens", "batch_size", "drift", "max_items", "exact_match"},
+//   "probe": {"method", "tokens", "batch_size", "seq_len"},
+//   "adept": {"unit_lr": false, "t_update": 500, "method": "taylor"},
+//   "checkpoint": {"interval": 0}
+// }
+// SOURCE: a path string, or {"path": ..., (corpus keys), "part": "all"|"train"|"heldout",
+//   "heldout": 0.1, "max_docs": N, "max_tokens": N} or {"qa": path, "mask_prompt": true}
+//   or {"biography": {options}, "part": "pretrain"|"task0_train"|"task0_test"|"task1"}.
+// TASK: {"name": "...", "kind": "lm"|"mc"|"qa", "source": SOURCE | "path": ..., "max_items"}.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "grow/plan.h"
+
+namespace gb::experiment {
+
+inline constexpr int kSpecVersion = 1;
+
+struct DataSource {
+  nlohmann::json raw;  // the validated JSON (kept for hashing and display)
+  enum class Kind { Corpus, Qa, Biography } kind = Kind::Corpus;
+  nlohmann::json corpus;          // Corpus: data::CorpusSpec JSON
+  std::string part = "all";       // Corpus: all/train/heldout; Biography: its part
+  double heldout = 0.0;           // Corpus: held-out fraction for part train/heldout
+  int64_t max_docs = -1;
+  int64_t max_tokens = -1;
+  std::string qa_path;            // Qa
+  bool mask_prompt = true;        // Qa: loss on the answer only
+  nlohmann::json biography;       // Biography: data::BiographyOptions as JSON
+  bool defined() const { return !raw.is_null(); }
+  std::string describe() const;
+};
+
+struct TaskSpec {
+  std::string name;
+  std::string kind;  // "lm", "mc", "qa"
+  DataSource source; // lm: any text source; qa: Qa or Biography; mc: path (raw.path)
+  std::string mc_path;
+  int64_t max_items = -1;
+};
+
+struct SequenceStep {
+  std::string name;
+  DataSource train;
+  TaskSpec eval;
+  int64_t steps = 0;  // 0: train.steps
+};
+
+struct TrainSpec {
+  int64_t steps = 100;
+  int64_t seq_len = 128;
+  int64_t batch_size = 8;  // rows per micro-batch (batch_tokens / seq_len when given)
+  int64_t accumulation = 1;
+  double lr = 3e-4;
+  std::string schedule = "cosine";
+  int64_t warmup = 0;
+  double min_lr_ratio = 0.1;
+  double weight_decay = 0.0;
+  double clip = 1.0;
+  double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
+  double replay = 0.0;  // fraction p of original-domain batches
+};
+
+struct EvalSpec {
+  int64_t interval = 50;   // steps between evaluations (step 0 and the end always)
+  int64_t tokens = 16384;  // token budget of each LM evaluation set
+  int64_t batch_size = 8;
+  bool drift = true;       // representation drift on the original eval set
+  int64_t max_items = 200; // per MC/QA task
+  bool exact_match = true;
+};
+
+struct ProbeSpec {
+  std::string method = "masking";
+  int64_t tokens = 8192;
+  int64_t batch_size = 4;
+  int64_t seq_len = 128;
+};
+
+struct AdeptSpec {
+  bool unit_lr = false;
+  int64_t t_update = 500;
+  std::string method = "taylor";  // unit importance for Î_U
+};
+
+struct PretrainStage {
+  std::string name;
+  DataSource data;
+  int64_t steps = 0;
+  double lr = 1e-3;
+  int64_t seq_len = 128;
+  int64_t batch_size = 16;
+  int64_t warmup = 0;
+};
+
+// A built-in base model trained from scratch: tokenizer, architecture, pretraining and
+// optional fine-tuning stages. Built once and cached by the hash of this JSON.
+struct PresetSpec {
+  std::string preset;          // "tiny-llama"
+  nlohmann::json config;       // config.json overrides
+  std::vector<DataSource> tokenizer_data;  // byte-level BPE trained on these
+  int64_t vocab_size = 4096;
+  std::vector<PretrainStage> stages;  // in order
+  nlohmann::json raw;
+};
+
+struct ModelSpec {
+  std::string path;                   // a Hugging Face or GrowBench folder
+  std::optional<PresetSpec> preset;   // or a built-in preset
+};
+
+struct ExperimentSpec {
+  int version = kSpecVersion;
+  std::string name = "experiment";
+  uint64_t seed = 0;
+  std::string device = "cpu";
+  std::string dtype = "float32";
+  int64_t threads = 1;
+  ModelSpec model;
+  DataSource original_eval, original_replay, original_probe;
+  DataSource new_train, new_eval;
+  std::vector<TaskSpec> tasks;
+  std::vector<SequenceStep> sequence;
+  std::vector<grow::GrowthPlan> plans;
+  TrainSpec train;
+  EvalSpec eval;
+  ProbeSpec probe;
+  AdeptSpec adept;
+  int64_t checkpoint_interval = 0;  // 0: only at the end (and on cancel)
+  nlohmann::json raw;               // the spec as given (stored with every run)
+
+  bool is_sequence() const { return !sequence.empty(); }
+};
+
+// Parses and validates; `base_dir` resolves relative paths (the spec file's folder).
+ExperimentSpec parse_spec(const nlohmann::json& j, const std::string& base_dir = {},
+                          const std::string& context = "spec");
+ExperimentSpec load_spec(const std::string& path);
+DataSource parse_source(const nlohmann::json& j, const std::string& base_dir,
+                        const std::string& context);
+
+}  // namespace gb::experiment

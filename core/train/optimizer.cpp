@@ -1,0 +1,113 @@
+#include "train/optimizer.h"
+
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "util/error.h"
+#include "util/torch_compat.h"
+
+namespace gb::train {
+
+AdamW::AdamW(std::vector<OptimGroup> groups, const AdamWOptions& options)
+    : m_groups(std::move(groups)), m_options(options) {
+  for (auto& g : m_groups) {
+    if (g.names.size() != g.params.size()) {
+      fail("optimizer group '{}': {} names for {} parameters", g.name, g.names.size(),
+           g.params.size());
+    }
+    std::vector<torch::Tensor> m, v;
+    for (auto& p : g.params) {
+      if (!p.requires_grad()) fail("optimizer group '{}' holds a frozen tensor", g.name);
+      // Moments in float32 even for reduced-precision parameters.
+      m.push_back(torch::zeros_like(p, torch::TensorOptions().dtype(torch::kFloat)));
+      v.push_back(torch::zeros_like(p, torch::TensorOptions().dtype(torch::kFloat)));
+    }
+    m_exp_avg.push_back(std::move(m));
+    m_exp_avg_sq.push_back(std::move(v));
+  }
+}
+
+std::vector<torch::Tensor> AdamW::parameters() const {
+  std::vector<torch::Tensor> out;
+  for (const auto& g : m_groups) out.insert(out.end(), g.params.begin(), g.params.end());
+  return out;
+}
+
+void AdamW::zero_grad() {
+  for (auto& g : m_groups) {
+    for (auto& p : g.params) {
+      if (p.grad().defined()) p.mutable_grad() = torch::Tensor();
+    }
+  }
+}
+
+void AdamW::step(double lr) {
+  torch::NoGradGuard no_grad;
+  ++m_step;
+  const double b1 = m_options.beta1, b2 = m_options.beta2;
+  const double bc1 = 1.0 - std::pow(b1, static_cast<double>(m_step));
+  const double bc2 = 1.0 - std::pow(b2, static_cast<double>(m_step));
+  for (size_t gi = 0; gi < m_groups.size(); ++gi) {
+    auto& g = m_groups[gi];
+    const double glr = lr * g.lr_scale;
+    const double wd = g.decay ? m_options.weight_decay : 0.0;
+    for (size_t i = 0; i < g.params.size(); ++i) {
+      auto& p = g.params[i];
+      if (!p.grad().defined()) continue;
+      auto grad = p.grad().to(torch::kFloat);
+      auto& m = m_exp_avg[gi][i];
+      auto& v = m_exp_avg_sq[gi][i];
+      const bool fp32 = p.scalar_type() == torch::kFloat;
+      torch::Tensor master = fp32 ? p : p.to(torch::kFloat);
+      if (wd != 0.0) master.mul_(1.0 - glr * wd);
+      m.lerp_(grad, 1.0 - b1);
+      v.mul_(b2).addcmul_(grad, grad, 1.0 - b2);
+      auto denom = (v.sqrt() / std::sqrt(bc2)).add_(m_options.eps);
+      master.addcdiv_(m, denom, -glr / bc1);
+      if (!fp32) p.copy_(master);
+    }
+  }
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> AdamW::state() const {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (size_t gi = 0; gi < m_groups.size(); ++gi) {
+    for (size_t i = 0; i < m_groups[gi].params.size(); ++i) {
+      out.emplace_back(m_groups[gi].names[i] + ".exp_avg", m_exp_avg[gi][i]);
+      out.emplace_back(m_groups[gi].names[i] + ".exp_avg_sq", m_exp_avg_sq[gi][i]);
+    }
+  }
+  return out;
+}
+
+void AdamW::load_state(const std::map<std::string, torch::Tensor>& tensors, int64_t step) {
+  torch::NoGradGuard no_grad;
+  for (size_t gi = 0; gi < m_groups.size(); ++gi) {
+    for (size_t i = 0; i < m_groups[gi].params.size(); ++i) {
+      for (int which = 0; which < 2; ++which) {
+        std::string key = m_groups[gi].names[i] + (which == 0 ? ".exp_avg" : ".exp_avg_sq");
+        auto it = tensors.find(key);
+        if (it == tensors.end()) fail("optimizer state: missing '{}'", key);
+        auto& dst = which == 0 ? m_exp_avg[gi][i] : m_exp_avg_sq[gi][i];
+        if (it->second.sizes() != dst.sizes()) {
+          fail("optimizer state: '{}' has the wrong shape", key);
+        }
+        dst.copy_(it->second);
+      }
+    }
+  }
+  m_step = step;
+}
+
+double Schedule::factor(int64_t step) const {
+  if (warmup > 0 && step < warmup) return static_cast<double>(step + 1) / warmup;
+  if (kind == "constant") return 1.0;
+  const double span = std::max<int64_t>(1, total - warmup);
+  const double progress = std::min(1.0, std::max(0.0, (step - warmup) / span));
+  if (kind == "linear") return 1.0 - (1.0 - min_ratio) * progress;
+  if (kind == "cosine") return min_ratio + (1.0 - min_ratio) * 0.5 * (1.0 + std::cos(M_PI * progress));
+  fail("unknown schedule '{}' (expected constant, linear or cosine)", kind);
+}
+
+}  // namespace gb::train

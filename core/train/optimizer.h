@@ -1,0 +1,71 @@
+#pragma once
+// AdamW over exactly the trainable parameters, in named groups with their own learning-rate
+// multipliers (ADEPT's unit-wise rates address groups by layer and unit). Same update as
+// torch.optim.AdamW (decoupled weight decay, bias-corrected moments). Its state is plain
+// named tensors, so a checkpoint stores it in safetensors and a resumed run continues
+// bit-exactly. On LibTorch 2.x with CUDA the update runs as one fused kernel per group
+// (at::_fused_adamw_); elsewhere per-tensor in-place ops.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+namespace gb::train {
+
+struct AdamWOptions {
+  double lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 0.0;
+};
+
+struct OptimGroup {
+  std::string name;                  // e.g. "layers.3.q"
+  std::vector<torch::Tensor> params;
+  std::vector<std::string> names;    // registered parameter names (checkpoint keys)
+  double lr_scale = 1.0;             // multiplies the scheduled learning rate
+  bool decay = true;                 // weight decay applies (off for norms and biases)
+};
+
+class AdamW {
+ public:
+  AdamW(std::vector<OptimGroup> groups, const AdamWOptions& options);
+
+  // One update with learning rate lr (schedule already applied) · group.lr_scale.
+  // Parameters without a gradient are skipped (their moments do not advance).
+  void step(double lr);
+  void zero_grad();
+
+  std::vector<OptimGroup>& groups() { return m_groups; }
+  const std::vector<OptimGroup>& groups() const { return m_groups; }
+  int64_t step_count() const { return m_step; }
+  const AdamWOptions& options() const { return m_options; }
+  std::vector<torch::Tensor> parameters() const;
+
+  // Named state tensors: "<param name>.exp_avg", "<param name>.exp_avg_sq", plus the step
+  // counter in `step`. load_state checks every name and shape.
+  std::vector<std::pair<std::string, torch::Tensor>> state() const;
+  void load_state(const std::map<std::string, torch::Tensor>& tensors, int64_t step);
+
+ private:
+  std::vector<OptimGroup> m_groups;
+  AdamWOptions m_options;
+  int64_t m_step = 0;
+  std::vector<std::vector<torch::Tensor>> m_exp_avg, m_exp_avg_sq;
+};
+
+// Learning-rate schedule: linear warm-up over `warmup` steps ((step+1)/warmup), then constant, linear
+// decay to min_ratio·lr, or cosine decay to min_ratio·lr at `total` steps.
+struct Schedule {
+  std::string kind = "cosine";  // "constant", "linear", "cosine"
+  int64_t warmup = 0;
+  int64_t total = 1;
+  double min_ratio = 0.1;
+  double factor(int64_t step) const;  // multiplier of the base lr at step (0-based)
+};
+
+}  // namespace gb::train

@@ -1,0 +1,99 @@
+#pragma once
+// One training step over exactly the plan's trainable set: forward on a (possibly
+// accumulated) batch, next-token cross-entropy plus the variant's extra loss terms (aux terms
+// collected during the forward pass, model-level terms such as EWC), gradient clipping and
+// an AdamW update. Non-finite losses stop training with DivergedError naming the step and
+// the term. Checkpoints hold only the trainable tensors, the optimizer state, the step and
+// the RNG state; the plan rebuilds the rest.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/packing.h"
+#include "grow/growth.h"
+#include "model/modules.h"
+#include "train/optimizer.h"
+#include "util/error.h"
+
+namespace gb::train {
+
+class DivergedError : public Error {
+ public:
+  DivergedError(const std::string& message, int64_t step_, std::string term_)
+      : Error(message), step(step_), term(std::move(term_)) {}
+  int64_t step;
+  std::string term;
+};
+
+struct TrainOptions {
+  AdamWOptions adamw;
+  Schedule schedule;
+  double clip = 1.0;             // max global gradient norm; <= 0: no clipping
+  int64_t accumulation = 1;      // micro-batches per optimizer step
+  bool check_every_step = true;  // read the loss on the host every step (NaN check); on
+                                 // CUDA the runner sets false and checks at log intervals
+};
+
+struct StepStats {
+  int64_t step = 0;        // optimizer steps done after this one
+  double loss = 0;         // total loss (mean over micro-batches)
+  double lm_loss = 0;      // next-token cross-entropy part
+  std::map<std::string, double> terms;  // coefficient · value of every extra term
+  double grad_norm = 0;    // before clipping
+  double lr = 0;           // scheduled base learning rate
+  int64_t tokens = 0;      // target tokens in the step
+  int64_t original_batches = 0;  // micro-batches from the original domain
+  bool synced = false;     // whether the values above were read from the device
+};
+
+// Tensors of a batch on `device`: inputs (B, T) and labels (B, T) with -100 for ignored
+// positions (loss mask), plus per-row domain labels (1 = new domain).
+struct BatchTensors {
+  torch::Tensor inputs, labels, domain_labels;
+  bool original = false;
+  int64_t targets = 0;
+};
+BatchTensors to_tensors(const data::Batch& batch, const c10::Device& device);
+
+// Mean next-token cross-entropy over targets (labels -100 ignored); logits (B, T, V).
+torch::Tensor lm_loss(const torch::Tensor& logits, const torch::Tensor& labels);
+
+class Trainer {
+ public:
+  // Optimizer groups come from the GrowthResult's groups (split into decayed matrices and
+  // undecayed vectors); registered names key the optimizer state in checkpoints.
+  Trainer(CausalLM model, const grow::GrowthResult& growth, const TrainOptions& options,
+          const c10::Device& device);
+
+  // One optimizer step over `micro` (accumulation = micro.size()), with the learning rate
+  // of options().schedule at the optimizer's step count.
+  StepStats step(const std::vector<data::Batch>& micro);
+  // The same with an explicit schedule and position in it (task sequences restart the
+  // schedule for every task).
+  StepStats step(const std::vector<data::Batch>& micro, const Schedule& schedule,
+                 int64_t schedule_step);
+
+  AdamW& optimizer() { return *m_opt; }
+  int64_t steps_done() const { return m_opt->step_count(); }
+  // ADEPT: learning-rate multiplier of every group of `layer`/`unit` (see OptimGroup).
+  void set_lr_scale(const std::string& group_name, double scale);
+  const TrainOptions& options() const { return m_options; }
+
+  // Writes trainable.safetensors, optimizer.safetensors and trainer.json into `dir`
+  // (atomically per file). `extra` is stored in trainer.json (data positions, ...).
+  void save_checkpoint(const std::string& dir, const nlohmann::json& extra) const;
+  // Restores what save_checkpoint wrote; returns `extra`.
+  nlohmann::json load_checkpoint(const std::string& dir);
+
+ private:
+  CausalLM m_model;
+  std::vector<std::shared_ptr<grow::LossTerm>> m_terms;
+  TrainOptions m_options;
+  c10::Device m_device;
+  std::unique_ptr<AdamW> m_opt;
+};
+
+}  // namespace gb::train
