@@ -1,0 +1,147 @@
+// growbench: the GrowBench desktop workbench.
+//
+//   growbench [--workspace DIR] [--model DIR]
+//   growbench --tour OUTDIR [--workspace DIR] [--model DIR]   screenshots of every view
+//   growbench --measure [--measure-store DB] [--measure-spec SPEC.json]   performance figures
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QTimer>
+#include <QTranslator>
+
+#include <cstdio>
+#include <unistd.h>
+
+#include "appsettings.h"
+#include "mainwindow.h"
+#include "modelview.h"
+#include "session.h"
+#include "tour.h"
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// Milliseconds from the process's start to now (Linux /proc), or -1.
+double processAgeMs() {
+  QFile stat(u"/proc/self/stat"_s), up(u"/proc/uptime"_s);
+  if (!stat.open(QIODevice::ReadOnly) || !up.open(QIODevice::ReadOnly)) return -1;
+  const QByteArray s = stat.readAll();
+  const int close = s.lastIndexOf(')');
+  if (close < 0) return -1;
+  const QList<QByteArray> fields = s.mid(close + 2).split(' ');
+  // Field 22 (starttime) is the 20th after "pid (comm)".
+  if (fields.size() < 20) return -1;
+  const double startTicks = fields[19].toDouble();
+  const double uptime = up.readAll().split(' ').value(0).toDouble();
+  return (uptime - startTicks / static_cast<double>(sysconf(_SC_CLK_TCK))) * 1000.0;
+}
+
+void installTranslations(QApplication& app, const QString& language) {
+  const QLocale locale = language.isEmpty() ? QLocale::system() : QLocale(language);
+  QLocale::setDefault(locale);
+  const QStringList dirs = {
+      QDir(QCoreApplication::applicationDirPath()).filePath(u"../share/growbench/translations"_s),
+      QStringLiteral(GB_BUILD_TRANSLATIONS_DIR)};
+  auto* mine = new QTranslator(&app);
+  for (const QString& d : dirs) {
+    if (mine->load(locale, u"growbench"_s, u"_"_s, d)) {
+      app.installTranslator(mine);
+      break;
+    }
+  }
+  auto* qt = new QTranslator(&app);
+  if (qt->load(locale, u"qtbase"_s, u"_"_s, QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
+    app.installTranslator(qt);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double processMs = processAgeMs();
+  QElapsedTimer startup;
+  startup.start();
+  Q_INIT_RESOURCE(growbench);  // resources of the static growbench_widgets library
+  QApplication app(argc, argv);
+  QApplication::setApplicationName(u"growbench"_s);
+  QApplication::setOrganizationName(u"GrowBench"_s);
+  QApplication::setApplicationDisplayName(u"GrowBench"_s);
+  QApplication::setApplicationVersion(QStringLiteral(GB_VERSION));
+  QApplication::setDesktopFileName(u"growbench"_s);
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QCoreApplication::translate("main", "GrowBench: grow language models without forgetting"));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  QCommandLineOption workspace(
+      u"workspace"_s, QCoreApplication::translate("main", "Open this workspace."), u"DIR"_s);
+  QCommandLineOption model(
+      u"model"_s, QCoreApplication::translate("main", "Open this model folder."), u"DIR"_s);
+  QCommandLineOption tour(
+      u"tour"_s,
+      QCoreApplication::translate("main", "Save a screenshot of every view to OUTDIR, then exit."),
+      u"OUTDIR"_s);
+  QCommandLineOption measure(
+      u"measure"_s, QCoreApplication::translate("main", "Print performance figures, then exit."));
+  QCommandLineOption measureStore(
+      u"measure-store"_s,
+      QCoreApplication::translate("main", "With --measure: time opening this store."), u"DB"_s);
+  QCommandLineOption measureSpec(
+      u"measure-spec"_s,
+      QCoreApplication::translate(
+          "main", "With --measure: run this spec and measure event-loop gaps meanwhile."),
+      u"SPEC"_s);
+  parser.addOptions({workspace, model, tour, measure, measureStore, measureSpec});
+  parser.process(app);
+
+  gb::gui::AppSettings settings;
+  installTranslations(app, settings.language());
+
+  gb::gui::MainWindow window;
+  if (parser.isSet(tour)) {
+    gb::gui::TourOptions o;
+    o.outDir = parser.value(tour);
+    o.workspace = parser.value(workspace);
+    o.model = parser.value(model);
+    const int n = gb::gui::runTour(&window, o);
+    window.close();
+    return n > 0 ? 0 : 1;
+  }
+  if (parser.isSet(measure)) {
+    gb::gui::MeasureOptions o;
+    o.processMs = processMs;
+    o.storePath = parser.value(measureStore);
+    o.streamSpec = parser.value(measureSpec);
+    o.workspace = parser.value(workspace);
+    window.show();
+    // The first turn of the event loop after show(): the window takes input from here on.
+    bool ready = false;
+    QTimer::singleShot(0, &window, [&] {
+      o.startupMs = startup.nsecsElapsed() / 1e6;
+      ready = true;
+    });
+    gb::gui::waitFor([&] { return ready; }, 10000);
+    const int rc = gb::gui::runMeasure(&window, o);
+    window.close();
+    return rc;
+  }
+
+  if (!window.restoreLayout()) window.resize(1500, 950);
+  window.session()->openWorkspace(parser.isSet(workspace) ? parser.value(workspace)
+                                                          : settings.workspace());
+  if (parser.isSet(model)) {
+    window.modelView()->openFolder(parser.value(model));
+  } else if (!settings.lastModelFolder().isEmpty() &&
+             QFileInfo::exists(settings.lastModelFolder() + u"/config.json"_s)) {
+    window.modelView()->openFolder(settings.lastModelFolder());
+  }
+  window.show();
+  return app.exec();
+}

@@ -1,0 +1,616 @@
+// GUI tests on the offscreen platform that drive the real widgets of the GrowBench main
+// window and the real growbench-cli worker (found through GB_CLI_PATH): loading a model,
+// running (and cancelling) a probe, selecting layers in the heatmap with the mouse, building
+// plans whose closed-form figures match the worker's, launching runs and seeing them finish
+// with their curves and table rows, cancelling and resuming, runs written by another process,
+// the about dialog and the screenshot tour.
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QPlainTextEdit>
+#include <QRandomGenerator>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QtTest>
+
+#include <cmath>
+
+#include "compareview.h"
+#include "curvesview.h"
+#include "dialogs.h"
+#include "guiutil.h"
+#include "growplanner.h"
+#include "heatmapplot.h"
+#include "importanceview.h"
+#include "mainwindow.h"
+#include "model/tokenizer.h"
+#include "modelview.h"
+#include "architecturemodel.h"
+#include "runmanager.h"
+#include "runsview.h"
+#include "runtablemodel.h"
+#include "session.h"
+#include "specdiffmodel.h"
+#include "store/store.h"
+#include "storeservice.h"
+#include "tour.h"
+
+using namespace Qt::StringLiterals;
+using namespace gb::gui;
+namespace st = gb::store;
+
+namespace {
+
+const char* kEnglish[] = {
+    "the",     "model", "learns", "a",    "new",  "language", "while",  "it",    "keeps", "what",
+    "knows",   "about", "old",    "text", "and",  "words",    "people", "write", "many",  "small",
+    "stories", "every", "day",    "with", "care", "time",     "world",  "house", "river", "light"};
+const char* kGerman[] = {"der",    "die",      "das",       "und",         "ein",   "neues",
+                         "Modell", "lernt",    "eine",      "Sprache",     "aber",  "nicht",
+                         "alles",  "was",      "es",        "weiss",       "über",  "alte",
+                         "Texte",  "Menschen", "schreiben", "Geschichten", "jeden", "Tag",
+                         "mit",    "Sorgfalt", "Zeit",      "Welt",        "Haus",  "Fluss"};
+
+QString makeText(const char* const* words, int nWords, quint32 seed, int paragraphs) {
+  QRandomGenerator rng(seed);
+  QString out;
+  for (int p = 0; p < paragraphs; ++p) {
+    const int sentences = 2 + rng.bounded(3);
+    for (int s = 0; s < sentences; ++s) {
+      const int len = 5 + rng.bounded(8);
+      QString sentence;
+      for (int w = 0; w < len; ++w) {
+        if (w) sentence += u' ';
+        sentence += QString::fromUtf8(words[rng.bounded(nWords)]);
+      }
+      sentence[0] = sentence[0].toUpper();
+      out += sentence + u". "_s;
+    }
+    out += u"\n\n"_s;
+  }
+  return out;
+}
+
+bool writeFile(const QString& path, const QByteArray& data) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+  return f.write(data) == data.size();
+}
+
+}  // namespace
+
+class TstGui : public QObject {
+  Q_OBJECT
+
+ private:
+  QString m_tmp, m_model, m_orig, m_new, m_ws;
+  MainWindow* m_window = nullptr;
+  Session* s() const { return m_window->session(); }
+
+  // Runs with this status among the given ids.
+  int countStatus(const QList<qint64>& ids, st::RunStatus status) const {
+    int n = 0;
+    for (qint64 id : ids) {
+      const RunRow* r = s()->runModel()->run(id);
+      if (r && r->info.status == status) ++n;
+    }
+    return n;
+  }
+
+ private slots:
+  void initTestCase() {
+    Q_INIT_RESOURCE(growbench);
+    QStandardPaths::setTestModeEnabled(true);
+    qputenv("GROWBENCH_CLI", GB_CLI_PATH);
+    qputenv("GB_THREADS", "1");
+    QVERIFY2(QFileInfo(QStringLiteral(GB_CLI_PATH)).isExecutable(), GB_CLI_PATH);
+    m_tmp = QDir(QStringLiteral(GB_TEST_TMP))
+                .filePath(u"gui-%1"_s.arg(QCoreApplication::applicationPid()));
+    QDir(m_tmp).removeRecursively();
+    QVERIFY(QDir().mkpath(m_tmp));
+    // A tiny Llama (the HF fixture: 2 layers, d = 64, vocabulary 512) with a byte-level BPE
+    // tokenizer of exactly 512 entries trained here.
+    m_model = QDir(m_tmp).filePath(u"tiny-llama"_s);
+    QVERIFY(QDir().mkpath(m_model));
+    const QString fixture = QStringLiteral(GB_SHARED_DIR) + u"/fixtures/hf-reference/llama"_s;
+    for (const char* f : {"config.json", "model.safetensors"}) {
+      QVERIFY(QFile::copy(fixture + u"/"_s + QLatin1String(f),
+                          QDir(m_model).filePath(QLatin1String(f))));
+    }
+    const QString english = makeText(kEnglish, 30, 1, 400);
+    const QString german = makeText(kGerman, 30, 2, 400);
+    const std::string tok = gb::tok::train_byte_level_bpe(
+        {english.toStdString(), german.toStdString()}, 512, {"<unk>", "<s>", "</s>"});
+    QCOMPARE(gb::tok::Tokenizer::from_json(tok, "test").vocab_size(), qint64(512));
+    QVERIFY(writeFile(QDir(m_model).filePath(u"tokenizer.json"_s), QByteArray::fromStdString(tok)));
+    m_orig = QDir(m_tmp).filePath(u"english.txt"_s);
+    m_new = QDir(m_tmp).filePath(u"german.txt"_s);
+    QVERIFY(writeFile(m_orig, makeText(kEnglish, 30, 11, 120).toUtf8()));
+    QVERIFY(writeFile(m_new, makeText(kGerman, 30, 12, 120).toUtf8()));
+
+    m_ws = QDir(m_tmp).filePath(u"workspace"_s);
+    m_window = new MainWindow;
+    m_window->setConfirmClose(false);
+    m_window->resize(1400, 900);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    QSignalSpy opened(s()->store(), &StoreService::opened);
+    s()->openWorkspace(m_ws);
+    QVERIFY(opened.wait(20000));
+    QVERIFY2(opened.first().at(1).toString().isEmpty(),
+             qPrintable(opened.first().at(1).toString()));
+    QVERIFY(QFileInfo::exists(QDir(m_ws).filePath(u"growbench.db"_s)));
+    QAbstractItemModelTester* tester = new QAbstractItemModelTester(
+        s()->runModel(), QAbstractItemModelTester::FailureReportingMode::Warning, m_window);
+    Q_UNUSED(tester);
+  }
+
+  void cleanupTestCase() {
+    if (m_window) m_window->close();
+    delete m_window;
+    m_window = nullptr;
+  }
+
+  void modelLoadsArchitectureConfigAndTokenizer() {
+    ModelView* mv = m_window->modelView();
+    QSignalSpy inspected(mv, &ModelView::inspectFinished);
+    QVERIFY(mv->openFolder(m_model));
+    QVERIFY(s()->model().valid());
+    QVERIFY(s()->model().config.has_value());
+    QCOMPARE(s()->model().config->num_layers, int64_t(2));
+    QCOMPARE(mv->config()->value(u"hidden_size"_s), u"64"_s);
+    QVERIFY(inspected.wait(120000));
+    QCOMPARE(inspected.first().first().toBool(), true);
+    QCOMPARE(mv->architecture()->layerCount(), 2);
+    QCOMPARE(mv->architecture()->totalParameters(), s()->model().config->param_count());
+    // Layer 0 has units with shapes, e.g. the MLP up projection (160 × 64).
+    const QModelIndex layer0 = mv->architecture()->index(1, 0);
+    bool foundUp = false;
+    for (int r = 0; r < mv->architecture()->rowCount(layer0); ++r) {
+      if (mv->architecture()->index(r, 0, layer0).data().toString() == u"up"_s) {
+        foundUp =
+            mv->architecture()->index(r, ArchitectureModel::Shape, layer0).data().toString() ==
+            u"(160 × 64)"_s;
+      }
+    }
+    QVERIFY(foundUp);
+    QTRY_VERIFY_WITH_TIMEOUT(mv->tokenizerSummary().contains(u"512"_s), 20000);
+  }
+
+  void modelRefusesFoldersThatAreNoModels() {
+    ModelView* mv = m_window->modelView();
+    const QString empty = QDir(m_tmp).filePath(u"empty"_s);
+    QDir().mkpath(empty);
+    QVERIFY(!mv->openFolder(empty));
+    QVERIFY(mv->lastMessage().contains(u"config.json"_s));
+    const QString pickled = QDir(m_tmp).filePath(u"pickled"_s);
+    QDir().mkpath(pickled);
+    QFile::copy(m_model + u"/config.json"_s, pickled + u"/config.json"_s);
+    writeFile(pickled + u"/pytorch_model.bin"_s, "not a pickle");
+    QVERIFY(!mv->openFolder(pickled));
+    QVERIFY(mv->lastMessage().contains(u"pickle"_s));
+    QSignalSpy inspected(mv, &ModelView::inspectFinished);
+    QVERIFY(mv->openFolder(m_model));  // back to the good model for the next tests
+    QVERIFY(inspected.wait(120000));
+  }
+
+  void probeRunsThroughTheWorkerAndFillsTheHeatmap() {
+    ImportanceView* iv = m_window->importanceView();
+    m_window->showView(MainWindow::View::Importance);
+    QSignalSpy finished(iv, &ImportanceView::probeFinished);
+    QSignalSpy shown(iv, &ImportanceView::probeShown);
+    QVERIFY2(iv->runProbe(u"taylor"_s, m_orig, QString(), 1024), qPrintable(iv->lastMessage()));
+    QVERIFY(iv->probeRunning());
+    QVERIFY(finished.wait(300000));
+    QVERIFY2(finished.first().first().toBool(), qPrintable(finished.first().at(1).toString()));
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
+    HeatmapPlot* h = iv->heatmap();
+    QCOMPARE(h->rowCount(), 2);
+    QVERIFY(h->columnCount() >= 7);  // q k v o gate up down (+ norms)
+    int finite = 0;
+    for (int c = 0; c < h->columnCount(); ++c) finite += std::isfinite(h->value(1, c));
+    QVERIFY(finite >= 7);
+    QVERIFY(h->cellToolTip(1, 0).contains(u"1"_s));
+    // A layer-masking probe too (for the least-important policy) and an update-magnitude
+    // probe (for the top-N policy).
+    finished.clear();
+    QVERIFY(iv->runProbe(u"masking"_s, m_orig, QString(), 1024));
+    QVERIFY(finished.wait(300000));
+    QVERIFY2(finished.first().first().toBool(), qPrintable(finished.first().at(1).toString()));
+    finished.clear();
+    QVERIFY(iv->runProbe(u"update-magnitude"_s, m_orig, m_new, 1024));
+    QVERIFY(finished.wait(300000));
+    QVERIFY2(finished.first().first().toBool(), qPrintable(finished.first().at(1).toString()));
+  }
+
+  void probeCanBeCancelled() {
+    ImportanceView* iv = m_window->importanceView();
+    QSignalSpy finished(iv, &ImportanceView::probeFinished);
+    QVERIFY(iv->runProbe(u"fisher"_s, m_orig, QString(), 0));
+    iv->cancelProbe();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.first().first().toBool(), false);
+    QVERIFY(iv->lastMessage().contains(u"cancel"_s, Qt::CaseInsensitive));
+    QVERIFY(!iv->probeRunning());
+  }
+
+  void heatmapSelectsLayersByMouse() {
+    ImportanceView* iv = m_window->importanceView();
+    m_window->showView(MainWindow::View::Importance);
+    iv->tabs()->setCurrentIndex(0);
+    // Show the Taylor probe (a layers x units matrix).
+    const qint64 taylor = iv->latestProbe(u"taylor"_s);
+    QVERIFY(taylor > 0);
+    iv->showProbe(taylor);
+    QTRY_VERIFY_WITH_TIMEOUT(iv->heatmap()->columnCount() >= 7, 10000);
+    QTest::qWait(300);  // the dock is laid out
+    HeatmapPlot* h = iv->heatmap();
+    h->replot(QCustomPlot::rpImmediateRefresh);
+    QTest::mouseClick(h, Qt::LeftButton, {}, h->cellCenter(1, 0));
+    QCOMPARE(s()->selectedLayers(), (QVector<int>{1}));
+    QTest::mousePress(h, Qt::LeftButton, {}, h->cellCenter(0, 2));
+    QTest::mouseMove(h, h->cellCenter(1, 3));
+    QTest::mouseRelease(h, Qt::LeftButton, {}, h->cellCenter(1, 3));
+    QCOMPARE(s()->selectedLayers(), (QVector<int>{0, 1}));
+    QTest::mouseClick(h, Qt::LeftButton, Qt::ControlModifier, h->cellCenter(0, 0));
+    QCOMPARE(s()->selectedLayers(), (QVector<int>{1}));
+    // The planner follows the selection.
+    GrowPlanner* gp = m_window->planner();
+    gp->setVariant(u"grow"_s);
+    gp->setLayerSource(GrowPlanner::LayerSource::Selection);
+    QCOMPARE(QString::fromStdString(gp->plan()["layers"].dump()), u"[1]"_s);
+  }
+
+  void selectionPoliciesSelectLayers() {
+    ImportanceView* iv = m_window->importanceView();
+    QVERIFY(iv->selectUniform(1));
+    QCOMPARE(s()->selectedLayers(), (QVector<int>{1}));  // ((0 + 1) · 2) / 1 − 1
+    QVERIFY(iv->selectAboveLfp(1));
+    QCOMPARE(s()->selectedLayers(), (QVector<int>{1}));
+    QVERIFY(iv->selectAboveLfp(0));
+    QCOMPARE(s()->selectedLayers(), (QVector<int>{0, 1}));
+    // k least important of the shown probe: the layer with the lower value.
+    const qint64 probe = iv->currentProbeId();
+    QVERIFY(probe > 0);
+    QVERIFY(iv->selectLeastImportant(1));
+    QCOMPARE(s()->selectedLayers().size(), 1);
+    // Top-N by update magnitude loads the stored update-magnitude probe.
+    s()->setSelectedLayers({}, u"test"_s);
+    QVERIFY(iv->selectUpdateMagnitude(1));
+    QTRY_COMPARE_WITH_TIMEOUT(s()->selectedLayers().size(), 1, 10000);
+    // Calibrated display needs a domain probe: without one the map says so.
+    iv->setValueMode(ImportanceView::ValueMode::Calibrated);
+    QCOMPARE(iv->heatmap()->rowCount(), 0);
+    iv->setValueMode(ImportanceView::ValueMode::Absolute);
+    QCOMPARE(iv->heatmap()->rowCount(), 2);
+    for (int c = 0; c < iv->heatmap()->columnCount(); ++c) {
+      const double v = iv->heatmap()->value(0, c);
+      QVERIFY(std::isnan(v) || v >= 0);
+    }
+    iv->setColumnNormalisation(true);
+    for (int c = 0; c < iv->heatmap()->columnCount(); ++c) {
+      const double v = iv->heatmap()->value(0, c);
+      QVERIFY(std::isnan(v) || (v >= 0 && v <= 1));
+    }
+    iv->setColumnNormalisation(false);
+    iv->setValueMode(ImportanceView::ValueMode::Raw);
+  }
+
+  // The planner's closed-form figures equal what `growbench-cli grow --json` reports, and the
+  // function-preserving variants preserve the logits.
+  void plannerFiguresMatchTheWorker_data() {
+    QTest::addColumn<QString>("variant");
+    QTest::addColumn<QVariantMap>("params");
+    QTest::addColumn<bool>("preserving");
+    QTest::newRow("grow g-freeze") << u"grow"_s << QVariantMap{{u"mode"_s, u"freeze"_s}} << true;
+    QTest::newRow("grow g-train k=3")
+        << u"grow"_s << QVariantMap{{u"mode"_s, u"train"_s}, {u"k"_s, 3}} << true;
+    QTest::newRow("lora") << u"lora"_s
+                          << QVariantMap{{u"rank"_s, 4},
+                                         {u"targets"_s, QStringList{u"q"_s, u"v"_s, u"up"_s}}}
+                          << true;
+    QTest::newRow("llama-pro") << u"depth"_s
+                               << QVariantMap{{u"style"_s, u"llama-pro"_s}, {u"count"_s, 1}}
+                               << true;
+    QTest::newRow("adept") << u"depth"_s << QVariantMap{{u"style"_s, u"adept"_s}} << true;
+    QTest::newRow("neutral residues")
+        << u"neutral-residues"_s << QVariantMap{{u"budget"_s, 0.2}} << true;
+    QTest::newRow("adapters") << u"adapters"_s << QVariantMap{{u"inner"_s, 16}} << true;
+    QTest::newRow("loramoe") << u"loramoe"_s << QVariantMap{{u"experts"_s, 3}} << true;
+    QTest::newRow("mh-moe") << u"mh-moe"_s << QVariantMap{{u"heads"_s, 4}} << true;
+    QTest::newRow("freeze") << u"freeze"_s << QVariantMap{{u"bottom"_s, 1}} << true;
+    QTest::newRow("scale preserve")
+        << u"scale"_s << QVariantMap{{u"mode"_s, u"preserve"_s}, {u"d_up"_s, 32}, {u"p_up"_s, 64}}
+        << true;
+    QTest::newRow("scale adapt above l_fp")
+        << u"scale"_s
+        << QVariantMap{{u"mode"_s, u"adapt"_s}, {u"d_up"_s, 32}, {u"p_up"_s, 64}, {u"l_fp"_s, 1}}
+        << true;
+  }
+  void plannerFiguresMatchTheWorker() {
+    QFETCH(QString, variant);
+    QFETCH(QVariantMap, params);
+    QFETCH(bool, preserving);
+    GrowPlanner* gp = m_window->planner();
+    s()->setSelectedLayers({1}, u"test"_s);
+    gp->setVariant(variant);
+    gp->setLayerSource(GrowPlanner::LayerSource::Selection);
+    for (auto it = params.begin(); it != params.end(); ++it) {
+      QVERIFY2(gp->setParameter(it.key(), it.value()), qPrintable(it.key()));
+    }
+    QVERIFY2(gp->validationError().isEmpty(), qPrintable(gp->validationError()));
+    QVERIFY(gp->estimate().ok);
+    QSignalSpy done(gp, &GrowPlanner::checkFinished);
+    QVERIFY(gp->checkPreservation());
+    QVERIFY(done.wait(180000));
+    QVERIFY2(done.first().first().toBool(), qPrintable(done.first().at(1).toString()));
+    const QJsonObject exact = gp->lastCheckResult();
+    const auto& e = gp->estimate();
+    QCOMPARE(qint64(exact.value(u"added_params"_s).toDouble()), e.addedParams);
+    QCOMPARE(qint64(exact.value(u"trainable_params"_s).toDouble()), e.trainableParams);
+    QCOMPARE(qint64(exact.value(u"base_params"_s).toDouble()), e.baseParams);
+    if (preserving) {
+      QVERIFY2(gp->lastMaxLogitDiff() <= 1e-4, qPrintable(gp->lastCheck()));
+    }
+  }
+
+  void plannerQueuesAComparison() {
+    GrowPlanner* gp = m_window->planner();
+    s()->clearQueuedPlans();
+    s()->setSelectedLayers({1}, u"test"_s);
+    gp->setVariant(u"grow"_s);
+    gp->setParameter(u"mode"_s, u"freeze"_s);
+    gp->setLayerSource(GrowPlanner::LayerSource::Selection);
+    QVERIFY(gp->queueCurrentPlan());
+    gp->setVariant(u"lora"_s);
+    gp->setParameter(u"rank"_s, 4);
+    gp->setLayerSource(GrowPlanner::LayerSource::All);
+    QVERIFY(gp->queueCurrentPlan());
+    QCOMPARE(s()->queuedPlans().size(), 2);
+    QCOMPARE(s()->queuedPlans()[0].plan.value(u"variant"_s).toString(), u"grow"_s);
+    // Invalid plans are refused: a layer outside the model, and no layers at all.
+    gp->setVariant(u"grow"_s);
+    gp->setLayerSource(GrowPlanner::LayerSource::Manual);
+    gp->setManualLayers(u"7"_s);
+    QVERIFY(!gp->validationError().isEmpty());
+    QVERIFY(!gp->queueCurrentPlan());
+    gp->setManualLayers(QString());
+    QVERIFY(!gp->queueCurrentPlan());
+    QCOMPARE(s()->queuedPlans().size(), 2);
+    gp->setManualLayers(u"1"_s);
+    QVERIFY2(gp->validationError().isEmpty(), qPrintable(gp->validationError()));
+  }
+
+  void runLaunchesFinishesAndShowsCurvesAndRows() {
+    RunsView* rv = m_window->runsView();
+    m_window->showView(MainWindow::View::Runs);
+    LaunchSettings ls;
+    ls.name = u"gui-test"_s;
+    ls.trainData = m_new;
+    ls.origEvalData = m_orig;
+    ls.steps = 6;
+    ls.lr = 1e-3;
+    ls.batchSize = 2;
+    ls.seqLen = 32;
+    ls.evalInterval = 3;
+    ls.evalTokens = 256;
+    rv->setSettings(ls);
+    QString error;
+    const nlohmann::json spec = rv->buildSpec(&error);
+    QVERIFY2(!spec.is_null(), qPrintable(error));
+    QCOMPARE(spec["plans"].size(), size_t(2));
+    QSignalSpy finished(s()->runs(), &RunManager::jobFinished);
+    QSignalSpy started(s()->runs(), &RunManager::runStarted);
+    QSignalSpy progress(s()->runs(), &RunManager::progress);
+    const int job = rv->launch();
+    QVERIFY2(job > 0, qPrintable(rv->lastMessage()));
+    QVERIFY(s()->queuedPlans().isEmpty());  // the comparison was launched
+    QVERIFY(finished.wait(600000));
+    const RunJob* j = s()->runs()->job(job);
+    QVERIFY(j);
+    QVERIFY2(j->state == RunJob::State::Finished, qPrintable(s()->runs()->runLog(j->currentRun)));
+    QCOMPARE(started.count(), 2);
+    QVERIFY(progress.count() > 0);
+    const QList<qint64> ids = {j->runIds[0], j->runIds[1]};
+    // The runs reach the table as finished, with forgetting and learning figures.
+    QTRY_COMPARE_WITH_TIMEOUT(countStatus(ids, st::RunStatus::Finished), 2, 20000);
+    for (qint64 id : ids) {
+      const RunRow* r = s()->runModel()->run(id);
+      QVERIFY(r);
+      QVERIFY(!std::isnan(r->forgetting));
+      QVERIFY(!std::isnan(r->learning));
+      QVERIFY(!std::isnan(r->trainableShare));
+      QCOMPARE(r->lastStep, qint64(6));
+      const int row = s()->runModel()->rowOfRun(id);
+      QCOMPARE(s()->runModel()->index(row, RunTableModel::Status).data().toString(),
+               statusText(st::RunStatus::Finished));
+    }
+    QCOMPARE(s()->runModel()->run(ids[0])->variant, u"grow"_s);
+    QCOMPARE(s()->runModel()->run(ids[0])->layers, u"1"_s);
+    // The log pane shows the worker's log.
+    rv->selectRun(ids[0]);
+    QVERIFY(!rv->logPane()->toPlainText().isEmpty());
+    // Curves: both runs, forgetting at steps 0, 3, 6.
+    CurvesView* cv = m_window->curvesView();
+    s()->setCurveRuns(ids);
+    QTRY_VERIFY_WITH_TIMEOUT(cv->series().contains(ids[0]) && cv->series().contains(ids[1]), 20000);
+    cv->setForgettingKey(u"eval/orig/ppl"_s);
+    cv->setLearningKey(u"eval/new/ppl"_s);
+    cv->replotNow();
+    QCOMPARE(cv->pointCount(ids[0], false), 3);
+    QCOMPARE(cv->pointCount(ids[1], true), 3);
+    QVERIFY(!cv->paretoRuns().isEmpty());
+    cv->setSmoothing(0.5);
+    cv->setLogScale(true);
+    cv->replotNow();
+    QCOMPARE(cv->pointCount(ids[1], false), 3);
+    cv->setLogScale(false);
+    cv->setSmoothing(0);
+    // Exports of the plots.
+    for (const char* ext : {"png", "svg", "pdf"}) {
+      const QString f = QDir(m_tmp).filePath(u"curves.%1"_s.arg(QLatin1String(ext)));
+      QString err;
+      QVERIFY2(cv->exportCurrentPlot(f, &err), qPrintable(err));
+      QVERIFY(QFileInfo(f).size() > 500);
+    }
+  }
+
+  void compareFiltersExportsDiffsTagsAndDeletes() {
+    CompareView* cmp = m_window->compareView();
+    m_window->showView(MainWindow::View::Compare);
+    QList<qint64> ids;
+    for (const RunRow& r : s()->store()->snapshot().runs) ids << r.info.id;
+    QVERIFY(ids.size() >= 2);
+    cmp->selectRuns(ids.mid(0, 2));
+    QCOMPARE(cmp->selectedRuns(), ids.mid(0, 2));
+    QTRY_COMPARE_WITH_TIMEOUT(s()->curveRuns(), ids.mid(0, 2), 5000);  // overlaid in Curves
+    // Spec diff: the plans differ.
+    SpecDiffModel* diff = cmp->diffSpecs(ids[0], ids[1], false);
+    QVERIFY(diff);
+    QVERIFY(diff->differenceCount() > 0);
+    diff->setOnlyDifferences(true);
+    bool variantDiffers = false;
+    for (int r = 0; r < diff->rowCount(); ++r) {
+      variantDiffers |= diff->index(r, 0).data().toString() == u"plans[0].variant"_s;
+    }
+    QVERIFY(variantDiffers);
+    // CSV export of the table as shown.
+    const QString csv = QDir(m_tmp).filePath(u"runs.csv"_s);
+    QString err;
+    QVERIFY2(cmp->exportCsv(csv, &err), qPrintable(err));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    QVERIFY(text.contains(u"gui-test"_s));
+    QVERIFY(text.startsWith(RunTableModel::tr("Id")));
+    // Filter by name.
+    cmp->proxy()->setText(u"lora"_s);
+    QCOMPARE(cmp->proxy()->rowCount(), 1);
+    cmp->proxy()->setText({});
+    // Tags and notes.
+    cmp->setTags(ids[0], {u"baseline"_s, u" growth "_s});
+    cmp->setNotes(ids[0], u"looks good"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(ids[0]) &&
+                                 s()->runModel()->run(ids[0])->info.tags.size() == 2 &&
+                                 s()->runModel()->run(ids[0])->info.notes == "looks good",
+                             10000);
+    cmp->proxy()->setTag(u"growth"_s);
+    QCOMPARE(cmp->proxy()->rowCount(), 1);
+    cmp->proxy()->setTag({});
+  }
+
+  void runCanBeCancelledAndResumed() {
+    RunsView* rv = m_window->runsView();
+    s()->clearQueuedPlans();
+    m_window->planner()->setVariant(u"full"_s);
+    LaunchSettings ls;
+    ls.name = u"long"_s;
+    ls.trainData = m_new;
+    ls.origEvalData = m_orig;
+    ls.steps = 3000;
+    ls.batchSize = 2;
+    ls.seqLen = 32;
+    ls.evalInterval = 1000;
+    ls.evalTokens = 256;
+    rv->setSettings(ls);
+    QSignalSpy progress(s()->runs(), &RunManager::progress);
+    QSignalSpy finished(s()->runs(), &RunManager::jobFinished);
+    const int job = rv->launch();
+    QVERIFY(job > 0);
+    // Cancel once training has begun.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          for (const auto& args : progress) {
+            const auto p = args.at(1).value<LiveProgress>();
+            if (p.stage == u"train"_s && p.step > 0) return true;
+          }
+          return false;
+        }(),
+        120000);
+    const qint64 run = s()->runs()->job(job)->currentRun;
+    QVERIFY(run > 0);
+    QVERIFY(rv->cancelRun(run));
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(s()->runs()->job(job)->state, RunJob::State::Cancelled);
+    QTRY_COMPARE_WITH_TIMEOUT(countStatus({run}, st::RunStatus::Cancelled), 1, 20000);
+    // Resume from the cancellation checkpoint and finish.
+    finished.clear();
+    QVERIFY(rv->resumeRun(run));
+    QVERIFY(finished.wait(600000));
+    QTRY_COMPARE_WITH_TIMEOUT(countStatus({run}, st::RunStatus::Finished), 1, 20000);
+    QCOMPARE(s()->runModel()->run(run)->lastStep, qint64(3000));
+  }
+
+  // Runs written by another process (the CLI in a terminal) appear, and their curves grow.
+  void externalRunsAppearAndStream() {
+    st::Store store = st::Store::open((m_ws + u"/growbench.db"_s).toStdString());
+    st::NewRun nr;
+    nr.name = "external";
+    nr.spec = R"({"plans":[{"variant":"lora","rank":2}],"train":{"steps":10}})";
+    nr.variant = "lora r=2";
+    const int64_t id = store.create_run(nr);
+    store.set_status(id, st::RunStatus::Running);
+    {
+      auto w = store.metrics_writer();
+      w.add(id, 0, "eval/orig/ppl", 10.0);
+      w.add(id, 0, "eval/new/ppl", 50.0);
+      w.add(id, 1, "train/loss", 4.0);
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(id) != nullptr, 10000);
+    QCOMPARE(s()->runModel()->run(id)->info.status, st::RunStatus::Running);
+    CurvesView* cv = m_window->curvesView();
+    s()->setCurveRuns({id});
+    QTRY_VERIFY_WITH_TIMEOUT(cv->series().value(id).contains(u"eval/orig/ppl"_s), 10000);
+    {
+      auto w = store.metrics_writer();
+      for (int step = 2; step <= 10; ++step) w.add(id, step, "train/loss", 4.0 - 0.1 * step);
+      w.add(id, 10, "eval/orig/ppl", 11.0);
+      w.add(id, 10, "eval/new/ppl", 30.0);
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(cv->series().value(id).value(u"eval/orig/ppl"_s).steps.size(), 2,
+                              10000);
+    QCOMPARE(cv->series().value(id).value(u"train/loss"_s).steps.size(), 10);
+    store.set_status(id, st::RunStatus::Finished);
+    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(id)->info.status == st::RunStatus::Finished,
+                             10000);
+    const RunRow* r = s()->runModel()->run(id);
+    QVERIFY(std::fabs(r->forgetting - 0.1) < 1e-9);
+    QVERIFY(std::fabs(r->learning - 0.4) < 1e-9);
+    // Delete it from the Compare view.
+    QVERIFY(m_window->compareView()->deleteRuns({id}, false));
+    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(id) == nullptr, 10000);
+  }
+
+  void aboutShowsQtAndLibTorchVersions() {
+    AboutDialog about;
+    QSignalSpy known(&about, &AboutDialog::versionsKnown);
+    QVERIFY(known.wait(60000));
+    QVERIFY2(about.libtorchVersion().contains(QRegularExpression(u"^[0-9]+\\.[0-9]+"_s)),
+             qPrintable(about.libtorchVersion()));
+    QVERIFY(about.text().contains(QString::fromLatin1(qVersion())));
+  }
+
+  void tourWritesAScreenshotOfEveryView() {
+    MainWindow w;
+    TourOptions o;
+    o.outDir = QDir(m_tmp).filePath(u"tour"_s);
+    o.workspace = m_ws;
+    o.model = m_model;
+    o.width = 1200;
+    o.height = 800;
+    QStringList written;
+    const int n = runTour(&w, o, &written);
+    QCOMPARE(n, 12);
+    for (const QString& f : written) {
+      QImage img(f);
+      QVERIFY2(!img.isNull() && img.width() > 200 && img.height() > 150, qPrintable(f));
+    }
+    w.close();
+  }
+};
+
+QTEST_MAIN(TstGui)
+#include "tst_gui.moc"

@@ -1,0 +1,2540 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de_DE">
+<context>
+    <name>Format</name>
+    <message>
+        <source>%1 G</source>
+        <translation>%1 G</translation>
+    </message>
+    <message>
+        <source>%1 M</source>
+        <translation>%1 M</translation>
+    </message>
+    <message>
+        <source>%1 k</source>
+        <translation>%1 k</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 KiB</source>
+        <translation>%1 KiB</translation>
+    </message>
+    <message>
+        <source>%1 B</source>
+        <translation>%1 B</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+</context>
+<context>
+    <name>PlanEstimate</name>
+    <message>
+        <source>The layer policy is resolved from importance probes when the run starts; the figures assume its layer count.</source>
+        <translation>Die Schichtauswahl wird beim Start des Laufs aus den Wichtigkeitssondierungen bestimmt; die Kennzahlen setzen ihre Schichtanzahl voraus.</translation>
+    </message>
+    <message>
+        <source>Cannot tell which layers the plan selects.</source>
+        <translation>Es lässt sich nicht bestimmen, welche Schichten der Plan auswählt.</translation>
+    </message>
+    <message>
+        <source>d_up must be a positive multiple of head_dim × (heads / kv heads).</source>
+        <translation>d_up muss ein positives Vielfaches von head_dim × (Heads / KV-Heads) sein.</translation>
+    </message>
+    <message>
+        <source>SCALE counts follow the operator&apos;s block structure; the exact numbers come from “Check preservation”.</source>
+        <translation>Die SCALE-Zahlen folgen der Blockstruktur des Operators; die genauen Werte liefert „Erhaltung prüfen“.</translation>
+    </message>
+    <message>
+        <source>The budget is too small for one adapter unit per layer.</source>
+        <translation>Das Budget reicht nicht für eine Adapter-Einheit pro Schicht.</translation>
+    </message>
+    <message>
+        <source>Unknown variant.</source>
+        <translation>Unbekannte Variante.</translation>
+    </message>
+</context>
+<context>
+    <name>Plot</name>
+    <message>
+        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
+        <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf)</translation>
+    </message>
+    <message>
+        <source>GrowBench plot</source>
+        <translation>GrowBench-Diagramm</translation>
+    </message>
+    <message>
+        <source>Unknown image format &apos;%1&apos;: use .png, .svg or .pdf.</source>
+        <translation>Unbekanntes Bildformat „%1“: verwenden Sie .png, .svg oder .pdf.</translation>
+    </message>
+    <message>
+        <source>Could not write %1.</source>
+        <translation>%1 konnte nicht geschrieben werden.</translation>
+    </message>
+</context>
+<context>
+    <name>RunStatus</name>
+    <message>
+        <source>Queued</source>
+        <translation>Wartend</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>Läuft</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>Beendet</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Abgebrochen</translation>
+    </message>
+    <message>
+        <source>Interrupted</source>
+        <translation>Unterbrochen</translation>
+    </message>
+    <message>
+        <source>Diverged</source>
+        <translation>Divergiert</translation>
+    </message>
+</context>
+<context>
+    <name>Runs</name>
+    <message>
+        <source>uniform, %1 blocks</source>
+        <translation>gleichmäßig, %1 Blöcke</translation>
+    </message>
+    <message>
+        <source>bottom %1 frozen</source>
+        <translation>untere %1 eingefroren</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::AboutDialog</name>
+    <message>
+        <source>About GrowBench</source>
+        <translation>Über GrowBench</translation>
+    </message>
+    <message>
+        <source>unknown (growbench-cli did not say)</source>
+        <translation>unbekannt (growbench-cli hat es nicht angegeben)</translation>
+    </message>
+    <message>
+        <source>unknown: %1</source>
+        <translation>unbekannt: %1</translation>
+    </message>
+    <message>
+        <source>asking growbench-cli…</source>
+        <translation>frage growbench-cli…</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;GrowBench %1&lt;/h3&gt;&lt;p&gt;A workbench for growing pretrained language models without catastrophic forgetting: importance probes, growth plans, runs, and the forgetting–learning trade-off.&lt;/p&gt;&lt;table&gt;&lt;tr&gt;&lt;td&gt;Qt&lt;/td&gt;&lt;td&gt;%2 (built with %3)&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;QCustomPlot&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;LibTorch&lt;/td&gt;&lt;td&gt;%5&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;growbench-cli&lt;/td&gt;&lt;td&gt;%6&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
+        <translation>&lt;h3&gt;GrowBench %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Erweitern vortrainierter Sprachmodelle ohne katastrophales Vergessen: Wichtigkeitssondierungen, Wachstumspläne, Läufe und der Zielkonflikt zwischen Vergessen und Lernen.&lt;/p&gt;&lt;table&gt;&lt;tr&gt;&lt;td&gt;Qt&lt;/td&gt;&lt;td&gt;%2 (erstellt mit %3)&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;QCustomPlot&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;LibTorch&lt;/td&gt;&lt;td&gt;%5&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;growbench-cli&lt;/td&gt;&lt;td&gt;%6&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ArchitectureModel</name>
+    <message>
+        <source>%1, frozen</source>
+        <translation>%1, eingefroren</translation>
+    </message>
+    <message>
+        <source>Embeddings, final norm, head</source>
+        <translation>Einbettungen, letzte Normierung, Ausgabekopf</translation>
+    </message>
+    <message>
+        <source>Layer %1</source>
+        <translation>Schicht %1</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Art</translation>
+    </message>
+    <message>
+        <source>Shape</source>
+        <translation>Form</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>Parameter</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>Anteil</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::CliJob</name>
+    <message>
+        <source>A growbench-cli job is already running.</source>
+        <translation>Ein growbench-cli-Auftrag läuft bereits.</translation>
+    </message>
+    <message>
+        <source>growbench-cli was not found next to growbench or in PATH. Set GROWBENCH_CLI to its path.</source>
+        <translation>growbench-cli wurde weder neben growbench noch im PATH gefunden. Setzen Sie GROWBENCH_CLI auf seinen Pfad.</translation>
+    </message>
+    <message>
+        <source>Could not start %1: %2</source>
+        <translation>%1 konnte nicht gestartet werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::CompareView</name>
+    <message numerus="yes">
+        <source>Deleted %n run(s) and %1 checkpoint(s).</source>
+        <translation>
+            <numerusform>%n Lauf und %1 Checkpoint(s) gelöscht.</numerusform>
+            <numerusform>%n Läufe und %1 Checkpoint(s) gelöscht.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Filter by name, variant, layers or tag</source>
+        <translation>Nach Name, Variante, Schichten oder Tag filtern</translation>
+    </message>
+    <message>
+        <source>All statuses</source>
+        <translation>Alle Status</translation>
+    </message>
+    <message>
+        <source>All tags</source>
+        <translation>Alle Tags</translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>CSV exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the table as shown (filtered and sorted) as CSV</source>
+        <translation>Die Tabelle wie angezeigt (gefiltert und sortiert) als CSV speichern</translation>
+    </message>
+    <message>
+        <source>Select runs to overlay them in Curves; two runs can be diffed.</source>
+        <translation>Wählen Sie Läufe aus, um sie unter „Kurven“ zu überlagern; zwei Läufe lassen sich vergleichen.</translation>
+    </message>
+    <message>
+        <source>Diff specs</source>
+        <translation>Spezifikationen vergleichen</translation>
+    </message>
+    <message>
+        <source>Side-by-side diff of the two selected runs&apos; experiment specs</source>
+        <translation>Experimentspezifikationen der beiden ausgewählten Läufe nebeneinander vergleichen</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>Löschen…</translation>
+    </message>
+    <message>
+        <source>Delete the selected runs, their metrics and checkpoints</source>
+        <translation>Die ausgewählten Läufe samt Metriken und Checkpoints löschen</translation>
+    </message>
+    <message>
+        <source>comma-separated tags</source>
+        <translation>kommagetrennte Tags</translation>
+    </message>
+    <message>
+        <source>Tags:</source>
+        <translation>Tags:</translation>
+    </message>
+    <message>
+        <source>Notes on this run</source>
+        <translation>Notizen zu diesem Lauf</translation>
+    </message>
+    <message>
+        <source>Notes:</source>
+        <translation>Notizen:</translation>
+    </message>
+    <message>
+        <source>Save tags and notes</source>
+        <translation>Tags und Notizen speichern</translation>
+    </message>
+    <message>
+        <source>Export table</source>
+        <translation>Tabelle exportieren</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>Wrote %1.</source>
+        <translation>%1 geschrieben.</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>Export fehlgeschlagen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) selected: overlaid in Curves.</source>
+        <translation>
+            <numerusform>%n Lauf ausgewählt: unter „Kurven“ überlagert.</numerusform>
+            <numerusform>%n Läufe ausgewählt: unter „Kurven“ überlagert.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>%1 konnte nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>#%1 %2</source>
+        <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>Spec diff: run %1 and run %2</source>
+        <translation>Spezifikationsvergleich: Lauf %1 und Lauf %2</translation>
+    </message>
+    <message>
+        <source>Only differences (%1)</source>
+        <translation>Nur Unterschiede (%1)</translation>
+    </message>
+    <message>
+        <source>Run %1 is still running: cancel it first.</source>
+        <translation>Lauf %1 läuft noch: brechen Sie ihn zuerst ab.</translation>
+    </message>
+    <message>
+        <source>Delete runs</source>
+        <translation>Läufe löschen</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n run(s) with their metrics and checkpoints? This cannot be undone.</source>
+        <translation>
+            <numerusform>%n Lauf samt Metriken und Checkpoints löschen? Dies kann nicht rückgängig gemacht werden.</numerusform>
+            <numerusform>%n Läufe samt Metriken und Checkpoints löschen? Dies kann nicht rückgängig gemacht werden.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ConfigTableModel</name>
+    <message>
+        <source>Key</source>
+        <translation>Schlüssel</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>Wert</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::CurvesView</name>
+    <message>
+        <source>Forgetting:</source>
+        <translation>Vergessen:</translation>
+    </message>
+    <message>
+        <source>Original-domain metric (forgetting)</source>
+        <translation>Metrik der Ursprungsdomäne (Vergessen)</translation>
+    </message>
+    <message>
+        <source>Learning:</source>
+        <translation>Lernen:</translation>
+    </message>
+    <message>
+        <source>New-domain metric or task accuracy (learning)</source>
+        <translation>Metrik der neuen Domäne oder Aufgabengenauigkeit (Lernen)</translation>
+    </message>
+    <message>
+        <source>Smoothing:</source>
+        <translation>Glättung:</translation>
+    </message>
+    <message>
+        <source>Exponential moving average weight of the curves (0 = raw)</source>
+        <translation>Gewicht des exponentiellen gleitenden Mittelwerts der Kurven (0 = Rohwerte)</translation>
+    </message>
+    <message>
+        <source>Log scale</source>
+        <translation>Logarithmische Skala</translation>
+    </message>
+    <message>
+        <source>Export plot…</source>
+        <translation>Diagramm exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the plot shown as PNG, SVG or PDF</source>
+        <translation>Das angezeigte Diagramm als PNG, SVG oder PDF speichern</translation>
+    </message>
+    <message>
+        <source>No runs selected: select runs in Compare or Runs.</source>
+        <translation>Keine Läufe ausgewählt: wählen Sie Läufe unter „Vergleichen“ oder „Läufe“ aus.</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>Forgetting and learning</source>
+        <translation>Vergessen und Lernen</translation>
+    </message>
+    <message>
+        <source>Forgetting: change of the original-domain metric from step 0 (%, right = more forgetting)</source>
+        <translation>Vergessen: Änderung der Metrik der Ursprungsdomäne seit Schritt 0 (%, rechts = mehr Vergessen)</translation>
+    </message>
+    <message>
+        <source>Learning: improvement of the new-domain metric (%)</source>
+        <translation>Lernen: Verbesserung der Metrik der neuen Domäne (%)</translation>
+    </message>
+    <message>
+        <source>Trade-off</source>
+        <translation>Zielkonflikt</translation>
+    </message>
+    <message>
+        <source>Run:</source>
+        <translation>Lauf:</translation>
+    </message>
+    <message>
+        <source>After training on task</source>
+        <translation>Nach dem Training auf Aufgabe</translation>
+    </message>
+    <message>
+        <source>Evaluated on task</source>
+        <translation>Ausgewertet auf Aufgabe</translation>
+    </message>
+    <message>
+        <source>Task matrix</source>
+        <translation>Aufgabenmatrix</translation>
+    </message>
+    <message>
+        <source>Export plot</source>
+        <translation>Diagramm exportieren</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) overlaid.</source>
+        <translation>
+            <numerusform>%n Lauf überlagert.</numerusform>
+            <numerusform>%n Läufe überlagert.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+    <message>
+        <source>#%1 %2</source>
+        <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>Forgetting</source>
+        <translation>Vergessen</translation>
+    </message>
+    <message>
+        <source>Learning</source>
+        <translation>Lernen</translation>
+    </message>
+    <message>
+        <source>Pareto frontier of final points</source>
+        <translation>Pareto-Front der Endpunkte</translation>
+    </message>
+    <message>
+        <source>No task sequence in this run</source>
+        <translation>Dieser Lauf hat keine Aufgabenfolge</translation>
+    </message>
+    <message>
+        <source>Task sequences (spec key “sequence”) record an accuracy matrix R: after each task, every task is evaluated.</source>
+        <translation>Aufgabenfolgen (Spezifikationsschlüssel „sequence“) erfassen eine Genauigkeitsmatrix R: nach jeder Aufgabe werden alle Aufgaben ausgewertet.</translation>
+    </message>
+    <message>
+        <source>T%1</source>
+        <translation>T%1</translation>
+    </message>
+    <message>
+        <source>accuracy</source>
+        <translation>Genauigkeit</translation>
+    </message>
+    <message>
+        <source>OP (mean accuracy after the last task) = %1 · BWT (mean change of earlier tasks) = %2</source>
+        <translation>OP (mittlere Genauigkeit nach der letzten Aufgabe) = %1 · BWT (mittlere Änderung früherer Aufgaben) = %2</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::GrowPlanner</name>
+    <message>
+        <source>Full fine-tuning</source>
+        <translation>Vollständige Feinabstimmung</translation>
+    </message>
+    <message>
+        <source>Every parameter trains. The baseline that forgets most.</source>
+        <translation>Alle Parameter werden trainiert. Die Vergleichsbasis, die am meisten vergisst.</translation>
+    </message>
+    <message>
+        <source>Freeze bottom layers</source>
+        <translation>Untere Schichten einfrieren</translation>
+    </message>
+    <message>
+        <source>Trains all but the bottom k layers and the input embedding.</source>
+        <translation>Trainiert alles außer den unteren k Schichten und der Eingabe-Einbettung.</translation>
+    </message>
+    <message>
+        <source>LoRA</source>
+        <translation>LoRA</translation>
+    </message>
+    <message>
+        <source>Low-rank adapters W x + (alpha/r)·B A x on the target projections, W frozen, B = 0 at initialisation.</source>
+        <translation>Niedrigrang-Adapter W x + (alpha/r)·B A x auf den Zielprojektionen, W eingefroren, B = 0 bei der Initialisierung.</translation>
+    </message>
+    <message>
+        <source>Grow (MLP width replication)</source>
+        <translation>Grow (Verbreiterung des MLP durch Replikation)</translation>
+    </message>
+    <message>
+        <source>“Grow, don&apos;t overwrite”: the up-projection is concatenated k times and each copy of the down-projection scaled by 1/k; function preserving for any k.</source>
+        <translation>„Grow, don&apos;t overwrite“: die Up-Projektion wird k-mal aneinandergehängt und jede Kopie der Down-Projektion mit 1/k skaliert; funktionserhaltend für jedes k.</translation>
+    </message>
+    <message>
+        <source>SCALE (width upscaling)</source>
+        <translation>SCALE (Verbreiterung)</translation>
+    </message>
+    <message>
+        <source>Every linear W becomes [[W, W12], [W21, W22]]; with W12 = 0 in every layer the original stream is the base model&apos;s bit for bit.</source>
+        <translation>Jede lineare Schicht W wird zu [[W, W12], [W21, W22]]; mit W12 = 0 in jeder Schicht ist der ursprüngliche Datenstrom bitgenau der des Basismodells.</translation>
+    </message>
+    <message>
+        <source>Depth expansion (LLaMA-Pro, ADEPT)</source>
+        <translation>Tiefenerweiterung (LLaMA-Pro, ADEPT)</translation>
+    </message>
+    <message>
+        <source>Copies of layers inserted right after them with zeroed output projections, so each starts as the identity; only new blocks train.</source>
+        <translation>Kopien von Schichten werden direkt nach ihnen eingefügt, mit genullten Ausgabeprojektionen, sodass jede als Identität beginnt; nur neue Blöcke werden trainiert.</translation>
+    </message>
+    <message>
+        <source>Neutral residues (gated adapters)</source>
+        <translation>Neutral Residues (Adapter mit Gate)</translation>
+    </message>
+    <message>
+        <source>A gated adapter beside each selected MLP whose gate learns to output zero on original-domain data (ℓ1 local loss).</source>
+        <translation>Ein Adapter mit Gate neben jedem ausgewählten MLP, dessen Gate lernt, auf Daten der Ursprungsdomäne null auszugeben (lokaler ℓ1-Verlust).</translation>
+    </message>
+    <message>
+        <source>Parallel adapters</source>
+        <translation>Parallele Adapter</translation>
+    </message>
+    <message>
+        <source>The neutral-residues block without a gate and without the local loss.</source>
+        <translation>Der Neutral-Residues-Block ohne Gate und ohne lokalen Verlust.</translation>
+    </message>
+    <message>
+        <source>EWC</source>
+        <translation>EWC</translation>
+    </message>
+    <message>
+        <source>Full fine-tuning plus λ/2 · Σ F_i (θ_i − θ*_i)² with the diagonal Fisher of the base model on the original domain.</source>
+        <translation>Vollständige Feinabstimmung plus λ/2 · Σ F_i (θ_i − θ*_i)² mit der diagonalen Fisher-Information des Basismodells auf der Ursprungsdomäne.</translation>
+    </message>
+    <message>
+        <source>LoRAMoE</source>
+        <translation>LoRAMoE</translation>
+    </message>
+    <message>
+        <source>A bank of K LoRA experts beside each selected MLP with a top-k router.</source>
+        <translation>Eine Gruppe von K LoRA-Experten neben jedem ausgewählten MLP mit einem Top-k-Router.</translation>
+    </message>
+    <message>
+        <source>MH-MoE (multi-head routing)</source>
+        <translation>MH-MoE (Multi-Head-Routing)</translation>
+    </message>
+    <message>
+        <source>The hidden state is split into H heads, each with its own router and expert bank; the outputs are summed.</source>
+        <translation>Der verborgene Zustand wird in H Heads aufgeteilt, jeder mit eigenem Router und eigener Expertengruppe; die Ausgaben werden summiert.</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Frozen bottom layers</source>
+        <translation>Eingefrorene untere Schichten</translation>
+    </message>
+    <message>
+        <source>“Freeze trains all but the bottom k layers and the input embedding.”</source>
+        <translation>„Freeze trainiert alles außer den unteren k Schichten und der Eingabe-Einbettung.“</translation>
+    </message>
+    <message>
+        <source>Freeze the embedding</source>
+        <translation>Einbettung einfrieren</translation>
+    </message>
+    <message>
+        <source>Also freeze the token embedding (and with tied embeddings the LM head).</source>
+        <translation>Auch die Token-Einbettung einfrieren (und bei gekoppelten Einbettungen den LM-Kopf).</translation>
+    </message>
+    <message>
+        <source>Rank r</source>
+        <translation>Rang r</translation>
+    </message>
+    <message>
+        <source>Rank of A (r × in) and B (out × r); r · (in + out) trainable parameters per target and layer.</source>
+        <translation>Rang von A (r × in) und B (out × r); r · (in + out) trainierbare Parameter pro Ziel und Schicht.</translation>
+    </message>
+    <message>
+        <source>Alpha</source>
+        <translation>Alpha</translation>
+    </message>
+    <message>
+        <source>Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank).</source>
+        <translation>Zähler der Skalierung: die Aktualisierung B A x wird mit alpha / r skaliert (Standard 2 · Rang).</translation>
+    </message>
+    <message>
+        <source>Targets</source>
+        <translation>Ziele</translation>
+    </message>
+    <message>
+        <source>Projections that get adapters; gate exists only on gated MLPs (Llama, Qwen, Gemma).</source>
+        <translation>Projektionen, die Adapter erhalten; gate gibt es nur bei MLPs mit Gate (Llama, Qwen, Gemma).</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>Modus</translation>
+    </message>
+    <message>
+        <source>G-Freeze “strictly trains only the newly added weights”; G-Train trains “the entire expanded up-projection matrix while keeping the entire down-projection matrix and all other original parameters frozen”.</source>
+        <translation>G-Freeze „trainiert ausschließlich die neu hinzugefügten Gewichte“; G-Train trainiert „die gesamte erweiterte Up-Projektionsmatrix, während die gesamte Down-Projektionsmatrix und alle anderen ursprünglichen Parameter eingefroren bleiben“.</translation>
+    </message>
+    <message>
+        <source>G-Freeze</source>
+        <translation>G-Freeze</translation>
+    </message>
+    <message>
+        <source>G-Train</source>
+        <translation>G-Train</translation>
+    </message>
+    <message>
+        <source>Replication factor k</source>
+        <translation>Replikationsfaktor k</translation>
+    </message>
+    <message>
+        <source>k copies of each MLP unit, the down copies scaled by 1/k; “using k = 2 consistently provided the best trade-off”.</source>
+        <translation>k Kopien jeder MLP-Einheit, die Down-Kopien mit 1/k skaliert; „k = 2 lieferte durchgehend den besten Kompromiss“.</translation>
+    </message>
+    <message>
+        <source>Preserve: W12 “initialized to 0 and kept frozen”, original weights frozen. Adapt: W12 zero-initialised and trainable above L_fp. Route: per token, “if Z_preserve and Z_adapt agree (high cosine similarity), we route to SCALE-Preserve; otherwise we route to SCALE-Adapt”.</source>
+        <translation>Preserve: W12 „mit 0 initialisiert und eingefroren“, ursprüngliche Gewichte eingefroren. Adapt: W12 mit null initialisiert und oberhalb von L_fp trainierbar. Route: pro Token „stimmen Z_preserve und Z_adapt überein (hohe Kosinus-Ähnlichkeit), wird zu SCALE-Preserve geleitet, andernfalls zu SCALE-Adapt“.</translation>
+    </message>
+    <message>
+        <source>Preserve</source>
+        <translation>Preserve</translation>
+    </message>
+    <message>
+        <source>Adapt</source>
+        <translation>Adapt</translation>
+    </message>
+    <message>
+        <source>Route</source>
+        <translation>Route</translation>
+    </message>
+    <message>
+        <source>Added hidden width d_up</source>
+        <translation>Zusätzliche verborgene Breite d_up</translation>
+    </message>
+    <message>
+        <source>A multiple of head_dim · (heads / kv heads), so whole kv groups of heads are added.</source>
+        <translation>Ein Vielfaches von head_dim · (Heads / KV-Heads), damit ganze KV-Gruppen von Heads hinzukommen.</translation>
+    </message>
+    <message>
+        <source>Added MLP width p_up</source>
+        <translation>Zusätzliche MLP-Breite p_up</translation>
+    </message>
+    <message>
+        <source>Added MLP inner width.</source>
+        <translation>Zusätzliche innere Breite des MLP.</translation>
+    </message>
+    <message>
+        <source>L_fp</source>
+        <translation>L_fp</translation>
+    </message>
+    <message>
+        <source>The lowest L_fp layers keep W12 zero and frozen; “forgetting increases exponentially with decreasing L_fp”.</source>
+        <translation>Die untersten L_fp Schichten behalten W12 bei null und eingefroren; „das Vergessen nimmt mit sinkendem L_fp exponentiell zu“.</translation>
+    </message>
+    <message>
+        <source>Collaboration in attention only</source>
+        <translation>Zusammenarbeit nur in der Attention</translation>
+    </message>
+    <message>
+        <source>Trainable W12 only in attention (“MHA as the preferred collaborative module”).</source>
+        <translation>Trainierbares W12 nur in der Attention („MHA als bevorzugtes kollaboratives Modul“).</translation>
+    </message>
+    <message>
+        <source>Route threshold τ</source>
+        <translation>Routing-Schwelle τ</translation>
+    </message>
+    <message>
+        <source>Threshold on cos(Z_p, Z_a); “we fix τ = 0.5 as a robust default”.</source>
+        <translation>Schwelle für cos(Z_p, Z_a); „wir setzen τ = 0.5 als robusten Standardwert“.</translation>
+    </message>
+    <message>
+        <source>W21, W22 initialisation</source>
+        <translation>Initialisierung von W21, W22</translation>
+    </message>
+    <message>
+        <source>Initialisation of the new rows: zero, random, or SVD (the top singular directions of W). Default (SVD, 0).</source>
+        <translation>Initialisierung der neuen Zeilen: null, zufällig oder SVD (die obersten singulären Richtungen von W). Standard (SVD, 0).</translation>
+    </message>
+    <message>
+        <source>(SVD, 0)</source>
+        <translation>(SVD, 0)</translation>
+    </message>
+    <message>
+        <source>(0, random)</source>
+        <translation>(0, zufällig)</translation>
+    </message>
+    <message>
+        <source>(random, 0)</source>
+        <translation>(zufällig, 0)</translation>
+    </message>
+    <message>
+        <source>(0, SVD)</source>
+        <translation>(0, SVD)</translation>
+    </message>
+    <message>
+        <source>Style</source>
+        <translation>Stil</translation>
+    </message>
+    <message>
+        <source>LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k least-important ones for general competence”.</source>
+        <translation>LLaMA-Pro fügt P Blöcke gleichmäßig ein, nach jeweils L/P Schichten. ADEPT kopiert „die k für die allgemeine Kompetenz am wenigsten wichtigen“.</translation>
+    </message>
+    <message>
+        <source>LLaMA-Pro (uniform)</source>
+        <translation>LLaMA-Pro (gleichmäßig)</translation>
+    </message>
+    <message>
+        <source>ADEPT</source>
+        <translation>ADEPT</translation>
+    </message>
+    <message>
+        <source>Blocks P</source>
+        <translation>Blöcke P</translation>
+    </message>
+    <message>
+        <source>Number of blocks LLaMA-Pro inserts.</source>
+        <translation>Anzahl der Blöcke, die LLaMA-Pro einfügt.</translation>
+    </message>
+    <message>
+        <source>Gate</source>
+        <translation>Gate</translation>
+    </message>
+    <message>
+        <source>ELU: the implicit selector “that we refer to as neutral residues”. Sigmoid: an explicit selector “trained as a local binary classifier” of the domain.</source>
+        <translation>ELU: der implizite Selektor, „den wir als Neutral Residues bezeichnen“. Sigmoid: ein expliziter Selektor, „als lokaler binärer Klassifikator trainiert“ für die Domäne.</translation>
+    </message>
+    <message>
+        <source>ELU (implicit)</source>
+        <translation>ELU (implizit)</translation>
+    </message>
+    <message>
+        <source>Sigmoid (explicit)</source>
+        <translation>Sigmoid (explizit)</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>Budget</translation>
+    </message>
+    <message>
+        <source>Extra parameters as a fraction of the base model (“with only 20% extra learnable weights”).</source>
+        <translation>Zusätzliche Parameter als Anteil des Basismodells („mit nur 20 % zusätzlichen lernbaren Gewichten“).</translation>
+    </message>
+    <message>
+        <source>Inner size</source>
+        <translation>Innere Größe</translation>
+    </message>
+    <message>
+        <source>Adapter inner size; 0 derives it from the budget.</source>
+        <translation>Innere Größe des Adapters; 0 leitet sie aus dem Budget ab.</translation>
+    </message>
+    <message>
+        <source>Local loss α</source>
+        <translation>Lokaler Verlust α</translation>
+    </message>
+    <message>
+        <source>Coefficient of the ℓ1 local loss on original-domain batches (“best optimized when selected α = 100”); 0 switches it off.</source>
+        <translation>Koeffizient des lokalen ℓ1-Verlusts auf Batches der Ursprungsdomäne („am besten optimiert mit α = 100“); 0 schaltet ihn ab.</translation>
+    </message>
+    <message>
+        <source>Extra parameters as a fraction of the base model.</source>
+        <translation>Zusätzliche Parameter als Anteil des Basismodells.</translation>
+    </message>
+    <message>
+        <source>λ</source>
+        <translation>λ</translation>
+    </message>
+    <message>
+        <source>Strength of the penalty λ/2 · Σ F_i (θ_i − θ*_i)².</source>
+        <translation>Stärke des Strafterms λ/2 · Σ F_i (θ_i − θ*_i)².</translation>
+    </message>
+    <message>
+        <source>Experts K</source>
+        <translation>Experten K</translation>
+    </message>
+    <message>
+        <source>Experts per bank.</source>
+        <translation>Experten pro Gruppe.</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Experts per token.</source>
+        <translation>Experten pro Token.</translation>
+    </message>
+    <message>
+        <source>Rank of each expert (d → r → d).</source>
+        <translation>Rang jedes Experten (d → r → d).</translation>
+    </message>
+    <message>
+        <source>LoRA-style scale alpha / r; 0 = scale 1.</source>
+        <translation>Skalierung alpha / r wie bei LoRA; 0 = Skalierung 1.</translation>
+    </message>
+    <message>
+        <source>Balance loss</source>
+        <translation>Balance-Verlust</translation>
+    </message>
+    <message>
+        <source>Coefficient of the load-balancing loss (0 = off).</source>
+        <translation>Koeffizient des Lastausgleichsverlusts (0 = aus).</translation>
+    </message>
+    <message>
+        <source>Heads H</source>
+        <translation>Heads H</translation>
+    </message>
+    <message>
+        <source>Slices of the hidden state, each with “its own router and its own private expert bank”; “OP improves with M and is best at M = 16”. Must divide the hidden size.</source>
+        <translation>Abschnitte des verborgenen Zustands, jeder mit „eigenem Router und eigener privater Expertengruppe“; „OP verbessert sich mit M und ist bei M = 16 am besten“. Muss die verborgene Größe teilen.</translation>
+    </message>
+    <message>
+        <source>Experts per head.</source>
+        <translation>Experten pro Head.</translation>
+    </message>
+    <message>
+        <source>Experts per token and head.</source>
+        <translation>Experten pro Token und Head.</translation>
+    </message>
+    <message>
+        <source>Rank of each expert.</source>
+        <translation>Rang jedes Experten.</translation>
+    </message>
+    <message>
+        <source>Scale alpha / r; 0 = scale 1.</source>
+        <translation>Skalierung alpha / r; 0 = Skalierung 1.</translation>
+    </message>
+    <message>
+        <source>Load-balancing loss coefficient.</source>
+        <translation>Koeffizient des Lastausgleichsverlusts.</translation>
+    </message>
+    <message>
+        <source>Check cancelled.</source>
+        <translation>Prüfung abgebrochen.</translation>
+    </message>
+    <message>
+        <source>The check failed: %1</source>
+        <translation>Die Prüfung ist fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>not function preserving by design</source>
+        <translation>konstruktionsbedingt nicht funktionserhaltend</translation>
+    </message>
+    <message>
+        <source>preserved</source>
+        <translation>erhalten</translation>
+    </message>
+    <message>
+        <source>NOT preserved: check the operator</source>
+        <translation>NICHT erhalten: prüfen Sie den Operator</translation>
+    </message>
+    <message>
+        <source>max |logit diff| = %1 (%2) · exact: %3 added, %4 trainable (%5)</source>
+        <translation>max. |Logit-Differenz| = %1 (%2) · exakt: %3 hinzugefügt, %4 trainierbar (%5)</translation>
+    </message>
+    <message>
+        <source>Variant:</source>
+        <translation>Variante:</translation>
+    </message>
+    <message>
+        <source>optional label for tables and plots</source>
+        <translation>optionale Bezeichnung für Tabellen und Diagramme</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>Name:</translation>
+    </message>
+    <message>
+        <source>Hyper-parameters</source>
+        <translation>Hyperparameter</translation>
+    </message>
+    <message>
+        <source>All layers</source>
+        <translation>Alle Schichten</translation>
+    </message>
+    <message>
+        <source>Selected in the heatmap</source>
+        <translation>In der Heatmap ausgewählt</translation>
+    </message>
+    <message>
+        <source>Policy: k least important</source>
+        <translation>Regel: die k unwichtigsten</translation>
+    </message>
+    <message>
+        <source>Policy: k most important</source>
+        <translation>Regel: die k wichtigsten</translation>
+    </message>
+    <message>
+        <source>Policy: top-k by update magnitude</source>
+        <translation>Regel: Top-k nach Aktualisierungsbetrag</translation>
+    </message>
+    <message>
+        <source>Policy: calibrated (domain-critical)</source>
+        <translation>Regel: kalibriert (domänenkritisch)</translation>
+    </message>
+    <message>
+        <source>Manual list</source>
+        <translation>Manuelle Liste</translation>
+    </message>
+    <message>
+        <source>Policies are resolved from importance probes when the run starts (growbench-cli run)</source>
+        <translation>Regeln werden beim Start des Laufs aus den Wichtigkeitssondierungen bestimmt (growbench-cli run)</translation>
+    </message>
+    <message>
+        <source>k = </source>
+        <translation>k = </translation>
+    </message>
+    <message>
+        <source>e.g. 0-3, 7</source>
+        <translation>z. B. 0-3, 7</translation>
+    </message>
+    <message>
+        <source>Layers:</source>
+        <translation>Schichten:</translation>
+    </message>
+    <message>
+        <source>Figures</source>
+        <translation>Kennzahlen</translation>
+    </message>
+    <message>
+        <source>float32 weights, plus gradients and AdamW&apos;s two moments for the trainable parameters; activations not included</source>
+        <translation>float32-Gewichte plus Gradienten und die beiden AdamW-Momente der trainierbaren Parameter; ohne Aktivierungen</translation>
+    </message>
+    <message>
+        <source>Base parameters:</source>
+        <translation>Basisparameter:</translation>
+    </message>
+    <message>
+        <source>Parameters added:</source>
+        <translation>Hinzugefügte Parameter:</translation>
+    </message>
+    <message>
+        <source>Trainable:</source>
+        <translation>Trainierbar:</translation>
+    </message>
+    <message>
+        <source>Estimated memory:</source>
+        <translation>Geschätzter Speicher:</translation>
+    </message>
+    <message>
+        <source>Function preserving:</source>
+        <translation>Funktionserhaltend:</translation>
+    </message>
+    <message>
+        <source>Check preservation</source>
+        <translation>Erhaltung prüfen</translation>
+    </message>
+    <message>
+        <source>Apply the plan with growbench-cli grow and compare the logits of the grown and the base model on a fixed random batch</source>
+        <translation>Den Plan mit growbench-cli grow anwenden und die Logits des erweiterten Modells und des Basismodells auf einem festen Zufallsbatch vergleichen</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>The plan as JSON (docs/plans.md)</source>
+        <translation>Der Plan als JSON (docs/plans.md)</translation>
+    </message>
+    <message>
+        <source>Comparison</source>
+        <translation>Vergleich</translation>
+    </message>
+    <message>
+        <source>Add to comparison</source>
+        <translation>Zum Vergleich hinzufügen</translation>
+    </message>
+    <message>
+        <source>Queue this plan; the queued plans run as one comparison (one run each, same data and seed)</source>
+        <translation>Diesen Plan einreihen; die eingereihten Pläne laufen als ein Vergleich (je ein Lauf, gleiche Daten und gleicher Seed)</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>Leeren</translation>
+    </message>
+    <message>
+        <source>Launch…</source>
+        <translation>Starten…</translation>
+    </message>
+    <message>
+        <source>Open the Runs view to launch the queued plans</source>
+        <translation>Die Ansicht „Läufe“ öffnen, um die eingereihten Pläne zu starten</translation>
+    </message>
+    <message>
+        <source>This variant has no hyper-parameters.</source>
+        <translation>Diese Variante hat keine Hyperparameter.</translation>
+    </message>
+    <message>
+        <source>No layers selected.</source>
+        <translation>Keine Schichten ausgewählt.</translation>
+    </message>
+    <message>
+        <source>Open a model to see the figures.</source>
+        <translation>Öffnen Sie ein Modell, um die Kennzahlen zu sehen.</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#c62828&apos;&gt;%1&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#c62828&apos;&gt;%1&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>%1 · %2 of the base</source>
+        <translation>%1 · %2 des Basismodells</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>yes, at initialisation</source>
+        <translation>ja, bei der Initialisierung</translation>
+    </message>
+    <message>
+        <source>no (routing changes outputs)</source>
+        <translation>nein (Routing ändert die Ausgaben)</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#c62828&apos;&gt;Not queued: %1&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#c62828&apos;&gt;Nicht eingereiht: %1&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>Open a model first.</source>
+        <translation>Öffnen Sie zuerst ein Modell.</translation>
+    </message>
+    <message>
+        <source>The check needs explicit layers: select some in the heatmap (the policy itself is resolved when the run starts).</source>
+        <translation>Die Prüfung braucht konkrete Schichten: wählen Sie welche in der Heatmap aus (die Regel selbst wird erst beim Start des Laufs bestimmt).</translation>
+    </message>
+    <message>
+        <source>EWC changes no weights at initialisation (its penalty needs the Fisher of a probe): nothing to check.</source>
+        <translation>EWC ändert bei der Initialisierung keine Gewichte (sein Strafterm braucht die Fisher-Information einer Sondierung): nichts zu prüfen.</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>Prüfe…</translation>
+    </message>
+    <message>
+        <source>%1:</source>
+        <comment>form label</comment>
+        <translation>%1:</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::HeatmapPlot</name>
+    <message>
+        <source>No data</source>
+        <translation>Keine Daten</translation>
+    </message>
+    <message>
+        <source>no value</source>
+        <translation>kein Wert</translation>
+    </message>
+    <message>
+        <source>Layer %1 · %2
+%3: %4</source>
+        <translation>Schicht %1 · %2
+%3: %4</translation>
+    </message>
+    <message>
+        <source>Layer %1
+%2: %3</source>
+        <translation>Schicht %1
+%2: %3</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ImportanceView</name>
+    <message>
+        <source>layer masking (loss increase)</source>
+        <translation>Schichtmaskierung (Verlustanstieg)</translation>
+    </message>
+    <message>
+        <source>Taylor θ·∂L/∂θ</source>
+        <translation>Taylor θ·∂L/∂θ</translation>
+    </message>
+    <message>
+        <source>Taylor |θ·∂L/∂θ|</source>
+        <translation>Taylor |θ·∂L/∂θ|</translation>
+    </message>
+    <message>
+        <source>Fisher</source>
+        <translation>Fisher</translation>
+    </message>
+    <message>
+        <source>update magnitude ‖ΔW‖</source>
+        <translation>Aktualisierungsbetrag ‖ΔW‖</translation>
+    </message>
+    <message>
+        <source>effective rank of ΔW_up</source>
+        <translation>effektiver Rang von ΔW_up</translation>
+    </message>
+    <message>
+        <source>%1 · ETA %2</source>
+        <translation>%1 · noch %2</translation>
+    </message>
+    <message>
+        <source>Probe cancelled.</source>
+        <translation>Sondierung abgebrochen.</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>abgebrochen</translation>
+    </message>
+    <message>
+        <source>The probe failed: %1</source>
+        <translation>Die Sondierung ist fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>fertig</translation>
+    </message>
+    <message>
+        <source>Probe %1 recorded.</source>
+        <translation>Sondierung %1 gespeichert.</translation>
+    </message>
+    <message>
+        <source>Selected layers: none</source>
+        <translation>Ausgewählte Schichten: keine</translation>
+    </message>
+    <message>
+        <source>Selected layers: %1</source>
+        <translation>Ausgewählte Schichten: %1</translation>
+    </message>
+    <message>
+        <source>Probe:</source>
+        <translation>Sondierung:</translation>
+    </message>
+    <message>
+        <source>Importance probes recorded in this workspace&apos;s store</source>
+        <translation>Im Speicher dieses Arbeitsbereichs erfasste Wichtigkeitssondierungen</translation>
+    </message>
+    <message>
+        <source>Only this model</source>
+        <translation>Nur dieses Modell</translation>
+    </message>
+    <message>
+        <source>List only the probes of the model open in the Model view</source>
+        <translation>Nur die Sondierungen des in der Ansicht „Modell“ geöffneten Modells auflisten</translation>
+    </message>
+    <message>
+        <source>New probe…</source>
+        <translation>Neue Sondierung…</translation>
+    </message>
+    <message>
+        <source>Run a new importance probe on the current model</source>
+        <translation>Eine neue Wichtigkeitssondierung am aktuellen Modell ausführen</translation>
+    </message>
+    <message>
+        <source>New probe</source>
+        <translation>Neue Sondierung</translation>
+    </message>
+    <message>
+        <source>Layer masking: loss increase when a layer is bypassed</source>
+        <translation>Schichtmaskierung: Verlustanstieg, wenn eine Schicht übersprungen wird</translation>
+    </message>
+    <message>
+        <source>Taylor: mean θ·∂L/∂θ per unit (signed, as ADEPT)</source>
+        <translation>Taylor: Mittelwert von θ·∂L/∂θ pro Einheit (mit Vorzeichen, wie ADEPT)</translation>
+    </message>
+    <message>
+        <source>Taylor, absolute: mean |θ·∂L/∂θ| per unit</source>
+        <translation>Taylor, absolut: Mittelwert von |θ·∂L/∂θ| pro Einheit</translation>
+    </message>
+    <message>
+        <source>Fisher: sum of squared log-likelihood gradients</source>
+        <translation>Fisher: Summe der quadrierten Gradienten der Log-Likelihood</translation>
+    </message>
+    <message>
+        <source>Update magnitude ‖W_T − W_0‖ after a short fine-tuning run (Grow §4.2)</source>
+        <translation>Aktualisierungsbetrag ‖W_T − W_0‖ nach einem kurzen Feinabstimmungslauf (Grow §4.2)</translation>
+    </message>
+    <message>
+        <source>Effective rank of ΔW_up per layer and training stage (Grow §4.4)</source>
+        <translation>Effektiver Rang von ΔW_up pro Schicht und Trainingsphase (Grow §4.4)</translation>
+    </message>
+    <message>
+        <source>Method:</source>
+        <translation>Methode:</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>Probe data</source>
+        <translation>Sondierungsdaten</translation>
+    </message>
+    <message>
+        <source>Text or JSONL (*.txt *.jsonl *.json);;All files (*)</source>
+        <translation>Text oder JSONL (*.txt *.jsonl *.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>General data:</source>
+        <translation>Allgemeine Daten:</translation>
+    </message>
+    <message>
+        <source>original-domain text, JSONL or multiple-choice JSONL</source>
+        <translation>Text der Ursprungsdomäne, JSONL oder Multiple-Choice-JSONL</translation>
+    </message>
+    <message>
+        <source>Domain data:</source>
+        <translation>Domänendaten:</translation>
+    </message>
+    <message>
+        <source>optional: new-domain data for calibrated scores</source>
+        <translation>optional: Daten der neuen Domäne für kalibrierte Werte</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>alle</translation>
+    </message>
+    <message>
+        <source>Token budget of the probe set (0 = all of it)</source>
+        <translation>Token-Budget der Sondierungsmenge (0 = alles)</translation>
+    </message>
+    <message>
+        <source>Tokens:</source>
+        <translation>Tokens:</translation>
+    </message>
+    <message>
+        <source>Run probe</source>
+        <translation>Sondierung ausführen</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Show:</source>
+        <translation>Anzeigen:</translation>
+    </message>
+    <message>
+        <source>Raw values</source>
+        <translation>Rohwerte</translation>
+    </message>
+    <message>
+        <source>Absolute values</source>
+        <translation>Absolutwerte</translation>
+    </message>
+    <message>
+        <source>Calibrated (domain rank − general rank)</source>
+        <translation>Kalibriert (Domänenrang − allgemeiner Rang)</translation>
+    </message>
+    <message>
+        <source>ADEPT App. R: negative = more important on the domain set than on the general set</source>
+        <translation>ADEPT Anh. R: negativ = auf der Domänenmenge wichtiger als auf der allgemeinen Menge</translation>
+    </message>
+    <message>
+        <source>Normalise each column</source>
+        <translation>Jede Spalte normieren</translation>
+    </message>
+    <message>
+        <source>Min–max scale every unit column to [0, 1] so units with different magnitudes can be compared</source>
+        <translation>Jede Einheitenspalte per Min-Max auf [0, 1] skalieren, damit Einheiten unterschiedlicher Größenordnung vergleichbar sind</translation>
+    </message>
+    <message>
+        <source>Domain probe:</source>
+        <translation>Domänensondierung:</translation>
+    </message>
+    <message>
+        <source>The probe on the new-domain data, for calibrated scores</source>
+        <translation>Die Sondierung auf den Daten der neuen Domäne, für kalibrierte Werte</translation>
+    </message>
+    <message>
+        <source>Export plot…</source>
+        <translation>Diagramm exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the heatmap shown as PNG, SVG or PDF</source>
+        <translation>Die angezeigte Heatmap als PNG, SVG oder PDF speichern</translation>
+    </message>
+    <message>
+        <source>Export plot</source>
+        <translation>Diagramm exportieren</translation>
+    </message>
+    <message>
+        <source>Wrote %1.</source>
+        <translation>%1 geschrieben.</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>Schicht</translation>
+    </message>
+    <message>
+        <source>Unit</source>
+        <translation>Einheit</translation>
+    </message>
+    <message>
+        <source>Layers × units</source>
+        <translation>Schichten × Einheiten</translation>
+    </message>
+    <message>
+        <source>Effective-rank probe:</source>
+        <translation>Sondierung des effektiven Rangs:</translation>
+    </message>
+    <message>
+        <source>Training stage</source>
+        <translation>Trainingsphase</translation>
+    </message>
+    <message>
+        <source>Effective rank</source>
+        <translation>Effektiver Rang</translation>
+    </message>
+    <message>
+        <source>Select layers</source>
+        <translation>Schichten auswählen</translation>
+    </message>
+    <message>
+        <source>Least important</source>
+        <translation>Am wenigsten wichtig</translation>
+    </message>
+    <message>
+        <source>The k layers with the lowest general importance (ADEPT: expand the layers least important for general competence)</source>
+        <translation>Die k Schichten mit der geringsten allgemeinen Wichtigkeit (ADEPT: die für die allgemeine Kompetenz am wenigsten wichtigen Schichten erweitern)</translation>
+    </message>
+    <message>
+        <source>k = </source>
+        <translation>k = </translation>
+    </message>
+    <message>
+        <source>Number of layers</source>
+        <translation>Anzahl der Schichten</translation>
+    </message>
+    <message>
+        <source>Top-N by update</source>
+        <translation>Top-N nach Aktualisierung</translation>
+    </message>
+    <message>
+        <source>The N layers with the largest weight-update magnitude after a short fine-tuning run (the Grow paper&apos;s layer choice); needs an update-magnitude probe</source>
+        <translation>Die N Schichten mit dem größten Gewichts-Aktualisierungsbetrag nach einem kurzen Feinabstimmungslauf (die Schichtwahl des Grow-Papers); erfordert eine Sondierung des Aktualisierungsbetrags</translation>
+    </message>
+    <message>
+        <source>N = </source>
+        <translation>N = </translation>
+    </message>
+    <message>
+        <source>Uniform</source>
+        <translation>Gleichmäßig</translation>
+    </message>
+    <message>
+        <source>One layer after every L/P layers (LLaMA-Pro&apos;s positions)</source>
+        <translation>Eine Schicht nach jeweils L/P Schichten (die Positionen von LLaMA-Pro)</translation>
+    </message>
+    <message>
+        <source>P = </source>
+        <translation>P = </translation>
+    </message>
+    <message>
+        <source>Number of positions</source>
+        <translation>Anzahl der Positionen</translation>
+    </message>
+    <message>
+        <source>Above L_fp</source>
+        <translation>Oberhalb von L_fp</translation>
+    </message>
+    <message>
+        <source>Every layer above the lowest L_fp (SCALE&apos;s collaboration layers)</source>
+        <translation>Jede Schicht oberhalb der untersten L_fp (die Kollaborationsschichten von SCALE)</translation>
+    </message>
+    <message>
+        <source>L_fp = </source>
+        <translation>L_fp = </translation>
+    </message>
+    <message>
+        <source>Lowest layers left out</source>
+        <translation>Ausgelassene unterste Schichten</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>Leeren</translation>
+    </message>
+    <message>
+        <source>Click or drag over layers in the heatmap or the bars; Ctrl adds or removes layers</source>
+        <translation>Klicken oder ziehen Sie über Schichten in der Heatmap oder den Balken; mit Strg fügen Sie Schichten hinzu oder entfernen sie</translation>
+    </message>
+    <message>
+        <source>No probe shown</source>
+        <translation>Keine Sondierung angezeigt</translation>
+    </message>
+    <message>
+        <source>#%1 %2 · %3 · %4</source>
+        <translation>#%1 %2 · %3 · %4</translation>
+    </message>
+    <message>
+        <source>Model: %1
+Probe set: %2</source>
+        <translation>Modell: %1
+Sondierungsmenge: %2</translation>
+    </message>
+    <message>
+        <source>No probe for this model yet: run one with “New probe…”</source>
+        <translation>Noch keine Sondierung für dieses Modell: führen Sie eine mit „Neue Sondierung…“ aus</translation>
+    </message>
+    <message>
+        <source>No probes in this workspace</source>
+        <translation>Keine Sondierungen in diesem Arbeitsbereich</translation>
+    </message>
+    <message>
+        <source>No effective-rank probe: run one with method “effective-rank”</source>
+        <translation>Keine Sondierung des effektiven Rangs: führen Sie eine mit der Methode „effective-rank“ aus</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>(keine)</translation>
+    </message>
+    <message>
+        <source>#%1 %2</source>
+        <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>Could not read probe %1: %2</source>
+        <translation>Sondierung %1 konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>Could not read this probe</source>
+        <translation>Diese Sondierung konnte nicht gelesen werden</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>Schicht</translation>
+    </message>
+    <message>
+        <source>Calibrated scores need a domain probe of the same method and model: choose one under “Domain probe”</source>
+        <translation>Kalibrierte Werte brauchen eine Domänensondierung mit derselben Methode und demselben Modell: wählen Sie eine unter „Domänensondierung“</translation>
+    </message>
+    <message>
+        <source>This probe has no values</source>
+        <translation>Diese Sondierung enthält keine Werte</translation>
+    </message>
+    <message>
+        <source>|%1|</source>
+        <translation>|%1|</translation>
+    </message>
+    <message>
+        <source>domain rank − general rank</source>
+        <translation>Domänenrang − allgemeiner Rang</translation>
+    </message>
+    <message>
+        <source>%1, normalised per column</source>
+        <translation>%1, spaltenweise normiert</translation>
+    </message>
+    <message>
+        <source>layer importance</source>
+        <translation>Schichtwichtigkeit</translation>
+    </message>
+    <message>
+        <source>calibrated score</source>
+        <translation>kalibrierter Wert</translation>
+    </message>
+    <message>
+        <source>%1 · %2 layers</source>
+        <translation>%1 · %2 Schichten</translation>
+    </message>
+    <message>
+        <source> · probe set: %1 · %2 s</source>
+        <translation> · Sondierungsmenge: %1 · %2 s</translation>
+    </message>
+    <message>
+        <source> · base loss %1</source>
+        <translation> · Basisverlust %1</translation>
+    </message>
+    <message>
+        <source>This probe has no stage matrix</source>
+        <translation>Diese Sondierung hat keine Phasenmatrix</translation>
+    </message>
+    <message>
+        <source>Effective rank (exp of the entropy of the normalised singular values) of each layer&apos;s up-projection update per training stage; a low rank means the update concentrates in few directions.</source>
+        <translation>Effektiver Rang (exp der Entropie der normierten Singulärwerte) der Aktualisierung der Up-Projektion jeder Schicht pro Trainingsphase; ein niedriger Rang bedeutet, dass sich die Aktualisierung auf wenige Richtungen konzentriert.</translation>
+    </message>
+    <message>
+        <source>Selected layers %1 (%2).</source>
+        <translation>Ausgewählte Schichten %1 (%2).</translation>
+    </message>
+    <message>
+        <source>Could not apply the policy: %1</source>
+        <translation>Die Regel konnte nicht angewendet werden: %1</translation>
+    </message>
+    <message>
+        <source>Show a masking, Taylor or Fisher probe first.</source>
+        <translation>Zeigen Sie zuerst eine Maskierungs-, Taylor- oder Fisher-Sondierung an.</translation>
+    </message>
+    <message>
+        <source>“Least important” needs a masking, Taylor or Fisher probe.</source>
+        <translation>„Am wenigsten wichtig“ erfordert eine Maskierungs-, Taylor- oder Fisher-Sondierung.</translation>
+    </message>
+    <message>
+        <source>No update-magnitude probe for this model: run one (New probe…, method update-magnitude) on the new-domain data.</source>
+        <translation>Keine Sondierung des Aktualisierungsbetrags für dieses Modell: führen Sie eine auf den Daten der neuen Domäne aus (Neue Sondierung…, Methode update-magnitude).</translation>
+    </message>
+    <message>
+        <source>Open a model first.</source>
+        <translation>Öffnen Sie zuerst ein Modell.</translation>
+    </message>
+    <message>
+        <source>Open a model in the Model view first.</source>
+        <translation>Öffnen Sie zuerst ein Modell in der Ansicht „Modell“.</translation>
+    </message>
+    <message>
+        <source>The model folder has no tokenizer.json: probes need one.</source>
+        <translation>Der Modellordner enthält keine tokenizer.json: Sondierungen benötigen eine.</translation>
+    </message>
+    <message>
+        <source>Choose the general probe data (a text or JSONL file).</source>
+        <translation>Wählen Sie die allgemeinen Sondierungsdaten (eine Text- oder JSONL-Datei).</translation>
+    </message>
+    <message>
+        <source>Open a workspace first.</source>
+        <translation>Öffnen Sie zuerst einen Arbeitsbereich.</translation>
+    </message>
+    <message>
+        <source>starting…</source>
+        <translation>starte…</translation>
+    </message>
+    <message>
+        <source>Probing %1 with %2…</source>
+        <translation>Sondiere %1 mit %2…</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::JobQueueModel</name>
+    <message>
+        <source>Job</source>
+        <translation>Auftrag</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>Läufe</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>wartend</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>beendet</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>abgebrochen</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::MainWindow</name>
+    <message>
+        <source>Workspace</source>
+        <translation>Arbeitsbereich</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Importance</source>
+        <translation>Wichtigkeit</translation>
+    </message>
+    <message>
+        <source>Grow planner</source>
+        <translation>Wachstumsplaner</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>Läufe</translation>
+    </message>
+    <message>
+        <source>Curves</source>
+        <translation>Kurven</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>Vergleichen</translation>
+    </message>
+    <message>
+        <source>Could not open the run store %1:
+%2</source>
+        <translation>Die Lauf-Datenbank %1 konnte nicht geöffnet werden:
+%2</translation>
+    </message>
+    <message>
+        <source>no store</source>
+        <translation>keine Datenbank</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n job(s) active</source>
+        <translation>
+            <numerusform>%n Auftrag aktiv</numerusform>
+            <numerusform>%n Aufträge aktiv</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>&amp;Datei</translation>
+    </message>
+    <message>
+        <source>&amp;Open workspace…</source>
+        <translation>Arbeitsbereich ö&amp;ffnen…</translation>
+    </message>
+    <message>
+        <source>&amp;New workspace…</source>
+        <translation>&amp;Neuer Arbeitsbereich…</translation>
+    </message>
+    <message>
+        <source>Open &amp;model…</source>
+        <translation>&amp;Modell öffnen…</translation>
+    </message>
+    <message>
+        <source>Open a model folder</source>
+        <translation>Einen Modellordner öffnen</translation>
+    </message>
+    <message>
+        <source>Export &amp;plot…</source>
+        <translation>&amp;Diagramm exportieren…</translation>
+    </message>
+    <message>
+        <source>Export &amp;table as CSV…</source>
+        <translation>&amp;Tabelle als CSV exportieren…</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>&amp;Einstellungen…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>&amp;Lauf</translation>
+    </message>
+    <message>
+        <source>&amp;Launch run</source>
+        <translation>Lauf &amp;starten</translation>
+    </message>
+    <message>
+        <source>&amp;Add plan to comparison</source>
+        <translation>Plan zum &amp;Vergleich hinzufügen</translation>
+    </message>
+    <message>
+        <source>&amp;Check preservation</source>
+        <translation>&amp;Erhaltung prüfen</translation>
+    </message>
+    <message>
+        <source>New &amp;probe…</source>
+        <translation>Neue Sondier&amp;ung…</translation>
+    </message>
+    <message>
+        <source>Ca&amp;ncel selected runs</source>
+        <translation>Ausgewählte Läufe a&amp;bbrechen</translation>
+    </message>
+    <message>
+        <source>&amp;Resume selected runs</source>
+        <translation>Ausgewählte Läufe &amp;fortsetzen</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>A&amp;ktualisieren</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <source>Show %1</source>
+        <translation>%1 anzeigen</translation>
+    </message>
+    <message>
+        <source>Views</source>
+        <translation>Ansichten</translation>
+    </message>
+    <message>
+        <source>&amp;Reset layout</source>
+        <translation>Layout &amp;zurücksetzen</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>&amp;Hilfe</translation>
+    </message>
+    <message>
+        <source>&amp;About GrowBench</source>
+        <translation>&amp;Über GrowBench</translation>
+    </message>
+    <message>
+        <source>About &amp;Qt</source>
+        <translation>Über &amp;Qt</translation>
+    </message>
+    <message>
+        <source>GrowBench</source>
+        <translation>GrowBench</translation>
+    </message>
+    <message>
+        <source>%1 — GrowBench</source>
+        <translation>%1 — GrowBench</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>The new language applies when GrowBench starts again.</source>
+        <translation>Die neue Sprache gilt ab dem nächsten Start von GrowBench.</translation>
+    </message>
+    <message>
+        <source>Export plot</source>
+        <translation>Diagramm exportieren</translation>
+    </message>
+    <message>
+        <source>Wrote %1.</source>
+        <translation>%1 geschrieben.</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>Export fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Export table</source>
+        <translation>Tabelle exportieren</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>Runs are active</source>
+        <translation>Läufe sind aktiv</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n job(s) are still running or queued. Closing cancels them cleanly: each run keeps its last checkpoint and can be resumed from the Runs view. Close anyway?</source>
+        <translation>
+            <numerusform>%n Auftrag läuft noch oder wartet. Beim Schließen wird er sauber abgebrochen: jeder Lauf behält seinen letzten Checkpoint und kann in der Ansicht „Läufe“ fortgesetzt werden. Trotzdem schließen?</numerusform>
+            <numerusform>%n Aufträge laufen noch oder warten. Beim Schließen werden sie sauber abgebrochen: jeder Lauf behält seinen letzten Checkpoint und kann in der Ansicht „Läufe“ fortgesetzt werden. Trotzdem schließen?</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ModelView</name>
+    <message>
+        <source>Could not load tokenizer.json: %1</source>
+        <translation>tokenizer.json konnte nicht geladen werden: %1</translation>
+    </message>
+    <message>
+        <source>Warning: the tokenizer has %1 tokens but the model&apos;s vocabulary has %2.</source>
+        <translation>Warnung: der Tokenizer hat %1 Tokens, das Vokabular des Modells aber %2.</translation>
+    </message>
+    <message>
+        <source>Loading cancelled.</source>
+        <translation>Laden abgebrochen.</translation>
+    </message>
+    <message>
+        <source>Could not load the model: %1</source>
+        <translation>Das Modell konnte nicht geladen werden: %1</translation>
+    </message>
+    <message>
+        <source>%1 · %2 layers · hidden %3 · MLP %4 · heads %5/%6 · vocabulary %7 · %8 parameters</source>
+        <translation>%1 · %2 Schichten · verborgen %3 · MLP %4 · Heads %5/%6 · Vokabular %7 · %8 Parameter</translation>
+    </message>
+    <message>
+        <source>Loaded.</source>
+        <translation>Geladen.</translation>
+    </message>
+    <message>
+        <source>Generation failed: %1</source>
+        <translation>Generierung fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Open folder…</source>
+        <translation>Ordner öffnen…</translation>
+    </message>
+    <message>
+        <source>A Hugging Face model folder (config.json, model.safetensors, tokenizer.json) or a GrowBench checkpoint</source>
+        <translation>Ein Hugging-Face-Modellordner (config.json, model.safetensors, tokenizer.json) oder ein GrowBench-Checkpoint</translation>
+    </message>
+    <message>
+        <source>Preset:</source>
+        <translation>Voreinstellung:</translation>
+    </message>
+    <message>
+        <source>Built-in base models found on this machine (shipped, or built by a run&apos;s pretrain stage and cached)</source>
+        <translation>Auf diesem Rechner gefundene eingebaute Basismodelle (mitgeliefert oder von der Vortrainingsphase eines Laufs erstellt und zwischengespeichert)</translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation>Neu laden</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>No model open.</source>
+        <translation>Kein Modell geöffnet.</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>Architektur</translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation>Konfiguration</translation>
+    </message>
+    <message>
+        <source>No tokenizer.</source>
+        <translation>Kein Tokenizer.</translation>
+    </message>
+    <message>
+        <source>Type text to see its tokens</source>
+        <translation>Text eingeben, um seine Tokens zu sehen</translation>
+    </message>
+    <message>
+        <source>Tokenizer</source>
+        <translation>Tokenizer</translation>
+    </message>
+    <message>
+        <source>A prompt for a quick sanity check</source>
+        <translation>Ein Prompt für eine schnelle Plausibilitätsprüfung</translation>
+    </message>
+    <message>
+        <source>Prompt:</source>
+        <translation>Prompt:</translation>
+    </message>
+    <message>
+        <source>New tokens:</source>
+        <translation>Neue Tokens:</translation>
+    </message>
+    <message>
+        <source>Generate</source>
+        <translation>Generieren</translation>
+    </message>
+    <message>
+        <source>Open a model folder</source>
+        <translation>Einen Modellordner öffnen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s): %1&lt;br/&gt;ids: %2</source>
+        <translation>
+            <numerusform>%n Token: %1&lt;br/&gt;IDs: %2</numerusform>
+            <numerusform>%n Tokens: %1&lt;br/&gt;IDs: %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>(no preset built yet)</source>
+        <translation>(noch keine Voreinstellung erstellt)</translation>
+    </message>
+    <message>
+        <source>(choose a preset)</source>
+        <translation>(Voreinstellung wählen)</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>%1 is not a model folder: config.json is missing.</source>
+        <translation>%1 ist kein Modellordner: config.json fehlt.</translation>
+    </message>
+    <message>
+        <source>%1 holds only pickled PyTorch checkpoints (*.bin): GrowBench refuses them because unpickling can run code. Convert the model to safetensors first.</source>
+        <translation>%1 enthält nur gepickelte PyTorch-Checkpoints (*.bin): GrowBench lehnt sie ab, weil beim Entpickeln Code ausgeführt werden kann. Konvertieren Sie das Modell zuerst nach safetensors.</translation>
+    </message>
+    <message>
+        <source>This config.json is not supported: %1</source>
+        <translation>Diese config.json wird nicht unterstützt: %1</translation>
+    </message>
+    <message>
+        <source>Loading tokenizer…</source>
+        <translation>Lade Tokenizer…</translation>
+    </message>
+    <message>
+        <source>This folder has no tokenizer.json: probes, runs and generation need one.</source>
+        <translation>Dieser Ordner enthält keine tokenizer.json: Sondierungen, Läufe und Generierung benötigen eine.</translation>
+    </message>
+    <message>
+        <source>Loading the architecture…</source>
+        <translation>Lade die Architektur…</translation>
+    </message>
+    <message>
+        <source>Open a model first.</source>
+        <translation>Öffnen Sie zuerst ein Modell.</translation>
+    </message>
+    <message>
+        <source>This model folder has no tokenizer.json.</source>
+        <translation>Dieser Modellordner enthält keine tokenizer.json.</translation>
+    </message>
+    <message>
+        <source>Generating…</source>
+        <translation>Generiere…</translation>
+    </message>
+    <message>
+        <source>This growbench-cli has no generate command yet.</source>
+        <translation>Dieses growbench-cli hat noch keinen Befehl generate.</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::RunManager</name>
+    <message>
+        <source>stage: %1</source>
+        <translation>Phase: %1</translation>
+    </message>
+    <message>
+        <source>evaluated at step %1</source>
+        <translation>ausgewertet bei Schritt %1</translation>
+    </message>
+    <message>
+        <source>checkpoint at step %1: %2</source>
+        <translation>Checkpoint bei Schritt %1: %2</translation>
+    </message>
+    <message>
+        <source>model grown</source>
+        <translation>Modell erweitert</translation>
+    </message>
+    <message>
+        <source>growbench-cli crashed (exit status %1)</source>
+        <translation>growbench-cli ist abgestürzt (Exit-Status %1)</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::RunTableModel</name>
+    <message>
+        <source>Id</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation>Variante</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>Schichten</translation>
+    </message>
+    <message>
+        <source>Trainable</source>
+        <translation>Trainierbar</translation>
+    </message>
+    <message>
+        <source>Forgetting</source>
+        <translation>Vergessen</translation>
+    </message>
+    <message>
+        <source>Learning</source>
+        <translation>Lernen</translation>
+    </message>
+    <message>
+        <source>OP</source>
+        <translation>OP</translation>
+    </message>
+    <message>
+        <source>BWT</source>
+        <translation>BWT</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Dauer</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>Fortschritt</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>Tags</translation>
+    </message>
+    <message>
+        <source>Trainable parameters as a share of the base model&apos;s parameters</source>
+        <translation>Trainierbare Parameter als Anteil an den Parametern des Basismodells</translation>
+    </message>
+    <message>
+        <source>Relative increase of the original-domain perplexity from step 0 to the latest evaluation (lower is better)</source>
+        <translation>Relativer Anstieg der Perplexität auf der Ursprungsdomäne von Schritt 0 bis zur letzten Auswertung (niedriger ist besser)</translation>
+    </message>
+    <message>
+        <source>Relative decrease of the new-domain perplexity from step 0 to the latest evaluation (higher is better)</source>
+        <translation>Relative Abnahme der Perplexität auf der neuen Domäne von Schritt 0 bis zur letzten Auswertung (höher ist besser)</translation>
+    </message>
+    <message>
+        <source>Overall performance: mean accuracy on all tasks after the last task</source>
+        <translation>Gesamtleistung: mittlere Genauigkeit auf allen Aufgaben nach der letzten Aufgabe</translation>
+    </message>
+    <message>
+        <source>Backward transfer: mean change of earlier tasks&apos; accuracy after the last task (negative = forgetting)</source>
+        <translation>Rückwärtstransfer: mittlere Änderung der Genauigkeit früherer Aufgaben nach der letzten Aufgabe (negativ = Vergessen)</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1 tok/s</source>
+        <translation>%1 Tok./s</translation>
+    </message>
+    <message>
+        <source>ETA %1</source>
+        <translation>noch %1</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Original-domain perplexity: %1 at step 0, %2 now</source>
+        <translation>Perplexität auf der Ursprungsdomäne: %1 bei Schritt 0, jetzt %2</translation>
+    </message>
+    <message>
+        <source>New-domain perplexity: %1 at step 0, %2 now</source>
+        <translation>Perplexität auf der neuen Domäne: %1 bei Schritt 0, jetzt %2</translation>
+    </message>
+    <message>
+        <source>%1 trainable, %2 added</source>
+        <translation>%1 trainierbar, %2 hinzugefügt</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::RunsView</name>
+    <message>
+        <source>Job “%1” failed: %2</source>
+        <translation>Auftrag „%1“ fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>Job “%1” cancelled.</source>
+        <translation>Auftrag „%1“ abgebrochen.</translation>
+    </message>
+    <message>
+        <source>Job “%1” finished (exit code %2).</source>
+        <translation>Auftrag „%1“ beendet (Exit-Code %2).</translation>
+    </message>
+    <message>
+        <source>none: open one in the Model view</source>
+        <translation>keines: öffnen Sie eines in der Ansicht „Modell“</translation>
+    </message>
+    <message>
+        <source>Launch</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <source>…</source>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>Choose a file</source>
+        <translation>Eine Datei wählen</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>Daten</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>Name:</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>Modell:</translation>
+    </message>
+    <message>
+        <source>New-domain data:</source>
+        <translation>Daten der neuen Domäne:</translation>
+    </message>
+    <message>
+        <source>training text (file or folder)</source>
+        <translation>Trainingstext (Datei oder Ordner)</translation>
+    </message>
+    <message>
+        <source>The new-domain training data: text, JSONL or fortunes</source>
+        <translation>Die Trainingsdaten der neuen Domäne: Text, JSONL oder fortunes</translation>
+    </message>
+    <message>
+        <source>New-domain eval:</source>
+        <translation>Auswertung neue Domäne:</translation>
+    </message>
+    <message>
+        <source>optional: else 10 % held out of the training data</source>
+        <translation>optional: sonst werden 10 % der Trainingsdaten zurückgehalten</translation>
+    </message>
+    <message>
+        <source>Measures learning (new-domain perplexity)</source>
+        <translation>Misst das Lernen (Perplexität auf der neuen Domäne)</translation>
+    </message>
+    <message>
+        <source>Original-domain eval:</source>
+        <translation>Auswertung Ursprungsdomäne:</translation>
+    </message>
+    <message>
+        <source>original-domain text</source>
+        <translation>Text der Ursprungsdomäne</translation>
+    </message>
+    <message>
+        <source>Measures forgetting (original-domain perplexity)</source>
+        <translation>Misst das Vergessen (Perplexität auf der Ursprungsdomäne)</translation>
+    </message>
+    <message>
+        <source>Plans:</source>
+        <translation>Pläne:</translation>
+    </message>
+    <message>
+        <source>Steps:</source>
+        <translation>Schritte:</translation>
+    </message>
+    <message>
+        <source>Optimizer steps</source>
+        <translation>Optimiererschritte</translation>
+    </message>
+    <message>
+        <source>Peak learning rate (cosine schedule with warm-up)</source>
+        <translation>Maximale Lernrate (Kosinus-Zeitplan mit Aufwärmphase)</translation>
+    </message>
+    <message>
+        <source>LR:</source>
+        <translation>LR:</translation>
+    </message>
+    <message>
+        <source>Batch:</source>
+        <translation>Batch:</translation>
+    </message>
+    <message>
+        <source>Sequences per micro-batch</source>
+        <translation>Sequenzen pro Mikro-Batch</translation>
+    </message>
+    <message>
+        <source>Seq len:</source>
+        <translation>Sequenzlänge:</translation>
+    </message>
+    <message>
+        <source>Tokens per sequence</source>
+        <translation>Tokens pro Sequenz</translation>
+    </message>
+    <message>
+        <source>Device:</source>
+        <translation>Gerät:</translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation>Seed:</translation>
+    </message>
+    <message>
+        <source>Seed of data order and initialisation</source>
+        <translation>Seed für Datenreihenfolge und Initialisierung</translation>
+    </message>
+    <message>
+        <source>Eval every:</source>
+        <translation>Auswerten alle:</translation>
+    </message>
+    <message>
+        <source>Steps between evaluations (step 0 and the last step are always evaluated)</source>
+        <translation>Schritte zwischen Auswertungen (Schritt 0 und der letzte Schritt werden immer ausgewertet)</translation>
+    </message>
+    <message>
+        <source>Eval tokens:</source>
+        <translation>Auswertungs-Tokens:</translation>
+    </message>
+    <message>
+        <source>Token budget of each evaluation set</source>
+        <translation>Token-Budget jeder Auswertungsmenge</translation>
+    </message>
+    <message>
+        <source>Write the experiment spec to the workspace and start growbench-cli run</source>
+        <translation>Die Experimentspezifikation in den Arbeitsbereich schreiben und growbench-cli run starten</translation>
+    </message>
+    <message>
+        <source>Run a spec file…</source>
+        <translation>Spezifikationsdatei ausführen…</translation>
+    </message>
+    <message>
+        <source>Launch an existing experiment spec (JSON), e.g. resources/experiments/quickstart.json</source>
+        <translation>Eine vorhandene Experimentspezifikation (JSON) starten, z. B. resources/experiments/quickstart.json</translation>
+    </message>
+    <message>
+        <source>Filter runs</source>
+        <translation>Läufe filtern</translation>
+    </message>
+    <message>
+        <source>All statuses</source>
+        <translation>Alle Status</translation>
+    </message>
+    <message>
+        <source>Cancel run</source>
+        <translation>Lauf abbrechen</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <source>Continue an interrupted or cancelled run from its last checkpoint</source>
+        <translation>Einen unterbrochenen oder abgebrochenen Lauf ab seinem letzten Checkpoint fortsetzen</translation>
+    </message>
+    <message>
+        <source>Show curves</source>
+        <translation>Kurven anzeigen</translation>
+    </message>
+    <message>
+        <source>Job queue</source>
+        <translation>Auftragswarteschlange</translation>
+    </message>
+    <message>
+        <source>Log: select a run</source>
+        <translation>Protokoll: wählen Sie einen Lauf</translation>
+    </message>
+    <message>
+        <source>Experiment spec</source>
+        <translation>Experimentspezifikation</translation>
+    </message>
+    <message>
+        <source>Experiment spec (*.json)</source>
+        <translation>Experimentspezifikation (*.json)</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Cancel job</source>
+        <translation>Auftrag abbrechen</translation>
+    </message>
+    <message>
+        <source>Copy command line</source>
+        <translation>Befehlszeile kopieren</translation>
+    </message>
+    <message>
+        <source>Command line copied: run it in a terminal to keep it independent of the GUI.</source>
+        <translation>Befehlszeile kopiert: führen Sie sie in einem Terminal aus, um sie unabhängig von der Oberfläche laufen zu lassen.</translation>
+    </message>
+    <message>
+        <source>Remove finished jobs</source>
+        <translation>Beendete Aufträge entfernen</translation>
+    </message>
+    <message>
+        <source>the Grow planner&apos;s current plan (queue plans there to compare several)</source>
+        <translation>der aktuelle Plan des Wachstumsplaners (reihen Sie dort Pläne ein, um mehrere zu vergleichen)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n queued plan(s): %1</source>
+        <translation>
+            <numerusform>%n eingereihter Plan: %1</numerusform>
+            <numerusform>%n eingereihte Pläne: %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Open a model in the Model view first.</source>
+        <translation>Öffnen Sie zuerst ein Modell in der Ansicht „Modell“.</translation>
+    </message>
+    <message>
+        <source>The model folder has no tokenizer.json.</source>
+        <translation>Der Modellordner enthält keine tokenizer.json.</translation>
+    </message>
+    <message>
+        <source>Choose the new-domain training data.</source>
+        <translation>Wählen Sie die Trainingsdaten der neuen Domäne.</translation>
+    </message>
+    <message>
+        <source>No plan: build one in the Grow planner.</source>
+        <translation>Kein Plan: erstellen Sie einen im Wachstumsplaner.</translation>
+    </message>
+    <message>
+        <source>The spec is not valid: %1</source>
+        <translation>Die Spezifikation ist ungültig: %1</translation>
+    </message>
+    <message>
+        <source>Open a workspace first.</source>
+        <translation>Öffnen Sie zuerst einen Arbeitsbereich.</translation>
+    </message>
+    <message>
+        <source>Cannot launch</source>
+        <translation>Start nicht möglich</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>%1 konnte nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>Launched %1 (spec %2).</source>
+        <translation>%1 gestartet (Spezifikation %2).</translation>
+    </message>
+    <message>
+        <source>Cancelling run %1…</source>
+        <translation>Breche Lauf %1 ab…</translation>
+    </message>
+    <message>
+        <source>Run %1 runs on %2: cancel it there.</source>
+        <translation>Lauf %1 läuft auf %2: brechen Sie ihn dort ab.</translation>
+    </message>
+    <message>
+        <source>Run %1 was started outside this window (process %2). Ask it to stop? It is cancelled cleanly and can be resumed.</source>
+        <translation>Lauf %1 wurde außerhalb dieses Fensters gestartet (Prozess %2). Zum Anhalten auffordern? Er wird sauber abgebrochen und kann fortgesetzt werden.</translation>
+    </message>
+    <message>
+        <source>Could not signal process %1.</source>
+        <translation>Prozess %1 konnte kein Signal gesendet werden.</translation>
+    </message>
+    <message>
+        <source>Asked process %1 to cancel run %2.</source>
+        <translation>Prozess %1 wurde aufgefordert, Lauf %2 abzubrechen.</translation>
+    </message>
+    <message>
+        <source>Only interrupted, cancelled or failed runs can be resumed.</source>
+        <translation>Nur unterbrochene, abgebrochene oder fehlgeschlagene Läufe können fortgesetzt werden.</translation>
+    </message>
+    <message>
+        <source>Run %1 is already queued or running.</source>
+        <translation>Lauf %1 wartet bereits oder läuft.</translation>
+    </message>
+    <message>
+        <source>resume run %1</source>
+        <translation>Lauf %1 fortsetzen</translation>
+    </message>
+    <message>
+        <source>Resuming run %1…</source>
+        <translation>Setze Lauf %1 fort…</translation>
+    </message>
+    <message>
+        <source>Log of run %1: %2</source>
+        <translation>Protokoll von Lauf %1: %2</translation>
+    </message>
+    <message>
+        <source>Log of run %1</source>
+        <translation>Protokoll von Lauf %1</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::SettingsDialog</name>
+    <message>
+        <source>System language</source>
+        <translation>Systemsprache</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>Device of new runs: cpu, cuda or cuda:N</source>
+        <translation>Gerät neuer Läufe: cpu, cuda oder cuda:N</translation>
+    </message>
+    <message>
+        <source>Default device:</source>
+        <translation>Standardgerät:</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>Workspace at start:</source>
+        <translation>Arbeitsbereich beim Start:</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>Sprache:</translation>
+    </message>
+    <message>
+        <source>The colours follow the system theme (light or dark); plots follow it too.</source>
+        <translation>Die Farben folgen dem Systemthema (hell oder dunkel); Diagramme ebenfalls.</translation>
+    </message>
+    <message>
+        <source>Theme:</source>
+        <translation>Thema:</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>Arbeitsbereich</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::SpecDiffModel</name>
+    <message>
+        <source>(absent)</source>
+        <translation>(fehlt)</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>Schlüssel</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::WorkspaceView</name>
+    <message>
+        <source>&lt;b&gt;Workspace&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Arbeitsbereich&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Open…</source>
+        <translation>Öffnen…</translation>
+    </message>
+    <message>
+        <source>Open a folder holding growbench.db</source>
+        <translation>Einen Ordner mit growbench.db öffnen</translation>
+    </message>
+    <message>
+        <source>New…</source>
+        <translation>Neu…</translation>
+    </message>
+    <message>
+        <source>Create an empty workspace in a new folder</source>
+        <translation>Einen leeren Arbeitsbereich in einem neuen Ordner anlegen</translation>
+    </message>
+    <message>
+        <source>Default</source>
+        <translation>Standard</translation>
+    </message>
+    <message>
+        <source>The default workspace: %1 (where growbench-cli writes without --db)</source>
+        <translation>Der Standard-Arbeitsbereich: %1 (hierhin schreibt growbench-cli ohne --db)</translation>
+    </message>
+    <message>
+        <source>Run the quickstart here</source>
+        <translation>Schnellstart hier ausführen</translation>
+    </message>
+    <message>
+        <source>Adapt the built-in tiny English model to German with six methods (a few minutes on a CPU)</source>
+        <translation>Das eingebaute winzige englische Modell mit sechs Methoden an Deutsch anpassen (einige Minuten auf einer CPU)</translation>
+    </message>
+    <message>
+        <source>Recent workspaces:</source>
+        <translation>Zuletzt verwendete Arbeitsbereiche:</translation>
+    </message>
+    <message>
+        <source>The quickstart spec was not found.</source>
+        <translation>Die Schnellstart-Spezifikation wurde nicht gefunden.</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#c62828&apos;&gt;Could not open %1: %2&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#c62828&apos;&gt;%1 konnte nicht geöffnet werden: %2&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>Open workspace</source>
+        <translation>Arbeitsbereich öffnen</translation>
+    </message>
+    <message>
+        <source>%1 holds no growbench.db. Create a new workspace there?</source>
+        <translation>%1 enthält keine growbench.db. Dort einen neuen Arbeitsbereich anlegen?</translation>
+    </message>
+    <message>
+        <source>New workspace: choose an empty folder</source>
+        <translation>Neuer Arbeitsbereich: wählen Sie einen leeren Ordner</translation>
+    </message>
+    <message>
+        <source>No workspace open.</source>
+        <translation>Kein Arbeitsbereich geöffnet.</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s)</source>
+        <translation>
+            <numerusform>%n Lauf</numerusform>
+            <numerusform>%n Läufe</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Store: %1 (%2)</source>
+        <translation>Datenbank: %1 (%2)</translation>
+    </message>
+    <message>
+        <source>Empty. Run the quickstart below, launch a run from the Runs view, or point growbench-cli at this store with --db.</source>
+        <translation>Leer. Führen Sie unten den Schnellstart aus, starten Sie einen Lauf in der Ansicht „Läufe“ oder richten Sie growbench-cli mit --db auf diese Datenbank.</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>GrowBench: grow language models without forgetting</source>
+        <translation>GrowBench: Sprachmodelle erweitern, ohne zu vergessen</translation>
+    </message>
+    <message>
+        <source>Open this workspace.</source>
+        <translation>Diesen Arbeitsbereich öffnen.</translation>
+    </message>
+    <message>
+        <source>Open this model folder.</source>
+        <translation>Diesen Modellordner öffnen.</translation>
+    </message>
+    <message>
+        <source>Save a screenshot of every view to OUTDIR, then exit.</source>
+        <translation>Von jeder Ansicht ein Bildschirmfoto in OUTDIR speichern, dann beenden.</translation>
+    </message>
+    <message>
+        <source>Print performance figures, then exit.</source>
+        <translation>Leistungskennzahlen ausgeben, dann beenden.</translation>
+    </message>
+    <message>
+        <source>With --measure: time opening this store.</source>
+        <translation>Mit --measure: die Zeit zum Öffnen dieser Datenbank messen.</translation>
+    </message>
+    <message>
+        <source>With --measure: run this spec and measure event-loop gaps meanwhile.</source>
+        <translation>Mit --measure: diese Spezifikation ausführen und dabei Lücken der Ereignisschleife messen.</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,2531 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>Format</name>
+    <message>
+        <source>%1 G</source>
+        <translation>%1 G</translation>
+    </message>
+    <message>
+        <source>%1 M</source>
+        <translation>%1 M</translation>
+    </message>
+    <message>
+        <source>%1 k</source>
+        <translation>%1 k</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 KiB</source>
+        <translation>%1 KiB</translation>
+    </message>
+    <message>
+        <source>%1 B</source>
+        <translation>%1 字节</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1%</translation>
+    </message>
+</context>
+<context>
+    <name>PlanEstimate</name>
+    <message>
+        <source>The layer policy is resolved from importance probes when the run starts; the figures assume its layer count.</source>
+        <translation>层选择策略在运行开始时根据重要性探测确定；这些数值按其层数估算。</translation>
+    </message>
+    <message>
+        <source>Cannot tell which layers the plan selects.</source>
+        <translation>无法确定该方案选择了哪些层。</translation>
+    </message>
+    <message>
+        <source>d_up must be a positive multiple of head_dim × (heads / kv heads).</source>
+        <translation>d_up 必须是 head_dim × (头数 / kv 头数) 的正整数倍。</translation>
+    </message>
+    <message>
+        <source>SCALE counts follow the operator&apos;s block structure; the exact numbers come from “Check preservation”.</source>
+        <translation>SCALE 的参数量按算子的分块结构估算；精确数值由“检查保持性”给出。</translation>
+    </message>
+    <message>
+        <source>The budget is too small for one adapter unit per layer.</source>
+        <translation>预算太小，无法为每层分配一个适配器单元。</translation>
+    </message>
+    <message>
+        <source>Unknown variant.</source>
+        <translation>未知变体。</translation>
+    </message>
+</context>
+<context>
+    <name>Plot</name>
+    <message>
+        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>GrowBench plot</source>
+        <translation>GrowBench 图表</translation>
+    </message>
+    <message>
+        <source>Unknown image format &apos;%1&apos;: use .png, .svg or .pdf.</source>
+        <translation>未知图像格式“%1”：请使用 .png、.svg 或 .pdf。</translation>
+    </message>
+    <message>
+        <source>Could not write %1.</source>
+        <translation>无法写入 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>RunStatus</name>
+    <message>
+        <source>Queued</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>Diverged</source>
+        <translation>已发散</translation>
+    </message>
+</context>
+<context>
+    <name>Runs</name>
+    <message>
+        <source>uniform, %1 blocks</source>
+        <translation>均匀，%1 个块</translation>
+    </message>
+    <message>
+        <source>bottom %1 frozen</source>
+        <translation>底部 %1 层冻结</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::AboutDialog</name>
+    <message>
+        <source>About GrowBench</source>
+        <translation>关于 GrowBench</translation>
+    </message>
+    <message>
+        <source>unknown (growbench-cli did not say)</source>
+        <translation>未知（growbench-cli 未给出）</translation>
+    </message>
+    <message>
+        <source>unknown: %1</source>
+        <translation>未知：%1</translation>
+    </message>
+    <message>
+        <source>asking growbench-cli…</source>
+        <translation>正在询问 growbench-cli…</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;GrowBench %1&lt;/h3&gt;&lt;p&gt;A workbench for growing pretrained language models without catastrophic forgetting: importance probes, growth plans, runs, and the forgetting–learning trade-off.&lt;/p&gt;&lt;table&gt;&lt;tr&gt;&lt;td&gt;Qt&lt;/td&gt;&lt;td&gt;%2 (built with %3)&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;QCustomPlot&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;LibTorch&lt;/td&gt;&lt;td&gt;%5&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;growbench-cli&lt;/td&gt;&lt;td&gt;%6&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
+        <translation>&lt;h3&gt;GrowBench %1&lt;/h3&gt;&lt;p&gt;在不造成灾难性遗忘的前提下扩展预训练语言模型的工作台：重要性探测、增长方案、运行，以及遗忘与学习之间的权衡。&lt;/p&gt;&lt;table&gt;&lt;tr&gt;&lt;td&gt;Qt&lt;/td&gt;&lt;td&gt;%2（构建于 %3）&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;QCustomPlot&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;LibTorch&lt;/td&gt;&lt;td&gt;%5&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;growbench-cli&lt;/td&gt;&lt;td&gt;%6&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ArchitectureModel</name>
+    <message>
+        <source>%1, frozen</source>
+        <translation>%1，已冻结</translation>
+    </message>
+    <message>
+        <source>Embeddings, final norm, head</source>
+        <translation>嵌入、最终归一化层、输出头</translation>
+    </message>
+    <message>
+        <source>Layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>占比</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::CliJob</name>
+    <message>
+        <source>A growbench-cli job is already running.</source>
+        <translation>已有一个 growbench-cli 作业在运行。</translation>
+    </message>
+    <message>
+        <source>growbench-cli was not found next to growbench or in PATH. Set GROWBENCH_CLI to its path.</source>
+        <translation>在 growbench 所在目录和 PATH 中均未找到 growbench-cli。请将 GROWBENCH_CLI 设为其路径。</translation>
+    </message>
+    <message>
+        <source>Could not start %1: %2</source>
+        <translation>无法启动 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::CompareView</name>
+    <message numerus="yes">
+        <source>Deleted %n run(s) and %1 checkpoint(s).</source>
+        <translation>
+            <numerusform>已删除 %n 个运行和 %1 个检查点。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Filter by name, variant, layers or tag</source>
+        <translation>按名称、变体、层或标签筛选</translation>
+    </message>
+    <message>
+        <source>All statuses</source>
+        <translation>全部状态</translation>
+    </message>
+    <message>
+        <source>All tags</source>
+        <translation>全部标签</translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>导出 CSV…</translation>
+    </message>
+    <message>
+        <source>Save the table as shown (filtered and sorted) as CSV</source>
+        <translation>将当前显示的表格（已筛选和排序）保存为 CSV</translation>
+    </message>
+    <message>
+        <source>Select runs to overlay them in Curves; two runs can be diffed.</source>
+        <translation>选择运行即可在“曲线”中叠加显示；选择两个运行可比较差异。</translation>
+    </message>
+    <message>
+        <source>Diff specs</source>
+        <translation>比较规格</translation>
+    </message>
+    <message>
+        <source>Side-by-side diff of the two selected runs&apos; experiment specs</source>
+        <translation>并排比较所选两个运行的实验规格</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Delete the selected runs, their metrics and checkpoints</source>
+        <translation>删除所选运行及其指标和检查点</translation>
+    </message>
+    <message>
+        <source>comma-separated tags</source>
+        <translation>以逗号分隔的标签</translation>
+    </message>
+    <message>
+        <source>Tags:</source>
+        <translation>标签：</translation>
+    </message>
+    <message>
+        <source>Notes on this run</source>
+        <translation>此运行的备注</translation>
+    </message>
+    <message>
+        <source>Notes:</source>
+        <translation>备注：</translation>
+    </message>
+    <message>
+        <source>Save tags and notes</source>
+        <translation>保存标签和备注</translation>
+    </message>
+    <message>
+        <source>Export table</source>
+        <translation>导出表格</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Wrote %1.</source>
+        <translation>已写入 %1。</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) selected: overlaid in Curves.</source>
+        <translation>
+            <numerusform>已选择 %n 个运行：已在“曲线”中叠加显示。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>#%1 %2</source>
+        <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>Spec diff: run %1 and run %2</source>
+        <translation>规格差异：运行 %1 与运行 %2</translation>
+    </message>
+    <message>
+        <source>Only differences (%1)</source>
+        <translation>仅显示差异（%1）</translation>
+    </message>
+    <message>
+        <source>Run %1 is still running: cancel it first.</source>
+        <translation>运行 %1 仍在进行：请先取消。</translation>
+    </message>
+    <message>
+        <source>Delete runs</source>
+        <translation>删除运行</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n run(s) with their metrics and checkpoints? This cannot be undone.</source>
+        <translation>
+            <numerusform>删除 %n 个运行及其指标和检查点？此操作无法撤销。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ConfigTableModel</name>
+    <message>
+        <source>Key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::CurvesView</name>
+    <message>
+        <source>Forgetting:</source>
+        <translation>遗忘：</translation>
+    </message>
+    <message>
+        <source>Original-domain metric (forgetting)</source>
+        <translation>原始领域指标（遗忘）</translation>
+    </message>
+    <message>
+        <source>Learning:</source>
+        <translation>学习：</translation>
+    </message>
+    <message>
+        <source>New-domain metric or task accuracy (learning)</source>
+        <translation>新领域指标或任务准确率（学习）</translation>
+    </message>
+    <message>
+        <source>Smoothing:</source>
+        <translation>平滑：</translation>
+    </message>
+    <message>
+        <source>Exponential moving average weight of the curves (0 = raw)</source>
+        <translation>曲线的指数移动平均权重（0 = 原始值）</translation>
+    </message>
+    <message>
+        <source>Log scale</source>
+        <translation>对数刻度</translation>
+    </message>
+    <message>
+        <source>Export plot…</source>
+        <translation>导出图表…</translation>
+    </message>
+    <message>
+        <source>Save the plot shown as PNG, SVG or PDF</source>
+        <translation>将当前图表保存为 PNG、SVG 或 PDF</translation>
+    </message>
+    <message>
+        <source>No runs selected: select runs in Compare or Runs.</source>
+        <translation>未选择运行：请在“比较”或“运行”中选择。</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Forgetting and learning</source>
+        <translation>遗忘与学习</translation>
+    </message>
+    <message>
+        <source>Forgetting: change of the original-domain metric from step 0 (%, right = more forgetting)</source>
+        <translation>遗忘：原始领域指标相对第 0 步的变化（%，越靠右遗忘越多）</translation>
+    </message>
+    <message>
+        <source>Learning: improvement of the new-domain metric (%)</source>
+        <translation>学习：新领域指标的提升（%）</translation>
+    </message>
+    <message>
+        <source>Trade-off</source>
+        <translation>权衡</translation>
+    </message>
+    <message>
+        <source>Run:</source>
+        <translation>运行：</translation>
+    </message>
+    <message>
+        <source>After training on task</source>
+        <translation>在该任务上训练之后</translation>
+    </message>
+    <message>
+        <source>Evaluated on task</source>
+        <translation>评估所用任务</translation>
+    </message>
+    <message>
+        <source>Task matrix</source>
+        <translation>任务矩阵</translation>
+    </message>
+    <message>
+        <source>Export plot</source>
+        <translation>导出图表</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) overlaid.</source>
+        <translation>
+            <numerusform>已叠加 %n 个运行。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>#%1 %2</source>
+        <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>Forgetting</source>
+        <translation>遗忘</translation>
+    </message>
+    <message>
+        <source>Learning</source>
+        <translation>学习</translation>
+    </message>
+    <message>
+        <source>Pareto frontier of final points</source>
+        <translation>最终点的帕累托前沿</translation>
+    </message>
+    <message>
+        <source>No task sequence in this run</source>
+        <translation>此运行没有任务序列</translation>
+    </message>
+    <message>
+        <source>Task sequences (spec key “sequence”) record an accuracy matrix R: after each task, every task is evaluated.</source>
+        <translation>任务序列（规格键“sequence”）会记录准确率矩阵 R：每个任务训练完成后，对所有任务进行评估。</translation>
+    </message>
+    <message>
+        <source>T%1</source>
+        <translation>T%1</translation>
+    </message>
+    <message>
+        <source>accuracy</source>
+        <translation>准确率</translation>
+    </message>
+    <message>
+        <source>OP (mean accuracy after the last task) = %1 · BWT (mean change of earlier tasks) = %2</source>
+        <translation>OP（最后一个任务之后的平均准确率）= %1 · BWT（先前任务的平均变化）= %2</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::GrowPlanner</name>
+    <message>
+        <source>Full fine-tuning</source>
+        <translation>全参数微调</translation>
+    </message>
+    <message>
+        <source>Every parameter trains. The baseline that forgets most.</source>
+        <translation>训练全部参数。遗忘最严重的基线方法。</translation>
+    </message>
+    <message>
+        <source>Freeze bottom layers</source>
+        <translation>冻结底部层</translation>
+    </message>
+    <message>
+        <source>Trains all but the bottom k layers and the input embedding.</source>
+        <translation>训练除底部 k 层和输入嵌入之外的全部参数。</translation>
+    </message>
+    <message>
+        <source>LoRA</source>
+        <translation>LoRA</translation>
+    </message>
+    <message>
+        <source>Low-rank adapters W x + (alpha/r)·B A x on the target projections, W frozen, B = 0 at initialisation.</source>
+        <translation>在目标投影上加入低秩适配器 W x + (alpha/r)·B A x，W 冻结，初始化时 B = 0。</translation>
+    </message>
+    <message>
+        <source>Grow (MLP width replication)</source>
+        <translation>Grow（MLP 宽度复制）</translation>
+    </message>
+    <message>
+        <source>“Grow, don&apos;t overwrite”: the up-projection is concatenated k times and each copy of the down-projection scaled by 1/k; function preserving for any k.</source>
+        <translation>“Grow, don&apos;t overwrite”：上投影拼接 k 次，下投影的每个副本乘以 1/k；对任意 k 都保持函数不变。</translation>
+    </message>
+    <message>
+        <source>SCALE (width upscaling)</source>
+        <translation>SCALE（宽度扩展）</translation>
+    </message>
+    <message>
+        <source>Every linear W becomes [[W, W12], [W21, W22]]; with W12 = 0 in every layer the original stream is the base model&apos;s bit for bit.</source>
+        <translation>每个线性层 W 变为 [[W, W12], [W21, W22]]；若每层 W12 = 0，原始数据流与基础模型逐位一致。</translation>
+    </message>
+    <message>
+        <source>Depth expansion (LLaMA-Pro, ADEPT)</source>
+        <translation>深度扩展（LLaMA-Pro、ADEPT）</translation>
+    </message>
+    <message>
+        <source>Copies of layers inserted right after them with zeroed output projections, so each starts as the identity; only new blocks train.</source>
+        <translation>在各层之后插入其副本，输出投影置零，使每个新块初始为恒等映射；只训练新块。</translation>
+    </message>
+    <message>
+        <source>Neutral residues (gated adapters)</source>
+        <translation>中性残差（门控适配器）</translation>
+    </message>
+    <message>
+        <source>A gated adapter beside each selected MLP whose gate learns to output zero on original-domain data (ℓ1 local loss).</source>
+        <translation>在每个选中的 MLP 旁并联一个门控适配器，其门控学会在原始领域数据上输出零（ℓ1 局部损失）。</translation>
+    </message>
+    <message>
+        <source>Parallel adapters</source>
+        <translation>并行适配器</translation>
+    </message>
+    <message>
+        <source>The neutral-residues block without a gate and without the local loss.</source>
+        <translation>不带门控、也不带局部损失的中性残差块。</translation>
+    </message>
+    <message>
+        <source>EWC</source>
+        <translation>EWC</translation>
+    </message>
+    <message>
+        <source>Full fine-tuning plus λ/2 · Σ F_i (θ_i − θ*_i)² with the diagonal Fisher of the base model on the original domain.</source>
+        <translation>全参数微调，外加 λ/2 · Σ F_i (θ_i − θ*_i)²，其中使用基础模型在原始领域上的对角 Fisher 信息。</translation>
+    </message>
+    <message>
+        <source>LoRAMoE</source>
+        <translation>LoRAMoE</translation>
+    </message>
+    <message>
+        <source>A bank of K LoRA experts beside each selected MLP with a top-k router.</source>
+        <translation>在每个选中的 MLP 旁并联 K 个 LoRA 专家，并使用 top-k 路由器。</translation>
+    </message>
+    <message>
+        <source>MH-MoE (multi-head routing)</source>
+        <translation>MH-MoE（多头路由）</translation>
+    </message>
+    <message>
+        <source>The hidden state is split into H heads, each with its own router and expert bank; the outputs are summed.</source>
+        <translation>隐藏状态被拆分为 H 个头，每个头有自己的路由器和专家组；各输出相加。</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Frozen bottom layers</source>
+        <translation>冻结的底部层数</translation>
+    </message>
+    <message>
+        <source>“Freeze trains all but the bottom k layers and the input embedding.”</source>
+        <translation>“Freeze 训练除底部 k 层和输入嵌入之外的全部参数。”</translation>
+    </message>
+    <message>
+        <source>Freeze the embedding</source>
+        <translation>冻结嵌入层</translation>
+    </message>
+    <message>
+        <source>Also freeze the token embedding (and with tied embeddings the LM head).</source>
+        <translation>同时冻结词元嵌入（若嵌入与输出层共享权重，则也冻结语言模型输出头）。</translation>
+    </message>
+    <message>
+        <source>Rank r</source>
+        <translation>秩 r</translation>
+    </message>
+    <message>
+        <source>Rank of A (r × in) and B (out × r); r · (in + out) trainable parameters per target and layer.</source>
+        <translation>A (r × in) 与 B (out × r) 的秩；每个目标、每层有 r · (in + out) 个可训练参数。</translation>
+    </message>
+    <message>
+        <source>Alpha</source>
+        <translation>Alpha</translation>
+    </message>
+    <message>
+        <source>Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank).</source>
+        <translation>缩放分子：更新量 B A x 按 alpha / r 缩放（默认 2 · 秩）。</translation>
+    </message>
+    <message>
+        <source>Targets</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>Projections that get adapters; gate exists only on gated MLPs (Llama, Qwen, Gemma).</source>
+        <translation>添加适配器的投影；gate 仅存在于门控 MLP 中（Llama、Qwen、Gemma）。</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>G-Freeze “strictly trains only the newly added weights”; G-Train trains “the entire expanded up-projection matrix while keeping the entire down-projection matrix and all other original parameters frozen”.</source>
+        <translation>G-Freeze“严格只训练新增的权重”；G-Train 训练“整个扩展后的上投影矩阵，同时冻结整个下投影矩阵和所有其他原始参数”。</translation>
+    </message>
+    <message>
+        <source>G-Freeze</source>
+        <translation>G-Freeze</translation>
+    </message>
+    <message>
+        <source>G-Train</source>
+        <translation>G-Train</translation>
+    </message>
+    <message>
+        <source>Replication factor k</source>
+        <translation>复制倍数 k</translation>
+    </message>
+    <message>
+        <source>k copies of each MLP unit, the down copies scaled by 1/k; “using k = 2 consistently provided the best trade-off”.</source>
+        <translation>每个 MLP 单元复制 k 份，下投影副本乘以 1/k；“k = 2 始终带来最佳权衡”。</translation>
+    </message>
+    <message>
+        <source>Preserve: W12 “initialized to 0 and kept frozen”, original weights frozen. Adapt: W12 zero-initialised and trainable above L_fp. Route: per token, “if Z_preserve and Z_adapt agree (high cosine similarity), we route to SCALE-Preserve; otherwise we route to SCALE-Adapt”.</source>
+        <translation>Preserve：W12“初始化为 0 并保持冻结”，原始权重冻结。Adapt：W12 零初始化，在 L_fp 以上可训练。Route：逐词元判断，“若 Z_preserve 与 Z_adapt 一致（余弦相似度高），则路由到 SCALE-Preserve；否则路由到 SCALE-Adapt”。</translation>
+    </message>
+    <message>
+        <source>Preserve</source>
+        <translation>Preserve（保持）</translation>
+    </message>
+    <message>
+        <source>Adapt</source>
+        <translation>Adapt（适应）</translation>
+    </message>
+    <message>
+        <source>Route</source>
+        <translation>Route（路由）</translation>
+    </message>
+    <message>
+        <source>Added hidden width d_up</source>
+        <translation>新增隐藏宽度 d_up</translation>
+    </message>
+    <message>
+        <source>A multiple of head_dim · (heads / kv heads), so whole kv groups of heads are added.</source>
+        <translation>head_dim · (头数 / kv 头数) 的整数倍，以便按完整的 kv 头组添加。</translation>
+    </message>
+    <message>
+        <source>Added MLP width p_up</source>
+        <translation>新增 MLP 宽度 p_up</translation>
+    </message>
+    <message>
+        <source>Added MLP inner width.</source>
+        <translation>新增的 MLP 内部宽度。</translation>
+    </message>
+    <message>
+        <source>L_fp</source>
+        <translation>L_fp</translation>
+    </message>
+    <message>
+        <source>The lowest L_fp layers keep W12 zero and frozen; “forgetting increases exponentially with decreasing L_fp”.</source>
+        <translation>最低的 L_fp 层保持 W12 为零且冻结；“遗忘随 L_fp 减小呈指数增长”。</translation>
+    </message>
+    <message>
+        <source>Collaboration in attention only</source>
+        <translation>仅在注意力中协作</translation>
+    </message>
+    <message>
+        <source>Trainable W12 only in attention (“MHA as the preferred collaborative module”).</source>
+        <translation>仅在注意力中训练 W12（“MHA 是首选的协作模块”）。</translation>
+    </message>
+    <message>
+        <source>Route threshold τ</source>
+        <translation>路由阈值 τ</translation>
+    </message>
+    <message>
+        <source>Threshold on cos(Z_p, Z_a); “we fix τ = 0.5 as a robust default”.</source>
+        <translation>cos(Z_p, Z_a) 的阈值；“我们将 τ = 0.5 固定为稳健的默认值”。</translation>
+    </message>
+    <message>
+        <source>W21, W22 initialisation</source>
+        <translation>W21、W22 初始化</translation>
+    </message>
+    <message>
+        <source>Initialisation of the new rows: zero, random, or SVD (the top singular directions of W). Default (SVD, 0).</source>
+        <translation>新增行的初始化方式：零、随机或 SVD（W 的前几个奇异方向）。默认 (SVD, 0)。</translation>
+    </message>
+    <message>
+        <source>(SVD, 0)</source>
+        <translation>(SVD, 0)</translation>
+    </message>
+    <message>
+        <source>(0, random)</source>
+        <translation>(0, 随机)</translation>
+    </message>
+    <message>
+        <source>(random, 0)</source>
+        <translation>(随机, 0)</translation>
+    </message>
+    <message>
+        <source>(0, SVD)</source>
+        <translation>(0, SVD)</translation>
+    </message>
+    <message>
+        <source>Style</source>
+        <translation>方式</translation>
+    </message>
+    <message>
+        <source>LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k least-important ones for general competence”.</source>
+        <translation>LLaMA-Pro 均匀插入 P 个块，每 L/P 层之后插入一个。ADEPT 复制“对通用能力最不重要的 k 层”。</translation>
+    </message>
+    <message>
+        <source>LLaMA-Pro (uniform)</source>
+        <translation>LLaMA-Pro（均匀）</translation>
+    </message>
+    <message>
+        <source>ADEPT</source>
+        <translation>ADEPT</translation>
+    </message>
+    <message>
+        <source>Blocks P</source>
+        <translation>块数 P</translation>
+    </message>
+    <message>
+        <source>Number of blocks LLaMA-Pro inserts.</source>
+        <translation>LLaMA-Pro 插入的块数。</translation>
+    </message>
+    <message>
+        <source>Gate</source>
+        <translation>门控</translation>
+    </message>
+    <message>
+        <source>ELU: the implicit selector “that we refer to as neutral residues”. Sigmoid: an explicit selector “trained as a local binary classifier” of the domain.</source>
+        <translation>ELU：隐式选择器，“我们称之为中性残差”。Sigmoid：显式选择器，“作为局部二分类器训练”，用于判别领域。</translation>
+    </message>
+    <message>
+        <source>ELU (implicit)</source>
+        <translation>ELU（隐式）</translation>
+    </message>
+    <message>
+        <source>Sigmoid (explicit)</source>
+        <translation>Sigmoid（显式）</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>Extra parameters as a fraction of the base model (“with only 20% extra learnable weights”).</source>
+        <translation>额外参数占基础模型的比例（“仅增加 20% 的可学习权重”）。</translation>
+    </message>
+    <message>
+        <source>Inner size</source>
+        <translation>内部维度</translation>
+    </message>
+    <message>
+        <source>Adapter inner size; 0 derives it from the budget.</source>
+        <translation>适配器内部维度；0 表示根据预算推算。</translation>
+    </message>
+    <message>
+        <source>Local loss α</source>
+        <translation>局部损失 α</translation>
+    </message>
+    <message>
+        <source>Coefficient of the ℓ1 local loss on original-domain batches (“best optimized when selected α = 100”); 0 switches it off.</source>
+        <translation>原始领域批次上 ℓ1 局部损失的系数（“选取 α = 100 时优化效果最佳”）；0 表示关闭。</translation>
+    </message>
+    <message>
+        <source>Extra parameters as a fraction of the base model.</source>
+        <translation>额外参数占基础模型的比例。</translation>
+    </message>
+    <message>
+        <source>λ</source>
+        <translation>λ</translation>
+    </message>
+    <message>
+        <source>Strength of the penalty λ/2 · Σ F_i (θ_i − θ*_i)².</source>
+        <translation>惩罚项 λ/2 · Σ F_i (θ_i − θ*_i)² 的强度。</translation>
+    </message>
+    <message>
+        <source>Experts K</source>
+        <translation>专家数 K</translation>
+    </message>
+    <message>
+        <source>Experts per bank.</source>
+        <translation>每组专家数。</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Experts per token.</source>
+        <translation>每个词元使用的专家数。</translation>
+    </message>
+    <message>
+        <source>Rank of each expert (d → r → d).</source>
+        <translation>每个专家的秩（d → r → d）。</translation>
+    </message>
+    <message>
+        <source>LoRA-style scale alpha / r; 0 = scale 1.</source>
+        <translation>LoRA 式缩放 alpha / r；0 表示缩放为 1。</translation>
+    </message>
+    <message>
+        <source>Balance loss</source>
+        <translation>均衡损失</translation>
+    </message>
+    <message>
+        <source>Coefficient of the load-balancing loss (0 = off).</source>
+        <translation>负载均衡损失的系数（0 = 关闭）。</translation>
+    </message>
+    <message>
+        <source>Heads H</source>
+        <translation>头数 H</translation>
+    </message>
+    <message>
+        <source>Slices of the hidden state, each with “its own router and its own private expert bank”; “OP improves with M and is best at M = 16”. Must divide the hidden size.</source>
+        <translation>隐藏状态的切片，每个切片有“自己的路由器和专属专家组”；“OP 随 M 增大而提升，在 M = 16 时最佳”。必须能整除隐藏维度。</translation>
+    </message>
+    <message>
+        <source>Experts per head.</source>
+        <translation>每个头的专家数。</translation>
+    </message>
+    <message>
+        <source>Experts per token and head.</source>
+        <translation>每个词元、每个头使用的专家数。</translation>
+    </message>
+    <message>
+        <source>Rank of each expert.</source>
+        <translation>每个专家的秩。</translation>
+    </message>
+    <message>
+        <source>Scale alpha / r; 0 = scale 1.</source>
+        <translation>缩放 alpha / r；0 表示缩放为 1。</translation>
+    </message>
+    <message>
+        <source>Load-balancing loss coefficient.</source>
+        <translation>负载均衡损失系数。</translation>
+    </message>
+    <message>
+        <source>Check cancelled.</source>
+        <translation>检查已取消。</translation>
+    </message>
+    <message>
+        <source>The check failed: %1</source>
+        <translation>检查失败：%1</translation>
+    </message>
+    <message>
+        <source>not function preserving by design</source>
+        <translation>按设计不保持函数不变</translation>
+    </message>
+    <message>
+        <source>preserved</source>
+        <translation>已保持</translation>
+    </message>
+    <message>
+        <source>NOT preserved: check the operator</source>
+        <translation>未保持：请检查算子</translation>
+    </message>
+    <message>
+        <source>max |logit diff| = %1 (%2) · exact: %3 added, %4 trainable (%5)</source>
+        <translation>最大 |logit 差| = %1（%2）· 精确值：新增 %3，可训练 %4（%5）</translation>
+    </message>
+    <message>
+        <source>Variant:</source>
+        <translation>变体：</translation>
+    </message>
+    <message>
+        <source>optional label for tables and plots</source>
+        <translation>可选，用于表格和图表的标签</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Hyper-parameters</source>
+        <translation>超参数</translation>
+    </message>
+    <message>
+        <source>All layers</source>
+        <translation>所有层</translation>
+    </message>
+    <message>
+        <source>Selected in the heatmap</source>
+        <translation>热力图中选中的层</translation>
+    </message>
+    <message>
+        <source>Policy: k least important</source>
+        <translation>策略：最不重要的 k 层</translation>
+    </message>
+    <message>
+        <source>Policy: k most important</source>
+        <translation>策略：最重要的 k 层</translation>
+    </message>
+    <message>
+        <source>Policy: top-k by update magnitude</source>
+        <translation>策略：按更新幅度取前 k 层</translation>
+    </message>
+    <message>
+        <source>Policy: calibrated (domain-critical)</source>
+        <translation>策略：校准（领域关键层）</translation>
+    </message>
+    <message>
+        <source>Manual list</source>
+        <translation>手动列表</translation>
+    </message>
+    <message>
+        <source>Policies are resolved from importance probes when the run starts (growbench-cli run)</source>
+        <translation>策略在运行开始时根据重要性探测确定（growbench-cli run）</translation>
+    </message>
+    <message>
+        <source>k = </source>
+        <translation>k = </translation>
+    </message>
+    <message>
+        <source>e.g. 0-3, 7</source>
+        <translation>例如 0-3, 7</translation>
+    </message>
+    <message>
+        <source>Layers:</source>
+        <translation>层：</translation>
+    </message>
+    <message>
+        <source>Figures</source>
+        <translation>估算数值</translation>
+    </message>
+    <message>
+        <source>float32 weights, plus gradients and AdamW&apos;s two moments for the trainable parameters; activations not included</source>
+        <translation>float32 权重，外加可训练参数的梯度和 AdamW 的两个矩估计；不含激活值</translation>
+    </message>
+    <message>
+        <source>Base parameters:</source>
+        <translation>基础参数：</translation>
+    </message>
+    <message>
+        <source>Parameters added:</source>
+        <translation>新增参数：</translation>
+    </message>
+    <message>
+        <source>Trainable:</source>
+        <translation>可训练：</translation>
+    </message>
+    <message>
+        <source>Estimated memory:</source>
+        <translation>估计内存：</translation>
+    </message>
+    <message>
+        <source>Function preserving:</source>
+        <translation>保持函数不变：</translation>
+    </message>
+    <message>
+        <source>Check preservation</source>
+        <translation>检查保持性</translation>
+    </message>
+    <message>
+        <source>Apply the plan with growbench-cli grow and compare the logits of the grown and the base model on a fixed random batch</source>
+        <translation>用 growbench-cli grow 应用该方案，并在一个固定的随机批次上比较扩展后模型与基础模型的 logits</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>The plan as JSON (docs/plans.md)</source>
+        <translation>JSON 格式的方案（docs/plans.md）</translation>
+    </message>
+    <message>
+        <source>Comparison</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Add to comparison</source>
+        <translation>加入对比</translation>
+    </message>
+    <message>
+        <source>Queue this plan; the queued plans run as one comparison (one run each, same data and seed)</source>
+        <translation>将此方案加入队列；队列中的方案作为一次对比运行（每个方案一次运行，数据和随机种子相同）</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清空</translation>
+    </message>
+    <message>
+        <source>Launch…</source>
+        <translation>启动…</translation>
+    </message>
+    <message>
+        <source>Open the Runs view to launch the queued plans</source>
+        <translation>打开“运行”视图以启动队列中的方案</translation>
+    </message>
+    <message>
+        <source>This variant has no hyper-parameters.</source>
+        <translation>此变体没有超参数。</translation>
+    </message>
+    <message>
+        <source>No layers selected.</source>
+        <translation>未选择任何层。</translation>
+    </message>
+    <message>
+        <source>Open a model to see the figures.</source>
+        <translation>打开模型以查看估算数值。</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#c62828&apos;&gt;%1&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#c62828&apos;&gt;%1&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>%1 · %2 of the base</source>
+        <translation>%1 · 占基础模型的 %2</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>yes, at initialisation</source>
+        <translation>是（初始化时）</translation>
+    </message>
+    <message>
+        <source>no (routing changes outputs)</source>
+        <translation>否（路由会改变输出）</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#c62828&apos;&gt;Not queued: %1&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#c62828&apos;&gt;未加入队列：%1&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>Open a model first.</source>
+        <translation>请先打开一个模型。</translation>
+    </message>
+    <message>
+        <source>The check needs explicit layers: select some in the heatmap (the policy itself is resolved when the run starts).</source>
+        <translation>检查需要明确的层：请在热力图中选择（策略本身在运行开始时才确定）。</translation>
+    </message>
+    <message>
+        <source>EWC changes no weights at initialisation (its penalty needs the Fisher of a probe): nothing to check.</source>
+        <translation>EWC 在初始化时不改变任何权重（其惩罚项需要探测得到的 Fisher 信息）：无需检查。</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>%1:</source>
+        <comment>form label</comment>
+        <translation>%1：</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::HeatmapPlot</name>
+    <message>
+        <source>No data</source>
+        <translation>无数据</translation>
+    </message>
+    <message>
+        <source>no value</source>
+        <translation>无值</translation>
+    </message>
+    <message>
+        <source>Layer %1 · %2
+%3: %4</source>
+        <translation>第 %1 层 · %2
+%3：%4</translation>
+    </message>
+    <message>
+        <source>Layer %1
+%2: %3</source>
+        <translation>第 %1 层
+%2：%3</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ImportanceView</name>
+    <message>
+        <source>layer masking (loss increase)</source>
+        <translation>层掩蔽（损失增加）</translation>
+    </message>
+    <message>
+        <source>Taylor θ·∂L/∂θ</source>
+        <translation>Taylor θ·∂L/∂θ</translation>
+    </message>
+    <message>
+        <source>Taylor |θ·∂L/∂θ|</source>
+        <translation>Taylor |θ·∂L/∂θ|</translation>
+    </message>
+    <message>
+        <source>Fisher</source>
+        <translation>Fisher</translation>
+    </message>
+    <message>
+        <source>update magnitude ‖ΔW‖</source>
+        <translation>更新幅度 ‖ΔW‖</translation>
+    </message>
+    <message>
+        <source>effective rank of ΔW_up</source>
+        <translation>ΔW_up 的有效秩</translation>
+    </message>
+    <message>
+        <source>%1 · ETA %2</source>
+        <translation>%1 · 预计剩余 %2</translation>
+    </message>
+    <message>
+        <source>Probe cancelled.</source>
+        <translation>探测已取消。</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>The probe failed: %1</source>
+        <translation>探测失败：%1</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Probe %1 recorded.</source>
+        <translation>探测 %1 已记录。</translation>
+    </message>
+    <message>
+        <source>Selected layers: none</source>
+        <translation>已选层：无</translation>
+    </message>
+    <message>
+        <source>Selected layers: %1</source>
+        <translation>已选层：%1</translation>
+    </message>
+    <message>
+        <source>Probe:</source>
+        <translation>探测：</translation>
+    </message>
+    <message>
+        <source>Importance probes recorded in this workspace&apos;s store</source>
+        <translation>此工作区存储中记录的重要性探测</translation>
+    </message>
+    <message>
+        <source>Only this model</source>
+        <translation>仅此模型</translation>
+    </message>
+    <message>
+        <source>List only the probes of the model open in the Model view</source>
+        <translation>只列出“模型”视图中已打开模型的探测</translation>
+    </message>
+    <message>
+        <source>New probe…</source>
+        <translation>新建探测…</translation>
+    </message>
+    <message>
+        <source>Run a new importance probe on the current model</source>
+        <translation>对当前模型运行新的重要性探测</translation>
+    </message>
+    <message>
+        <source>New probe</source>
+        <translation>新建探测</translation>
+    </message>
+    <message>
+        <source>Layer masking: loss increase when a layer is bypassed</source>
+        <translation>层掩蔽：跳过某一层时损失的增加</translation>
+    </message>
+    <message>
+        <source>Taylor: mean θ·∂L/∂θ per unit (signed, as ADEPT)</source>
+        <translation>Taylor：每个单元的 θ·∂L/∂θ 均值（带符号，同 ADEPT）</translation>
+    </message>
+    <message>
+        <source>Taylor, absolute: mean |θ·∂L/∂θ| per unit</source>
+        <translation>Taylor（绝对值）：每个单元的 |θ·∂L/∂θ| 均值</translation>
+    </message>
+    <message>
+        <source>Fisher: sum of squared log-likelihood gradients</source>
+        <translation>Fisher：对数似然梯度的平方和</translation>
+    </message>
+    <message>
+        <source>Update magnitude ‖W_T − W_0‖ after a short fine-tuning run (Grow §4.2)</source>
+        <translation>短时微调运行后的更新幅度 ‖W_T − W_0‖（Grow §4.2）</translation>
+    </message>
+    <message>
+        <source>Effective rank of ΔW_up per layer and training stage (Grow §4.4)</source>
+        <translation>每层、每个训练阶段的 ΔW_up 有效秩（Grow §4.4）</translation>
+    </message>
+    <message>
+        <source>Method:</source>
+        <translation>方法：</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Probe data</source>
+        <translation>探测数据</translation>
+    </message>
+    <message>
+        <source>Text or JSONL (*.txt *.jsonl *.json);;All files (*)</source>
+        <translation>文本或 JSONL (*.txt *.jsonl *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>General data:</source>
+        <translation>通用数据：</translation>
+    </message>
+    <message>
+        <source>original-domain text, JSONL or multiple-choice JSONL</source>
+        <translation>原始领域文本、JSONL 或多项选择 JSONL</translation>
+    </message>
+    <message>
+        <source>Domain data:</source>
+        <translation>领域数据：</translation>
+    </message>
+    <message>
+        <source>optional: new-domain data for calibrated scores</source>
+        <translation>可选：用于校准分数的新领域数据</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Token budget of the probe set (0 = all of it)</source>
+        <translation>探测集的词元预算（0 = 全部）</translation>
+    </message>
+    <message>
+        <source>Tokens:</source>
+        <translation>词元数：</translation>
+    </message>
+    <message>
+        <source>Run probe</source>
+        <translation>运行探测</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Show:</source>
+        <translation>显示：</translation>
+    </message>
+    <message>
+        <source>Raw values</source>
+        <translation>原始值</translation>
+    </message>
+    <message>
+        <source>Absolute values</source>
+        <translation>绝对值</translation>
+    </message>
+    <message>
+        <source>Calibrated (domain rank − general rank)</source>
+        <translation>校准（领域排名 − 通用排名）</translation>
+    </message>
+    <message>
+        <source>ADEPT App. R: negative = more important on the domain set than on the general set</source>
+        <translation>ADEPT 附录 R：负值 = 在领域集上比在通用集上更重要</translation>
+    </message>
+    <message>
+        <source>Normalise each column</source>
+        <translation>逐列归一化</translation>
+    </message>
+    <message>
+        <source>Min–max scale every unit column to [0, 1] so units with different magnitudes can be compared</source>
+        <translation>将每个单元列按最小–最大值缩放到 [0, 1]，以便比较量级不同的单元</translation>
+    </message>
+    <message>
+        <source>Domain probe:</source>
+        <translation>领域探测：</translation>
+    </message>
+    <message>
+        <source>The probe on the new-domain data, for calibrated scores</source>
+        <translation>在新领域数据上的探测，用于校准分数</translation>
+    </message>
+    <message>
+        <source>Export plot…</source>
+        <translation>导出图表…</translation>
+    </message>
+    <message>
+        <source>Save the heatmap shown as PNG, SVG or PDF</source>
+        <translation>将当前热力图保存为 PNG、SVG 或 PDF</translation>
+    </message>
+    <message>
+        <source>Export plot</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <source>Wrote %1.</source>
+        <translation>已写入 %1。</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Unit</source>
+        <translation>单元</translation>
+    </message>
+    <message>
+        <source>Layers × units</source>
+        <translation>层 × 单元</translation>
+    </message>
+    <message>
+        <source>Effective-rank probe:</source>
+        <translation>有效秩探测：</translation>
+    </message>
+    <message>
+        <source>Training stage</source>
+        <translation>训练阶段</translation>
+    </message>
+    <message>
+        <source>Effective rank</source>
+        <translation>有效秩</translation>
+    </message>
+    <message>
+        <source>Select layers</source>
+        <translation>选择层</translation>
+    </message>
+    <message>
+        <source>Least important</source>
+        <translation>最不重要</translation>
+    </message>
+    <message>
+        <source>The k layers with the lowest general importance (ADEPT: expand the layers least important for general competence)</source>
+        <translation>通用重要性最低的 k 层（ADEPT：扩展对通用能力最不重要的层）</translation>
+    </message>
+    <message>
+        <source>k = </source>
+        <translation>k = </translation>
+    </message>
+    <message>
+        <source>Number of layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>Top-N by update</source>
+        <translation>按更新幅度取前 N 层</translation>
+    </message>
+    <message>
+        <source>The N layers with the largest weight-update magnitude after a short fine-tuning run (the Grow paper&apos;s layer choice); needs an update-magnitude probe</source>
+        <translation>短时微调运行后权重更新幅度最大的 N 层（Grow 论文的选层方式）；需要一个更新幅度探测</translation>
+    </message>
+    <message>
+        <source>N = </source>
+        <translation>N = </translation>
+    </message>
+    <message>
+        <source>Uniform</source>
+        <translation>均匀</translation>
+    </message>
+    <message>
+        <source>One layer after every L/P layers (LLaMA-Pro&apos;s positions)</source>
+        <translation>每 L/P 层取一层（LLaMA-Pro 的位置）</translation>
+    </message>
+    <message>
+        <source>P = </source>
+        <translation>P = </translation>
+    </message>
+    <message>
+        <source>Number of positions</source>
+        <translation>位置数</translation>
+    </message>
+    <message>
+        <source>Above L_fp</source>
+        <translation>L_fp 以上</translation>
+    </message>
+    <message>
+        <source>Every layer above the lowest L_fp (SCALE&apos;s collaboration layers)</source>
+        <translation>最低 L_fp 层以上的所有层（SCALE 的协作层）</translation>
+    </message>
+    <message>
+        <source>L_fp = </source>
+        <translation>L_fp = </translation>
+    </message>
+    <message>
+        <source>Lowest layers left out</source>
+        <translation>排除的最低层数</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清空</translation>
+    </message>
+    <message>
+        <source>Click or drag over layers in the heatmap or the bars; Ctrl adds or removes layers</source>
+        <translation>在热力图或柱状图中点击或拖动选择层；按住 Ctrl 可添加或移除层</translation>
+    </message>
+    <message>
+        <source>No probe shown</source>
+        <translation>未显示探测</translation>
+    </message>
+    <message>
+        <source>#%1 %2 · %3 · %4</source>
+        <translation>#%1 %2 · %3 · %4</translation>
+    </message>
+    <message>
+        <source>Model: %1
+Probe set: %2</source>
+        <translation>模型：%1
+探测集：%2</translation>
+    </message>
+    <message>
+        <source>No probe for this model yet: run one with “New probe…”</source>
+        <translation>此模型尚无探测：请通过“新建探测…”运行一次</translation>
+    </message>
+    <message>
+        <source>No probes in this workspace</source>
+        <translation>此工作区中没有探测</translation>
+    </message>
+    <message>
+        <source>No effective-rank probe: run one with method “effective-rank”</source>
+        <translation>没有有效秩探测：请使用方法“effective-rank”运行一次</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>#%1 %2</source>
+        <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>Could not read probe %1: %2</source>
+        <translation>无法读取探测 %1：%2</translation>
+    </message>
+    <message>
+        <source>Could not read this probe</source>
+        <translation>无法读取此探测</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Calibrated scores need a domain probe of the same method and model: choose one under “Domain probe”</source>
+        <translation>校准分数需要同一方法、同一模型的领域探测：请在“领域探测”中选择</translation>
+    </message>
+    <message>
+        <source>This probe has no values</source>
+        <translation>此探测没有数值</translation>
+    </message>
+    <message>
+        <source>|%1|</source>
+        <translation>|%1|</translation>
+    </message>
+    <message>
+        <source>domain rank − general rank</source>
+        <translation>领域排名 − 通用排名</translation>
+    </message>
+    <message>
+        <source>%1, normalised per column</source>
+        <translation>%1（逐列归一化）</translation>
+    </message>
+    <message>
+        <source>layer importance</source>
+        <translation>层重要性</translation>
+    </message>
+    <message>
+        <source>calibrated score</source>
+        <translation>校准分数</translation>
+    </message>
+    <message>
+        <source>%1 · %2 layers</source>
+        <translation>%1 · %2 层</translation>
+    </message>
+    <message>
+        <source> · probe set: %1 · %2 s</source>
+        <translation> · 探测集：%1 · %2 秒</translation>
+    </message>
+    <message>
+        <source> · base loss %1</source>
+        <translation> · 基础损失 %1</translation>
+    </message>
+    <message>
+        <source>This probe has no stage matrix</source>
+        <translation>此探测没有阶段矩阵</translation>
+    </message>
+    <message>
+        <source>Effective rank (exp of the entropy of the normalised singular values) of each layer&apos;s up-projection update per training stage; a low rank means the update concentrates in few directions.</source>
+        <translation>各层上投影更新在每个训练阶段的有效秩（归一化奇异值熵的指数）；秩越低，说明更新越集中于少数方向。</translation>
+    </message>
+    <message>
+        <source>Selected layers %1 (%2).</source>
+        <translation>已选层 %1（%2）。</translation>
+    </message>
+    <message>
+        <source>Could not apply the policy: %1</source>
+        <translation>无法应用该策略：%1</translation>
+    </message>
+    <message>
+        <source>Show a masking, Taylor or Fisher probe first.</source>
+        <translation>请先显示一个掩蔽、Taylor 或 Fisher 探测。</translation>
+    </message>
+    <message>
+        <source>“Least important” needs a masking, Taylor or Fisher probe.</source>
+        <translation>“最不重要”需要一个掩蔽、Taylor 或 Fisher 探测。</translation>
+    </message>
+    <message>
+        <source>No update-magnitude probe for this model: run one (New probe…, method update-magnitude) on the new-domain data.</source>
+        <translation>此模型没有更新幅度探测：请在新领域数据上运行一次（新建探测…，方法 update-magnitude）。</translation>
+    </message>
+    <message>
+        <source>Open a model first.</source>
+        <translation>请先打开一个模型。</translation>
+    </message>
+    <message>
+        <source>Open a model in the Model view first.</source>
+        <translation>请先在“模型”视图中打开一个模型。</translation>
+    </message>
+    <message>
+        <source>The model folder has no tokenizer.json: probes need one.</source>
+        <translation>模型文件夹中没有 tokenizer.json：探测需要该文件。</translation>
+    </message>
+    <message>
+        <source>Choose the general probe data (a text or JSONL file).</source>
+        <translation>请选择通用探测数据（文本或 JSONL 文件）。</translation>
+    </message>
+    <message>
+        <source>Open a workspace first.</source>
+        <translation>请先打开一个工作区。</translation>
+    </message>
+    <message>
+        <source>starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Probing %1 with %2…</source>
+        <translation>正在用 %2 探测 %1…</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::JobQueueModel</name>
+    <message>
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::MainWindow</name>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Importance</source>
+        <translation>重要性</translation>
+    </message>
+    <message>
+        <source>Grow planner</source>
+        <translation>增长规划器</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Curves</source>
+        <translation>曲线</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>Could not open the run store %1:
+%2</source>
+        <translation>无法打开运行存储 %1：
+%2</translation>
+    </message>
+    <message>
+        <source>no store</source>
+        <translation>无存储</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n job(s) active</source>
+        <translation>
+            <numerusform>%n 个作业进行中</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open workspace…</source>
+        <translation>打开工作区(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;New workspace…</source>
+        <translation>新建工作区(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;model…</source>
+        <translation>打开模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Open a model folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <source>Export &amp;plot…</source>
+        <translation>导出图表(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Export &amp;table as CSV…</source>
+        <translation>将表格导出为 CSV(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Launch run</source>
+        <translation>启动运行(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Add plan to comparison</source>
+        <translation>将方案加入对比(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Check preservation</source>
+        <translation>检查保持性(&amp;C)</translation>
+    </message>
+    <message>
+        <source>New &amp;probe…</source>
+        <translation>新建探测(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Ca&amp;ncel selected runs</source>
+        <translation>取消所选运行(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Resume selected runs</source>
+        <translation>恢复所选运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>刷新(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Show %1</source>
+        <translation>显示%1</translation>
+    </message>
+    <message>
+        <source>Views</source>
+        <translation>视图</translation>
+    </message>
+    <message>
+        <source>&amp;Reset layout</source>
+        <translation>重置布局(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About GrowBench</source>
+        <translation>关于 GrowBench(&amp;A)</translation>
+    </message>
+    <message>
+        <source>About &amp;Qt</source>
+        <translation>关于 Qt(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>GrowBench</source>
+        <translation>GrowBench</translation>
+    </message>
+    <message>
+        <source>%1 — GrowBench</source>
+        <translation>%1 — GrowBench</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>The new language applies when GrowBench starts again.</source>
+        <translation>新语言将在 GrowBench 重新启动后生效。</translation>
+    </message>
+    <message>
+        <source>Export plot</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <source>Wrote %1.</source>
+        <translation>已写入 %1。</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>Export table</source>
+        <translation>导出表格</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Runs are active</source>
+        <translation>有运行正在进行</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n job(s) are still running or queued. Closing cancels them cleanly: each run keeps its last checkpoint and can be resumed from the Runs view. Close anyway?</source>
+        <translation>
+            <numerusform>仍有 %n 个作业在运行或排队。关闭会干净地取消它们：每个运行都会保留最后一个检查点，之后可在“运行”视图中恢复。仍要关闭吗？</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ModelView</name>
+    <message>
+        <source>Could not load tokenizer.json: %1</source>
+        <translation>无法加载 tokenizer.json：%1</translation>
+    </message>
+    <message>
+        <source>Warning: the tokenizer has %1 tokens but the model&apos;s vocabulary has %2.</source>
+        <translation>警告：分词器有 %1 个词元，但模型词表只有 %2 个。</translation>
+    </message>
+    <message>
+        <source>Loading cancelled.</source>
+        <translation>加载已取消。</translation>
+    </message>
+    <message>
+        <source>Could not load the model: %1</source>
+        <translation>无法加载模型：%1</translation>
+    </message>
+    <message>
+        <source>%1 · %2 layers · hidden %3 · MLP %4 · heads %5/%6 · vocabulary %7 · %8 parameters</source>
+        <translation>%1 · %2 层 · 隐藏维度 %3 · MLP %4 · 头数 %5/%6 · 词表 %7 · %8 参数</translation>
+    </message>
+    <message>
+        <source>Loaded.</source>
+        <translation>已加载。</translation>
+    </message>
+    <message>
+        <source>Generation failed: %1</source>
+        <translation>生成失败：%1</translation>
+    </message>
+    <message>
+        <source>Open folder…</source>
+        <translation>打开文件夹…</translation>
+    </message>
+    <message>
+        <source>A Hugging Face model folder (config.json, model.safetensors, tokenizer.json) or a GrowBench checkpoint</source>
+        <translation>Hugging Face 模型文件夹（config.json、model.safetensors、tokenizer.json）或 GrowBench 检查点</translation>
+    </message>
+    <message>
+        <source>Preset:</source>
+        <translation>预设：</translation>
+    </message>
+    <message>
+        <source>Built-in base models found on this machine (shipped, or built by a run&apos;s pretrain stage and cached)</source>
+        <translation>在本机找到的内置基础模型（随程序提供，或由运行的预训练阶段构建并缓存）</translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation>重新加载</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>No model open.</source>
+        <translation>未打开模型。</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <source>No tokenizer.</source>
+        <translation>无分词器。</translation>
+    </message>
+    <message>
+        <source>Type text to see its tokens</source>
+        <translation>输入文本以查看其词元</translation>
+    </message>
+    <message>
+        <source>Tokenizer</source>
+        <translation>分词器</translation>
+    </message>
+    <message>
+        <source>A prompt for a quick sanity check</source>
+        <translation>用于快速健全性检查的提示词</translation>
+    </message>
+    <message>
+        <source>Prompt:</source>
+        <translation>提示词：</translation>
+    </message>
+    <message>
+        <source>New tokens:</source>
+        <translation>新词元数：</translation>
+    </message>
+    <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Open a model folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s): %1&lt;br/&gt;ids: %2</source>
+        <translation>
+            <numerusform>%n 个词元：%1&lt;br/&gt;ID：%2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>(no preset built yet)</source>
+        <translation>（尚未构建预设）</translation>
+    </message>
+    <message>
+        <source>(choose a preset)</source>
+        <translation>（选择预设）</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>%1 is not a model folder: config.json is missing.</source>
+        <translation>%1 不是模型文件夹：缺少 config.json。</translation>
+    </message>
+    <message>
+        <source>%1 holds only pickled PyTorch checkpoints (*.bin): GrowBench refuses them because unpickling can run code. Convert the model to safetensors first.</source>
+        <translation>%1 只包含 pickle 格式的 PyTorch 检查点（*.bin）：GrowBench 拒绝加载，因为反序列化 pickle 可能执行代码。请先将模型转换为 safetensors。</translation>
+    </message>
+    <message>
+        <source>This config.json is not supported: %1</source>
+        <translation>不支持此 config.json：%1</translation>
+    </message>
+    <message>
+        <source>Loading tokenizer…</source>
+        <translation>正在加载分词器…</translation>
+    </message>
+    <message>
+        <source>This folder has no tokenizer.json: probes, runs and generation need one.</source>
+        <translation>此文件夹中没有 tokenizer.json：探测、运行和生成都需要该文件。</translation>
+    </message>
+    <message>
+        <source>Loading the architecture…</source>
+        <translation>正在加载架构…</translation>
+    </message>
+    <message>
+        <source>Open a model first.</source>
+        <translation>请先打开一个模型。</translation>
+    </message>
+    <message>
+        <source>This model folder has no tokenizer.json.</source>
+        <translation>此模型文件夹中没有 tokenizer.json。</translation>
+    </message>
+    <message>
+        <source>Generating…</source>
+        <translation>正在生成…</translation>
+    </message>
+    <message>
+        <source>This growbench-cli has no generate command yet.</source>
+        <translation>此版本的 growbench-cli 尚无 generate 命令。</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::RunManager</name>
+    <message>
+        <source>stage: %1</source>
+        <translation>阶段：%1</translation>
+    </message>
+    <message>
+        <source>evaluated at step %1</source>
+        <translation>已在第 %1 步评估</translation>
+    </message>
+    <message>
+        <source>checkpoint at step %1: %2</source>
+        <translation>第 %1 步的检查点：%2</translation>
+    </message>
+    <message>
+        <source>model grown</source>
+        <translation>模型已扩展</translation>
+    </message>
+    <message>
+        <source>growbench-cli crashed (exit status %1)</source>
+        <translation>growbench-cli 崩溃（退出状态 %1）</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::RunTableModel</name>
+    <message>
+        <source>Id</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation>变体</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Trainable</source>
+        <translation>可训练</translation>
+    </message>
+    <message>
+        <source>Forgetting</source>
+        <translation>遗忘</translation>
+    </message>
+    <message>
+        <source>Learning</source>
+        <translation>学习</translation>
+    </message>
+    <message>
+        <source>OP</source>
+        <translation>OP</translation>
+    </message>
+    <message>
+        <source>BWT</source>
+        <translation>BWT</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Trainable parameters as a share of the base model&apos;s parameters</source>
+        <translation>可训练参数占基础模型参数的比例</translation>
+    </message>
+    <message>
+        <source>Relative increase of the original-domain perplexity from step 0 to the latest evaluation (lower is better)</source>
+        <translation>原始领域困惑度从第 0 步到最近一次评估的相对增幅（越低越好）</translation>
+    </message>
+    <message>
+        <source>Relative decrease of the new-domain perplexity from step 0 to the latest evaluation (higher is better)</source>
+        <translation>新领域困惑度从第 0 步到最近一次评估的相对降幅（越高越好）</translation>
+    </message>
+    <message>
+        <source>Overall performance: mean accuracy on all tasks after the last task</source>
+        <translation>整体性能：最后一个任务之后在所有任务上的平均准确率</translation>
+    </message>
+    <message>
+        <source>Backward transfer: mean change of earlier tasks&apos; accuracy after the last task (negative = forgetting)</source>
+        <translation>反向迁移：最后一个任务之后先前任务准确率的平均变化（负值 = 遗忘）</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1 tok/s</source>
+        <translation>%1 词元/秒</translation>
+    </message>
+    <message>
+        <source>ETA %1</source>
+        <translation>预计剩余 %1</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Original-domain perplexity: %1 at step 0, %2 now</source>
+        <translation>原始领域困惑度：第 0 步为 %1，当前为 %2</translation>
+    </message>
+    <message>
+        <source>New-domain perplexity: %1 at step 0, %2 now</source>
+        <translation>新领域困惑度：第 0 步为 %1，当前为 %2</translation>
+    </message>
+    <message>
+        <source>%1 trainable, %2 added</source>
+        <translation>可训练 %1，新增 %2</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::RunsView</name>
+    <message>
+        <source>Job “%1” failed: %2</source>
+        <translation>作业“%1”失败：%2</translation>
+    </message>
+    <message>
+        <source>Job “%1” cancelled.</source>
+        <translation>作业“%1”已取消。</translation>
+    </message>
+    <message>
+        <source>Job “%1” finished (exit code %2).</source>
+        <translation>作业“%1”已结束（退出码 %2）。</translation>
+    </message>
+    <message>
+        <source>none: open one in the Model view</source>
+        <translation>无：请在“模型”视图中打开一个</translation>
+    </message>
+    <message>
+        <source>Launch</source>
+        <translation>启动</translation>
+    </message>
+    <message>
+        <source>…</source>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>Choose a file</source>
+        <translation>选择文件</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>New-domain data:</source>
+        <translation>新领域数据：</translation>
+    </message>
+    <message>
+        <source>training text (file or folder)</source>
+        <translation>训练文本（文件或文件夹）</translation>
+    </message>
+    <message>
+        <source>The new-domain training data: text, JSONL or fortunes</source>
+        <translation>新领域训练数据：文本、JSONL 或 fortunes</translation>
+    </message>
+    <message>
+        <source>New-domain eval:</source>
+        <translation>新领域评估：</translation>
+    </message>
+    <message>
+        <source>optional: else 10 % held out of the training data</source>
+        <translation>可选：否则从训练数据中留出 10%</translation>
+    </message>
+    <message>
+        <source>Measures learning (new-domain perplexity)</source>
+        <translation>衡量学习效果（新领域困惑度）</translation>
+    </message>
+    <message>
+        <source>Original-domain eval:</source>
+        <translation>原始领域评估：</translation>
+    </message>
+    <message>
+        <source>original-domain text</source>
+        <translation>原始领域文本</translation>
+    </message>
+    <message>
+        <source>Measures forgetting (original-domain perplexity)</source>
+        <translation>衡量遗忘程度（原始领域困惑度）</translation>
+    </message>
+    <message>
+        <source>Plans:</source>
+        <translation>方案：</translation>
+    </message>
+    <message>
+        <source>Steps:</source>
+        <translation>步数：</translation>
+    </message>
+    <message>
+        <source>Optimizer steps</source>
+        <translation>优化器步数</translation>
+    </message>
+    <message>
+        <source>Peak learning rate (cosine schedule with warm-up)</source>
+        <translation>峰值学习率（带预热的余弦调度）</translation>
+    </message>
+    <message>
+        <source>LR:</source>
+        <translation>学习率：</translation>
+    </message>
+    <message>
+        <source>Batch:</source>
+        <translation>批大小：</translation>
+    </message>
+    <message>
+        <source>Sequences per micro-batch</source>
+        <translation>每个微批次的序列数</translation>
+    </message>
+    <message>
+        <source>Seq len:</source>
+        <translation>序列长度：</translation>
+    </message>
+    <message>
+        <source>Tokens per sequence</source>
+        <translation>每个序列的词元数</translation>
+    </message>
+    <message>
+        <source>Device:</source>
+        <translation>设备：</translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation>随机种子：</translation>
+    </message>
+    <message>
+        <source>Seed of data order and initialisation</source>
+        <translation>数据顺序和初始化的随机种子</translation>
+    </message>
+    <message>
+        <source>Eval every:</source>
+        <translation>评估间隔：</translation>
+    </message>
+    <message>
+        <source>Steps between evaluations (step 0 and the last step are always evaluated)</source>
+        <translation>两次评估之间的步数（第 0 步和最后一步总会评估）</translation>
+    </message>
+    <message>
+        <source>Eval tokens:</source>
+        <translation>评估词元数：</translation>
+    </message>
+    <message>
+        <source>Token budget of each evaluation set</source>
+        <translation>每个评估集的词元预算</translation>
+    </message>
+    <message>
+        <source>Write the experiment spec to the workspace and start growbench-cli run</source>
+        <translation>将实验规格写入工作区并启动 growbench-cli run</translation>
+    </message>
+    <message>
+        <source>Run a spec file…</source>
+        <translation>运行规格文件…</translation>
+    </message>
+    <message>
+        <source>Launch an existing experiment spec (JSON), e.g. resources/experiments/quickstart.json</source>
+        <translation>启动已有的实验规格（JSON），例如 resources/experiments/quickstart.json</translation>
+    </message>
+    <message>
+        <source>Filter runs</source>
+        <translation>筛选运行</translation>
+    </message>
+    <message>
+        <source>All statuses</source>
+        <translation>全部状态</translation>
+    </message>
+    <message>
+        <source>Cancel run</source>
+        <translation>取消运行</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Continue an interrupted or cancelled run from its last checkpoint</source>
+        <translation>从最后一个检查点继续已中断或已取消的运行</translation>
+    </message>
+    <message>
+        <source>Show curves</source>
+        <translation>显示曲线</translation>
+    </message>
+    <message>
+        <source>Job queue</source>
+        <translation>作业队列</translation>
+    </message>
+    <message>
+        <source>Log: select a run</source>
+        <translation>日志：请选择一个运行</translation>
+    </message>
+    <message>
+        <source>Experiment spec</source>
+        <translation>实验规格</translation>
+    </message>
+    <message>
+        <source>Experiment spec (*.json)</source>
+        <translation>实验规格 (*.json)</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel job</source>
+        <translation>取消作业</translation>
+    </message>
+    <message>
+        <source>Copy command line</source>
+        <translation>复制命令行</translation>
+    </message>
+    <message>
+        <source>Command line copied: run it in a terminal to keep it independent of the GUI.</source>
+        <translation>命令行已复制：在终端中运行它，可使其独立于图形界面。</translation>
+    </message>
+    <message>
+        <source>Remove finished jobs</source>
+        <translation>移除已结束的作业</translation>
+    </message>
+    <message>
+        <source>the Grow planner&apos;s current plan (queue plans there to compare several)</source>
+        <translation>增长规划器中的当前方案（在那里将多个方案加入队列以进行对比）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n queued plan(s): %1</source>
+        <translation>
+            <numerusform>%n 个排队的方案：%1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Open a model in the Model view first.</source>
+        <translation>请先在“模型”视图中打开一个模型。</translation>
+    </message>
+    <message>
+        <source>The model folder has no tokenizer.json.</source>
+        <translation>模型文件夹中没有 tokenizer.json。</translation>
+    </message>
+    <message>
+        <source>Choose the new-domain training data.</source>
+        <translation>请选择新领域的训练数据。</translation>
+    </message>
+    <message>
+        <source>No plan: build one in the Grow planner.</source>
+        <translation>没有方案：请在增长规划器中创建一个。</translation>
+    </message>
+    <message>
+        <source>The spec is not valid: %1</source>
+        <translation>规格无效：%1</translation>
+    </message>
+    <message>
+        <source>Open a workspace first.</source>
+        <translation>请先打开一个工作区。</translation>
+    </message>
+    <message>
+        <source>Cannot launch</source>
+        <translation>无法启动</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Launched %1 (spec %2).</source>
+        <translation>已启动 %1（规格 %2）。</translation>
+    </message>
+    <message>
+        <source>Cancelling run %1…</source>
+        <translation>正在取消运行 %1…</translation>
+    </message>
+    <message>
+        <source>Run %1 runs on %2: cancel it there.</source>
+        <translation>运行 %1 在 %2 上进行：请在那里取消。</translation>
+    </message>
+    <message>
+        <source>Run %1 was started outside this window (process %2). Ask it to stop? It is cancelled cleanly and can be resumed.</source>
+        <translation>运行 %1 是在此窗口之外启动的（进程 %2）。要请求它停止吗？它会被干净地取消，之后可以恢复。</translation>
+    </message>
+    <message>
+        <source>Could not signal process %1.</source>
+        <translation>无法向进程 %1 发送信号。</translation>
+    </message>
+    <message>
+        <source>Asked process %1 to cancel run %2.</source>
+        <translation>已请求进程 %1 取消运行 %2。</translation>
+    </message>
+    <message>
+        <source>Only interrupted, cancelled or failed runs can be resumed.</source>
+        <translation>只有已中断、已取消或失败的运行才能恢复。</translation>
+    </message>
+    <message>
+        <source>Run %1 is already queued or running.</source>
+        <translation>运行 %1 已在排队或运行中。</translation>
+    </message>
+    <message>
+        <source>resume run %1</source>
+        <translation>恢复运行 %1</translation>
+    </message>
+    <message>
+        <source>Resuming run %1…</source>
+        <translation>正在恢复运行 %1…</translation>
+    </message>
+    <message>
+        <source>Log of run %1: %2</source>
+        <translation>运行 %1 的日志：%2</translation>
+    </message>
+    <message>
+        <source>Log of run %1</source>
+        <translation>运行 %1 的日志</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::SettingsDialog</name>
+    <message>
+        <source>System language</source>
+        <translation>系统语言</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Device of new runs: cpu, cuda or cuda:N</source>
+        <translation>新运行使用的设备：cpu、cuda 或 cuda:N</translation>
+    </message>
+    <message>
+        <source>Default device:</source>
+        <translation>默认设备：</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Workspace at start:</source>
+        <translation>启动时的工作区：</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>语言：</translation>
+    </message>
+    <message>
+        <source>The colours follow the system theme (light or dark); plots follow it too.</source>
+        <translation>颜色跟随系统主题（浅色或深色）；图表也随之变化。</translation>
+    </message>
+    <message>
+        <source>Theme:</source>
+        <translation>主题：</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::SpecDiffModel</name>
+    <message>
+        <source>(absent)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>键</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::WorkspaceView</name>
+    <message>
+        <source>&lt;b&gt;Workspace&lt;/b&gt;</source>
+        <translation>&lt;b&gt;工作区&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Open…</source>
+        <translation>打开…</translation>
+    </message>
+    <message>
+        <source>Open a folder holding growbench.db</source>
+        <translation>打开包含 growbench.db 的文件夹</translation>
+    </message>
+    <message>
+        <source>New…</source>
+        <translation>新建…</translation>
+    </message>
+    <message>
+        <source>Create an empty workspace in a new folder</source>
+        <translation>在新文件夹中创建空工作区</translation>
+    </message>
+    <message>
+        <source>Default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>The default workspace: %1 (where growbench-cli writes without --db)</source>
+        <translation>默认工作区：%1（growbench-cli 在未指定 --db 时写入此处）</translation>
+    </message>
+    <message>
+        <source>Run the quickstart here</source>
+        <translation>在此运行快速入门</translation>
+    </message>
+    <message>
+        <source>Adapt the built-in tiny English model to German with six methods (a few minutes on a CPU)</source>
+        <translation>用六种方法将内置的英语微型模型适配到德语（在 CPU 上需几分钟）</translation>
+    </message>
+    <message>
+        <source>Recent workspaces:</source>
+        <translation>最近的工作区：</translation>
+    </message>
+    <message>
+        <source>The quickstart spec was not found.</source>
+        <translation>未找到快速入门规格。</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#c62828&apos;&gt;Could not open %1: %2&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#c62828&apos;&gt;无法打开 %1：%2&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>Open workspace</source>
+        <translation>打开工作区</translation>
+    </message>
+    <message>
+        <source>%1 holds no growbench.db. Create a new workspace there?</source>
+        <translation>%1 中没有 growbench.db。要在那里创建新工作区吗？</translation>
+    </message>
+    <message>
+        <source>New workspace: choose an empty folder</source>
+        <translation>新建工作区：请选择一个空文件夹</translation>
+    </message>
+    <message>
+        <source>No workspace open.</source>
+        <translation>未打开工作区。</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 个%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s)</source>
+        <translation>
+            <numerusform>%n 个运行</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Store: %1 (%2)</source>
+        <translation>存储：%1（%2）</translation>
+    </message>
+    <message>
+        <source>Empty. Run the quickstart below, launch a run from the Runs view, or point growbench-cli at this store with --db.</source>
+        <translation>空。可运行下方的快速入门、在“运行”视图中启动运行，或用 --db 让 growbench-cli 使用此存储。</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>GrowBench: grow language models without forgetting</source>
+        <translation>GrowBench：扩展语言模型而不遗忘</translation>
+    </message>
+    <message>
+        <source>Open this workspace.</source>
+        <translation>打开此工作区。</translation>
+    </message>
+    <message>
+        <source>Open this model folder.</source>
+        <translation>打开此模型文件夹。</translation>
+    </message>
+    <message>
+        <source>Save a screenshot of every view to OUTDIR, then exit.</source>
+        <translation>将每个视图的截图保存到 OUTDIR，然后退出。</translation>
+    </message>
+    <message>
+        <source>Print performance figures, then exit.</source>
+        <translation>输出性能数据，然后退出。</translation>
+    </message>
+    <message>
+        <source>With --measure: time opening this store.</source>
+        <translation>与 --measure 一起使用：测量打开此存储所需的时间。</translation>
+    </message>
+    <message>
+        <source>With --measure: run this spec and measure event-loop gaps meanwhile.</source>
+        <translation>与 --measure 一起使用：运行此规格，同时测量事件循环的停顿。</translation>
+    </message>
+</context>
+</TS>

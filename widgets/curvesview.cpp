@@ -1,0 +1,515 @@
+#include "curvesview.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSlider>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+#include <qcustomplot.h>
+
+#include "guiutil.h"
+#include "heatmapplot.h"
+#include "plotutil.h"
+#include "runtablemodel.h"
+#include "session.h"
+
+using namespace Qt::StringLiterals;
+
+namespace gb::gui {
+
+namespace {
+
+// Metrics where lower is better (losses, perplexities); the rest (accuracy, OP, cosine)
+// improve upwards.
+bool lowerIsBetter(const QString& key) {
+  return key.endsWith(u"/loss"_s) || key.endsWith(u"/ppl"_s) || key.endsWith(u"_loss"_s);
+}
+
+// Relative change of a metric from its first value, signed so that larger = more
+// forgetting (forgetting = true) or more learning.
+double relativeChange(const QString& key, double v0, double v, bool forgetting) {
+  if (std::isnan(v0) || std::isnan(v)) return qQNaN();
+  double change;
+  if (lowerIsBetter(key)) {
+    if (v0 == 0) return qQNaN();
+    change = (v - v0) / std::fabs(v0);  // > 0: got worse
+  } else {
+    change = v0 - v;  // accuracies: absolute points; > 0: got worse
+  }
+  return 100.0 * (forgetting ? change : -change);
+}
+
+}  // namespace
+
+CurvesView::CurvesView(Session* session, QWidget* parent) : QWidget(parent), m_session(session) {
+  m_replotTimer.setSingleShot(true);
+  m_replotTimer.setInterval(60);
+  connect(&m_replotTimer, &QTimer::timeout, this, &CurvesView::replotNow);
+  buildUi();
+  connect(m_session->store(), &StoreService::seriesUpdated, this, &CurvesView::onSeries);
+  connect(m_session->store(), &StoreService::taskMatrixReady, this,
+          [this](const TaskMatrixData& m) {
+            m_tasks.insert(m.runId, m);
+            replotTask();
+          });
+  connect(m_session, &Session::curveRunsChanged, this, &CurvesView::setRuns);
+  connect(m_session->store(), &StoreService::runsUpdated, this, [this] {
+    // Names may have changed; runs may have finished (task matrices complete then).
+    for (qint64 id : m_runs) {
+      const RunRow* r = m_session->runModel()->run(id);
+      if (r && !std::isnan(r->op) && !m_tasks.contains(id)) {
+        m_session->store()->requestTaskMatrix(id);
+      }
+    }
+    scheduleReplot();
+  });
+}
+
+void CurvesView::buildUi() {
+  auto* top = new QVBoxLayout(this);
+  top->setContentsMargins(6, 6, 6, 6);
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel(tr("Forgetting:")));
+  m_forgetKey = new QComboBox;
+  m_forgetKey->setToolTip(tr("Original-domain metric (forgetting)"));
+  m_forgetKey->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  controls->addWidget(m_forgetKey);
+  controls->addWidget(new QLabel(tr("Learning:")));
+  m_learnKey = new QComboBox;
+  m_learnKey->setToolTip(tr("New-domain metric or task accuracy (learning)"));
+  m_learnKey->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  controls->addWidget(m_learnKey);
+  controls->addWidget(new QLabel(tr("Smoothing:")));
+  m_smooth = new QSlider(Qt::Horizontal);
+  m_smooth->setRange(0, 99);
+  m_smooth->setValue(0);
+  m_smooth->setMaximumWidth(140);
+  m_smooth->setToolTip(tr("Exponential moving average weight of the curves (0 = raw)"));
+  controls->addWidget(m_smooth);
+  m_smoothLabel = new QLabel(u"0.00"_s);
+  controls->addWidget(m_smoothLabel);
+  m_log = new QCheckBox(tr("Log scale"));
+  controls->addWidget(m_log);
+  controls->addStretch(1);
+  auto* exportButton = new QPushButton(tr("Export plot…"));
+  exportButton->setToolTip(tr("Save the plot shown as PNG, SVG or PDF"));
+  controls->addWidget(exportButton);
+  top->addLayout(controls);
+  m_runsLabel = new QLabel(tr("No runs selected: select runs in Compare or Runs."));
+  m_runsLabel->setWordWrap(true);
+  top->addWidget(m_runsLabel);
+
+  m_tabs = new QTabWidget;
+  m_curves = new QCustomPlot;
+  m_forgetRect = m_curves->axisRect();
+  m_learnRect = new QCPAxisRect(m_curves);
+  m_curves->plotLayout()->addElement(1, 0, m_learnRect);
+  auto* group = new QCPMarginGroup(m_curves);
+  m_forgetRect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+  m_learnRect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+  connect(m_forgetRect->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
+          m_learnRect->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::setRange));
+  connect(m_learnRect->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
+          m_forgetRect->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::setRange));
+  m_curves->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  for (QCPAxisRect* r : {m_forgetRect, m_learnRect}) {
+    r->setRangeDrag(Qt::Horizontal);
+    r->setRangeZoom(Qt::Horizontal);
+  }
+  m_learnRect->axis(QCPAxis::atBottom)->setLabel(tr("Step"));
+  m_forgetRect->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  m_curves->legend->setVisible(true);
+  stylePlot(m_curves);
+  m_tabs->addTab(m_curves, tr("Forgetting and learning"));
+
+  m_tradeoff = new QCustomPlot;
+  m_tradeoff->xAxis->setLabel(
+      tr("Forgetting: change of the original-domain metric from step 0 "
+         "(%, right = more forgetting)"));
+  m_tradeoff->yAxis->setLabel(tr("Learning: improvement of the new-domain metric (%)"));
+  m_tradeoff->legend->setVisible(true);
+  m_tradeoff->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  stylePlot(m_tradeoff);
+  m_tabs->addTab(m_tradeoff, tr("Trade-off"));
+
+  auto* taskPage = new QWidget;
+  auto* tv = new QVBoxLayout(taskPage);
+  tv->setContentsMargins(0, 0, 0, 0);
+  auto* trow = new QHBoxLayout;
+  trow->addWidget(new QLabel(tr("Run:")));
+  m_taskRun = new QComboBox;
+  trow->addWidget(m_taskRun, 1);
+  tv->addLayout(trow);
+  m_task = new HeatmapPlot;
+  m_task->setSelectionEnabled(false);
+  m_task->setAxisLabels(tr("After training on task"), tr("Evaluated on task"));
+  tv->addWidget(m_task, 1);
+  m_taskInfo = new QLabel;
+  tv->addWidget(m_taskInfo);
+  m_tabs->addTab(taskPage, tr("Task matrix"));
+  top->addWidget(m_tabs, 1);
+
+  connect(m_forgetKey, &QComboBox::currentIndexChanged, this, &CurvesView::scheduleReplot);
+  connect(m_learnKey, &QComboBox::currentIndexChanged, this, &CurvesView::scheduleReplot);
+  connect(m_smooth, &QSlider::valueChanged, this, [this](int v) {
+    m_smoothLabel->setText(QString::number(v / 100.0, 'f', 2));
+    scheduleReplot();
+  });
+  connect(m_log, &QCheckBox::toggled, this, &CurvesView::scheduleReplot);
+  connect(m_taskRun, &QComboBox::currentIndexChanged, this, &CurvesView::replotTask);
+  connect(exportButton, &QPushButton::clicked, this, [this] {
+    const QString f =
+        QFileDialog::getSaveFileName(this, tr("Export plot"), u"plot.png"_s, plotFileFilter());
+    if (f.isEmpty()) return;
+    QString error;
+    if (!exportCurrentPlot(f, &error)) m_runsLabel->setText(error);
+  });
+}
+
+QCustomPlot* CurvesView::currentPlot() const {
+  switch (m_tabs->currentIndex()) {
+    case 1:
+      return m_tradeoff;
+    case 2:
+      return m_task;
+    default:
+      return m_curves;
+  }
+}
+
+bool CurvesView::exportCurrentPlot(const QString& fileName, QString* error) {
+  return exportPlot(currentPlot(), fileName, error);
+}
+
+void CurvesView::setRuns(const QList<qint64>& runIds) {
+  m_runs = runIds;
+  for (auto it = m_series.begin(); it != m_series.end();) {
+    if (!runIds.contains(it.key()) && !m_testNames.contains(it.key()))
+      it = m_series.erase(it);
+    else
+      ++it;
+  }
+  m_session->store()->watchSeries(runIds);
+  m_taskRun->blockSignals(true);
+  m_taskRun->clear();
+  for (qint64 id : runIds) {
+    m_taskRun->addItem(runName(id), QVariant::fromValue<qlonglong>(id));
+    m_session->store()->requestTaskMatrix(id);
+  }
+  m_taskRun->blockSignals(false);
+  if (runIds.isEmpty()) {
+    m_runsLabel->setText(tr("No runs selected: select runs in Compare or Runs."));
+  } else {
+    m_runsLabel->setText(tr("%n run(s) overlaid.", nullptr, static_cast<int>(runIds.size())));
+  }
+  updateKeyCombos();
+  scheduleReplot();
+}
+
+void CurvesView::setSeriesForTesting(qint64 runId, const QString& name, const SeriesMap& s) {
+  m_testNames.insert(runId, name);
+  m_series.insert(runId, s);
+  if (!m_runs.contains(runId)) m_runs << runId;
+  updateKeyCombos();
+}
+
+QString CurvesView::runName(qint64 runId) const {
+  if (m_testNames.contains(runId)) return m_testNames.value(runId);
+  const RunRow* r = m_session->runModel()->run(runId);
+  if (!r) return tr("run %1").arg(runId);
+  const QString label = r->planLabel.isEmpty() ? qs(r->info.name) : r->planLabel;
+  return tr("#%1 %2").arg(runId).arg(label);
+}
+
+void CurvesView::onSeries(const SeriesUpdate& up) {
+  if (!m_runs.contains(up.runId)) return;
+  SeriesMap& mine = m_series[up.runId];
+  if (up.reset) mine.clear();
+  for (auto it = up.series.begin(); it != up.series.end(); ++it) {
+    SeriesData& d = mine[it.key()];
+    d.steps += it.value().steps;
+    d.values += it.value().values;
+  }
+  updateKeyCombos();
+  scheduleReplot();
+}
+
+void CurvesView::updateKeyCombos() {
+  QStringList keys;
+  for (qint64 id : m_runs) {
+    // constFind: series() must only hold runs whose metrics have arrived.
+    const auto run = m_series.constFind(id);
+    if (run == m_series.constEnd()) continue;
+    for (auto it = run->cbegin(); it != run->cend(); ++it) {
+      if (!keys.contains(it.key())) keys << it.key();
+    }
+  }
+  keys.sort();
+  auto fill = [&](QComboBox* combo, const QStringList& preferred, const QString& prefix) {
+    const QString keep = combo->currentText();
+    QStringList items;
+    for (const QString& k : keys) {
+      if (k.startsWith(u"perf/"_s)) continue;
+      items << k;
+    }
+    QStringList current;
+    for (int i = 0; i < combo->count(); ++i) current << combo->itemText(i);
+    if (current == items) return;
+    QSignalBlocker b(combo);
+    combo->clear();
+    combo->addItems(items);
+    int idx = items.indexOf(keep);
+    for (const QString& p : preferred) {
+      if (idx >= 0) break;
+      idx = items.indexOf(p);
+    }
+    if (idx < 0) {
+      for (int i = 0; i < items.size(); ++i) {
+        if (items[i].startsWith(prefix)) {
+          idx = i;
+          break;
+        }
+      }
+    }
+    combo->setCurrentIndex(std::max(0, idx));
+  };
+  fill(m_forgetKey, {u"eval/orig/ppl"_s, u"eval/orig/loss"_s}, u"eval/orig/"_s);
+  QStringList learnPreferred = {u"eval/new/ppl"_s, u"eval/new/loss"_s};
+  for (const QString& k : keys) {
+    if (k.endsWith(u"/acc"_s)) learnPreferred << k;
+  }
+  fill(m_learnKey, learnPreferred, u"eval/"_s);
+}
+
+void CurvesView::setForgettingKey(const QString& key) {
+  const int i = m_forgetKey->findText(key);
+  if (i >= 0) m_forgetKey->setCurrentIndex(i);
+}
+
+void CurvesView::setLearningKey(const QString& key) {
+  const int i = m_learnKey->findText(key);
+  if (i >= 0) m_learnKey->setCurrentIndex(i);
+}
+
+QString CurvesView::forgettingKey() const {
+  return m_forgetKey->currentText();
+}
+QString CurvesView::learningKey() const {
+  return m_learnKey->currentText();
+}
+
+void CurvesView::setSmoothing(double weight) {
+  m_smooth->setValue(static_cast<int>(std::lround(weight * 100)));
+}
+
+void CurvesView::setLogScale(bool on) {
+  m_log->setChecked(on);
+}
+
+void CurvesView::scheduleReplot() {
+  if (!m_replotTimer.isActive()) m_replotTimer.start();
+}
+
+void CurvesView::replotNow() {
+  m_replotTimer.stop();
+  replotCurves();
+  replotTradeoff();
+  replotTask();
+  emit replotted();
+}
+
+int CurvesView::pointCount(qint64 runId, bool learning) const {
+  const auto it = m_pointCounts.constFind(runId);
+  if (it == m_pointCounts.constEnd()) return 0;
+  return learning ? it->second : it->first;
+}
+
+void CurvesView::replotCurves() {
+  m_curves->clearPlottables();
+  m_pointCounts.clear();
+  const QString fk = forgettingKey(), lk = learningKey();
+  const double w = m_smooth->value() / 100.0;
+  const bool log = m_log->isChecked();
+  m_forgetRect->axis(QCPAxis::atLeft)->setLabel(fk.isEmpty() ? tr("Forgetting") : fk);
+  m_learnRect->axis(QCPAxis::atLeft)->setLabel(lk.isEmpty() ? tr("Learning") : lk);
+  for (QCPAxisRect* r : {m_forgetRect, m_learnRect}) {
+    QCPAxis* y = r->axis(QCPAxis::atLeft);
+    y->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (log)
+      y->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    else
+      y->setTicker(QSharedPointer<QCPAxisTicker>::create());
+  }
+  int i = 0;
+  for (qint64 id : m_runs) {
+    const QColor color = seriesColor(i++);
+    const SeriesMap& s = m_series.value(id);
+    QPair<int, int> counts{0, 0};
+    for (int panel = 0; panel < 2; ++panel) {
+      const QString key = panel == 0 ? fk : lk;
+      QCPAxisRect* rect = panel == 0 ? m_forgetRect : m_learnRect;
+      auto it = s.constFind(key);
+      if (key.isEmpty() || it == s.constEnd()) continue;
+      auto* g = new QCPGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+      g->setData(it->steps, emaSmooth(it->values, w), true);
+      g->setPen(QPen(color, 1.6));
+      g->setName(runName(id));
+      g->setAdaptiveSampling(true);
+      if (it->steps.size() <= 40) {
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 5));
+      }
+      if (panel == 1) g->removeFromLegend();
+      (panel == 0 ? counts.first : counts.second) = static_cast<int>(it->steps.size());
+    }
+    m_pointCounts.insert(id, counts);
+  }
+  for (QCPAxisRect* r : {m_forgetRect, m_learnRect}) {
+    bool any = false;
+    QCPRange kr, vr;
+    for (QCPGraph* g : r->graphs()) {
+      bool ok = false;
+      QCPRange k = g->getKeyRange(ok);
+      if (!ok) continue;
+      QCPRange v = g->getValueRange(ok, QCP::sdBoth, QCPRange());
+      if (!ok) continue;
+      if (!any) {
+        kr = k;
+        vr = v;
+        any = true;
+      } else {
+        kr.expand(k);
+        vr.expand(v);
+      }
+    }
+    if (any) {
+      r->axis(QCPAxis::atBottom)->setRange(kr.lower, std::max(kr.upper, kr.lower + 1));
+      const double pad = 0.05 * std::max(vr.size(), std::fabs(vr.upper) * 1e-3 + 1e-12);
+      if (log && vr.lower > 0)
+        r->axis(QCPAxis::atLeft)->setRange(vr.lower / 1.1, vr.upper * 1.1);
+      else
+        r->axis(QCPAxis::atLeft)->setRange(vr.lower - pad, vr.upper + pad);
+    }
+  }
+  m_curves->legend->setVisible(!m_runs.isEmpty());
+  m_curves->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CurvesView::replotTradeoff() {
+  m_tradeoff->clearPlottables();
+  m_pareto.clear();
+  const QString fk = forgettingKey(), lk = learningKey();
+  QVector<double> fx, fy;
+  QVector<qint64> ids;
+  int i = 0;
+  double lo = 0, hi = 0, vlo = 0, vhi = 0;
+  bool any = false;
+  for (qint64 id : m_runs) {
+    const QColor color = seriesColor(i++);
+    const SeriesMap& s = m_series.value(id);
+    auto f = s.constFind(fk), l = s.constFind(lk);
+    if (f == s.constEnd() || l == s.constEnd() || f->steps.isEmpty() || l->steps.isEmpty()) {
+      continue;
+    }
+    // Pair the two metrics at the steps where both were evaluated.
+    QHash<qint64, double> lv;
+    for (int k = 0; k < l->steps.size(); ++k) lv.insert(qint64(l->steps[k]), l->values[k]);
+    const double f0 = f->values.first(), l0 = l->values.first();
+    QVector<double> xs, ys, ts;
+    for (int k = 0; k < f->steps.size(); ++k) {
+      const qint64 step = qint64(f->steps[k]);
+      if (!lv.contains(step)) continue;
+      const double x = relativeChange(fk, f0, f->values[k], true);
+      const double y = relativeChange(lk, l0, lv.value(step), false);
+      if (std::isnan(x) || std::isnan(y)) continue;
+      xs << x;
+      ys << y;
+      ts << double(ts.size());
+    }
+    if (xs.isEmpty()) continue;
+    auto* c = new QCPCurve(m_tradeoff->xAxis, m_tradeoff->yAxis);
+    c->setData(ts, xs, ys);
+    c->setPen(QPen(color, 1.6));
+    c->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 4));
+    c->setName(runName(id));
+    auto* endPoint = new QCPGraph(m_tradeoff->xAxis, m_tradeoff->yAxis);
+    endPoint->setData({xs.last()}, {ys.last()});
+    endPoint->setLineStyle(QCPGraph::lsNone);
+    endPoint->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, color, 11));
+    endPoint->removeFromLegend();
+    fx << xs.last();
+    fy << ys.last();
+    ids << id;
+    for (int k = 0; k < xs.size(); ++k) {
+      if (!any) {
+        lo = hi = xs[k];
+        vlo = vhi = ys[k];
+        any = true;
+      }
+      lo = std::min(lo, xs[k]);
+      hi = std::max(hi, xs[k]);
+      vlo = std::min(vlo, ys[k]);
+      vhi = std::max(vhi, ys[k]);
+    }
+  }
+  const QVector<int> front = paretoFrontier(fx, fy);
+  if (!front.isEmpty()) {
+    QVector<double> px, py;
+    for (int k : front) {
+      px << fx[k];
+      py << fy[k];
+      m_pareto << ids[k];
+    }
+    auto* g = new QCPGraph(m_tradeoff->xAxis, m_tradeoff->yAxis);
+    g->setData(px, py, true);
+    g->setLineStyle(QCPGraph::lsStepLeft);
+    QColor c = QApplication::palette().color(QPalette::Text);
+    g->setPen(QPen(c, 1.2, Qt::DashLine));
+    g->setName(tr("Pareto frontier of final points"));
+  }
+  if (any) {
+    const double px = 0.08 * std::max(hi - lo, 1.0), py = 0.08 * std::max(vhi - vlo, 1.0);
+    m_tradeoff->xAxis->setRange(lo - px, hi + px);
+    m_tradeoff->yAxis->setRange(vlo - py, vhi + py);
+  }
+  m_tradeoff->legend->setVisible(any);
+  m_tradeoff->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CurvesView::replotTask() {
+  const qint64 id = m_taskRun->currentData().toLongLong();
+  auto it = m_tasks.constFind(id);
+  if (it == m_tasks.constEnd() || it->values.empty()) {
+    m_task->clearMatrix(tr("No task sequence in this run"));
+    m_taskInfo->setText(
+        tr("Task sequences (spec key “sequence”) record an accuracy matrix R: "
+           "after each task, every task is evaluated."));
+    return;
+  }
+  const auto& v = it->values;
+  QStringList rows, cols;
+  for (size_t k = 0; k < v.size(); ++k) {
+    const QString name = it->taskNames.value(static_cast<int>(k), tr("T%1").arg(k + 1));
+    rows << name;
+    cols << name;
+  }
+  m_task->setMatrix(rows, cols, v, tr("accuracy"), false);
+  const OpBwt m = computeOpBwt(v);
+  m_taskInfo->setText(tr("OP (mean accuracy after the last task) = %1 · BWT (mean change of "
+                         "earlier tasks) = %2")
+                          .arg(formatValue(m.op), formatValue(m.bwt)));
+}
+
+QString CurvesView::taskSummary() const {
+  return m_taskInfo->text();
+}
+
+}  // namespace gb::gui

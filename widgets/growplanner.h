@@ -1,0 +1,119 @@
+#pragma once
+// GrowPlanner: build a GrowthPlan. The variant combo shows a form with only that variant's
+// hyper-parameters (tooltips quote what each does, after docs/plans.md and the papers); the
+// layers come from the Importance view's selection, a policy the runner resolves, or a
+// manual list. Live figures (parameters added, trainable parameters and share, memory) are
+// computed in closed form from the config; "Check preservation" runs `growbench-cli grow
+// --json` in a worker and shows the exact counts and the maximum |logit difference|. Plans
+// are queued into one comparison that the Runs view launches.
+
+#include <QHash>
+#include <QJsonObject>
+#include <QWidget>
+
+#include <nlohmann/json.hpp>
+
+#include "planestimate.h"
+
+class QCheckBox;
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace gb::gui {
+
+class CliJob;
+class Session;
+struct ModelRef;
+
+class GrowPlanner : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit GrowPlanner(Session* session, QWidget* parent = nullptr);
+  ~GrowPlanner() override;
+
+  // The plan the form describes (docs/plans.md JSON).
+  nlohmann::json plan() const;
+  // Validation error of the current plan against the model ("" when valid).
+  QString validationError() const { return m_error; }
+  const PlanEstimate& estimate() const { return m_estimate; }
+
+  void setVariant(const QString& variant);
+  QString variant() const;
+  // Sets a hyper-parameter of the current variant's form (for tests and templates).
+  bool setParameter(const QString& key, const QVariant& value);
+  enum class LayerSource {
+    All,
+    Selection,
+    LeastImportant,
+    MostImportant,
+    UpdateMagnitude,
+    Calibrated,
+    Manual
+  };
+  void setLayerSource(LayerSource source, int k = 2);
+  // The layer list typed in Manual mode ("0, 2-3").
+  void setManualLayers(const QString& text);
+
+  // Appends the current plan to the session's comparison queue.
+  bool queueCurrentPlan();
+  // `growbench-cli grow MODEL --plan ... --json` in a worker.
+  bool checkPreservation();
+  bool checking() const;
+  QString lastCheck() const { return m_lastCheck; }
+  double lastMaxLogitDiff() const { return m_lastDiff; }
+  QJsonObject lastCheckResult() const { return m_lastCheckJson; }
+
+ signals:
+  void planChanged();
+  void checkFinished(bool ok, const QString& message);
+  void launchRequested();
+
+ private:
+  struct ParamSpec;
+  void buildUi();
+  void rebuildForm();
+  void updateVisibility();
+  void refresh();
+  void onModelChanged(const ModelRef& model);
+  static const std::vector<ParamSpec>& specs();
+
+  Session* m_session;
+  QComboBox* m_variant = nullptr;
+  QLabel* m_variantInfo = nullptr;
+  QLineEdit* m_name = nullptr;
+  QFormLayout* m_form = nullptr;
+  QWidget* m_formHost = nullptr;
+  QComboBox* m_layerSource = nullptr;
+  QSpinBox* m_layerK = nullptr;
+  QLineEdit* m_manual = nullptr;
+  QLabel* m_layersRowLabel = nullptr;
+  QWidget* m_layersRow = nullptr;
+  QLabel* m_base = nullptr;
+  QLabel* m_added = nullptr;
+  QLabel* m_trainable = nullptr;
+  QLabel* m_memory = nullptr;
+  QLabel* m_preserving = nullptr;
+  QLabel* m_note = nullptr;
+  QLabel* m_check = nullptr;
+  QPlainTextEdit* m_json = nullptr;
+  QPushButton* m_checkButton = nullptr;
+  QPushButton* m_cancelCheck = nullptr;
+  QListWidget* m_queue = nullptr;
+  CliJob* m_job = nullptr;
+  QHash<QString, QWidget*> m_fields;  // key → editor of the current variant
+  PlanEstimate m_estimate;
+  QString m_error;
+  QString m_lastCheck;
+  double m_lastDiff = qQNaN();
+  QJsonObject m_lastCheckJson;
+  QString m_checkDir;
+};
+
+}  // namespace gb::gui

@@ -1,0 +1,127 @@
+#pragma once
+// RunsView: launch runs (data, steps, learning rate, batch, sequence length, device, seed,
+// evaluation interval; the plans queued in the Grow planner or its current plan), the job
+// queue, every run of the store with status colours and progress bars (ETA, tokens/s),
+// cancel and resume, and a per-run log pane (the worker's stderr for runs this GUI started,
+// the stored events for the others).
+
+#include <QItemDelegate>
+#include <QStyledItemDelegate>
+#include <QWidget>
+
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+
+namespace gb::gui {
+
+class JobQueueModel;
+class RunFilterProxy;
+class Session;
+
+// Paints the Progress column as a progress bar with the model's ProgressTextRole.
+class ProgressDelegate : public QStyledItemDelegate {
+  Q_OBJECT
+
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+  void paint(QPainter* painter, const QStyleOptionViewItem& option,
+             const QModelIndex& index) const override;
+  QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override;
+};
+
+struct LaunchSettings {
+  QString name = QStringLiteral("experiment");
+  QString trainData, newEvalData, origEvalData;
+  int steps = 100;
+  double lr = 3e-4;
+  int batchSize = 8;
+  int seqLen = 128;
+  QString device = QStringLiteral("cpu");
+  int seed = 0;
+  int evalInterval = 50;
+  int evalTokens = 8192;
+};
+
+class RunsView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit RunsView(Session* session, QWidget* parent = nullptr);
+
+  // Where the plans of a launch come from: the queued comparison, else this (the Grow
+  // planner's current plan).
+  void setCurrentPlanProvider(std::function<nlohmann::json()> provider) {
+    m_currentPlan = std::move(provider);
+  }
+
+  LaunchSettings settings() const;
+  void setSettings(const LaunchSettings& s);
+  // Builds the experiment spec of the form (validated with the core's parser); empty and
+  // `error` set when invalid.
+  nlohmann::json buildSpec(QString* error) const;
+  // Writes the spec to the workspace and queues a worker; the job id or -1.
+  int launch();
+  int launchSpecFile(const QString& path);
+  bool cancelRun(qint64 runId);
+  bool resumeRun(qint64 runId);
+  QList<qint64> selectedRuns() const;
+  QTableView* table() const { return m_table; }
+  QPlainTextEdit* logPane() const { return m_log; }
+  QString lastMessage() const { return m_message; }
+  void selectRun(qint64 runId);
+
+ signals:
+  void showCurvesRequested(const QList<qint64>& runIds);
+  void message(const QString& text);
+
+ private:
+  void buildUi();
+  void showLogOf(qint64 runId);
+  void updatePlansLabel();
+  void updateButtons();
+  void setMessage(const QString& text);
+
+  Session* m_session;
+  std::function<nlohmann::json()> m_currentPlan;
+  QLineEdit* m_name = nullptr;
+  QLabel* m_model = nullptr;
+  QLabel* m_plans = nullptr;
+  QLineEdit* m_train = nullptr;
+  QLineEdit* m_newEval = nullptr;
+  QLineEdit* m_origEval = nullptr;
+  QSpinBox* m_steps = nullptr;
+  QDoubleSpinBox* m_lr = nullptr;
+  QSpinBox* m_batch = nullptr;
+  QSpinBox* m_seqLen = nullptr;
+  QComboBox* m_device = nullptr;
+  QSpinBox* m_seed = nullptr;
+  QSpinBox* m_evalInterval = nullptr;
+  QSpinBox* m_evalTokens = nullptr;
+  QPushButton* m_launch = nullptr;
+  QLineEdit* m_filter = nullptr;
+  QComboBox* m_statusFilter = nullptr;
+  QTableView* m_table = nullptr;
+  RunFilterProxy* m_proxy = nullptr;
+  QTableView* m_queue = nullptr;
+  JobQueueModel* m_queueModel = nullptr;
+  QPushButton* m_cancel = nullptr;
+  QPushButton* m_resume = nullptr;
+  QPushButton* m_curves = nullptr;
+  QPlainTextEdit* m_log = nullptr;
+  QLabel* m_logTitle = nullptr;
+  qint64 m_logRun = -1;
+  qint64 m_lastEventId = 0;
+  QString m_message;
+};
+
+}  // namespace gb::gui
