@@ -6,5 +6,6 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/npm-deps.sh
 scripts/build.sh
-cd "${GB_BUILD_DIR:-build}"
-ctest --output-on-failure --timeout 900 "$@"
+(cd "${GB_BUILD_DIR:-build}" && ctest --output-on-failure --timeout 900 "$@")
+# libFuzzer targets (safetensors header parser, tokenizer.json loader), bounded time each.
+scripts/fuzz.sh "${GB_FUZZ_SECONDS:-30}"

@@ -1,0 +1,1 @@
+gb_add_test(tst_cuda TORCH)
