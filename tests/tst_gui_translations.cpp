@@ -241,8 +241,8 @@ class TstGuiTranslations : public QObject {
   void checkerFindsDefects_data() {
     QTest::addColumn<QString>("message");
     QTest::addColumn<int>("problemCount");
-    QTest::newRow("complete") << u"<message><source>&Open %1</source>"
-                                 "<translation>Ö&ffnen %1</translation></message>"_s
+    QTest::newRow("complete") << u"<message><source>&amp;Open %1</source>"
+                                 "<translation>Ö&amp;ffnen %1</translation></message>"_s
                               << 0;
     QTest::newRow("unfinished") << u"<message><source>Open</source>"
                                    "<translation type=\"unfinished\">Öffnen</translation>"
@@ -258,7 +258,7 @@ class TstGuiTranslations : public QObject {
     QTest::newRow("placeholder lost") << u"<message><source>Open %1 in %2</source>"
                                          "<translation>%1 öffnen</translation></message>"_s
                                       << 1;
-    QTest::newRow("accelerator lost") << u"<message><source>&Quit</source>"
+    QTest::newRow("accelerator lost") << u"<message><source>&amp;Quit</source>"
                                          "<translation>Beenden</translation></message>"_s
                                       << 1;
     QTest::newRow("tag lost") << u"<message><source>&lt;b&gt;Hi&lt;/b&gt;</source>"

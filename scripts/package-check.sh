@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Builds the Debian package of a configured and built build folder and checks it without
+# installing it (no root needed): cpack -G DEB, then dpkg-deb -x into a scratch root, then
+# the expected files, the declared dependencies, the RPATH, the desktop entry and the
+# AppStream metainfo (validated from the extracted tree), and the extracted programs run.
+#
+# Usage: scripts/package-check.sh [BUILD_DIR]        (default: ./build)
+# Leaves the package in BUILD_DIR/packages/; exits non-zero on the first broken step or
+# after listing every failed check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="$(cd "${1:-build}" && pwd)"
+start=$(date +%s)
+
+die() { echo "package-check: $*" >&2; exit 1; }
+[ -f "$build/CPackConfig.cmake" ] ||
+  die "$build has no CPackConfig.cmake (configure with the GUI enabled: packaging/)"
+for tool in cpack dpkg-deb readelf strings ldd desktop-file-validate appstreamcli; do
+  command -v "$tool" >/dev/null || die "$tool not found (scripts/setup.sh installs it)"
+done
+
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/growbench-package.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+
+echo "package-check: cpack -G DEB in $build"
+rm -rf "$build/packages"
+if ! (cd "$build" && cpack -G DEB -B "$build/packages" >"$scratch/cpack.log" 2>&1); then
+  cat "$scratch/cpack.log" >&2
+  die "cpack failed"
+fi
+debs=("$build"/packages/*.deb)
+[ ${#debs[@]} -eq 1 ] && [ -f "${debs[0]}" ] || die "expected one .deb in $build/packages"
+deb="${debs[0]}"
+echo "package-check: $deb ($(du -h "$deb" | cut -f1))"
+
+passes=0
+failures=0
+check() {  # check DESCRIPTION COMMAND...: runs COMMAND, records a failure if it fails
+  local what="$1"
+  shift
+  if "$@" >"$scratch/check.log" 2>&1; then
+    echo "  ok    $what"
+    passes=$((passes + 1))
+  else
+    echo "  FAIL  $what" >&2
+    sed 's/^/        /' "$scratch/check.log" >&2
+    failures=$((failures + 1))
+  fi
+}
+
+# Control fields: the name, and dependencies from dpkg-shlibdeps plus the explicit ones.
+field() { dpkg-deb -f "$deb" "$1"; }
+has_dep() { field "$1" | tr ',' '\n' | sed 's/^ *//' | grep -q "^$2\b"; }
+check "Package is growbench" test "$(field Package)" = growbench
+for dep in libc6 libstdc++6 libqt6widgets6 libqt6svg6 libqcustomplot2.1-qt6 libtorch1.13 \
+           libsqlite3-0; do
+  check "Depends: $dep" has_dep Depends "$dep"
+done
+for rec in libopenblas0-pthread fortunes fortunes-de; do
+  check "Recommends: $rec" has_dep Recommends "$rec"
+done
+check "no file outside /usr" \
+  bash -c "! dpkg-deb -c '$deb' | awk '{print \$6}' | grep -v '^\./usr\(/\|$\)' | grep -v '^\./$'"
+
+root="$scratch/root"
+dpkg-deb -x "$deb" "$root"
+usr="$root/usr"
+for f in bin/growbench bin/growbench-cli lib/growbench/libgrowbench_core.so \
+         share/growbench/experiments/quickstart.json \
+         share/growbench/translations/growbench_de.qm \
+         share/growbench/translations/growbench_zh_CN.qm \
+         share/applications/growbench.desktop \
+         share/icons/hicolor/scalable/apps/growbench.svg; do
+  check "file /usr/$f" test -s "$usr/$f"
+done
+for exe in growbench growbench-cli; do
+  check "executable /usr/bin/$exe" test -x "$usr/bin/$exe"
+done
+metainfo=("$usr"/share/metainfo/*.metainfo.xml)
+check "one metainfo file" test ${#metainfo[@]} -eq 1 -a -s "${metainfo[0]}"
+
+# RPATH: the private library next to the package's own bin/, never the build tree.
+for exe in growbench growbench-cli; do
+  check "RPATH of $exe is \$ORIGIN/../lib/growbench" \
+    bash -c "readelf -d '$usr/bin/$exe' | grep -E 'R(UN)?PATH' |
+             grep -qF '[\$ORIGIN/../lib/growbench]'"
+done
+check "ldd finds libgrowbench_core.so in the extracted tree" \
+  bash -c "env -u LD_LIBRARY_PATH ldd '$usr/bin/growbench-cli' |
+           grep -F 'libgrowbench_core.so => $usr/bin/../lib/growbench/libgrowbench_core.so'"
+check "every library of growbench resolves" \
+  bash -c "! env -u LD_LIBRARY_PATH ldd '$usr/bin/growbench' | grep -F 'not found'"
+
+# Desktop entry and AppStream metadata, from the extracted tree.
+check "desktop-file-validate growbench.desktop" \
+  bash -c "out=\$(desktop-file-validate '$usr/share/applications/growbench.desktop' 2>&1);
+           echo \"\$out\"; [ -z \"\$out\" ]"
+check "desktop entry runs growbench with icon growbench" \
+  bash -c "grep -qx 'Exec=growbench' '$usr/share/applications/growbench.desktop' &&
+           grep -qx 'Icon=growbench' '$usr/share/applications/growbench.desktop'"
+check "appstreamcli validate --no-net $(basename "${metainfo[0]}")" \
+  appstreamcli validate --no-net "${metainfo[0]}"
+check "metainfo launches growbench.desktop" \
+  grep -q '<launchable type="desktop-id">growbench.desktop</launchable>' "${metainfo[0]}"
+
+# The extracted programs run (libraries found through RPATH, not LD_LIBRARY_PATH).
+check "growbench-cli --help" \
+  bash -c "env -u LD_LIBRARY_PATH '$usr/bin/growbench-cli' --help | grep -q 'Usage: growbench-cli'"
+check "growbench-cli --version" \
+  bash -c "env -u LD_LIBRARY_PATH '$usr/bin/growbench-cli' --version | grep -q '[0-9]'"
+check "growbench --version (offscreen)" \
+  bash -c "env -u LD_LIBRARY_PATH QT_QPA_PLATFORM=offscreen '$usr/bin/growbench' --version |
+           grep -q '[0-9]'"
+
+# growbench-cli finds its resources (quickstart spec, presets) in the data folder compiled in
+# from CMAKE_INSTALL_PREFIX; the package installs them in /usr/share/growbench.
+datadir="$(strings "$usr/lib/growbench/libgrowbench_core.so" |
+           grep -E '^/.*/share/growbench$' | head -n 1 || true)"
+if [ "$datadir" != /usr/share/growbench ]; then
+  echo "  WARN  growbench-cli looks for its resources in '$datadir', the package puts them in" \
+       "/usr/share/growbench: configure package builds with -DCMAKE_INSTALL_PREFIX=/usr"
+fi
+
+echo "package-check: $deb checked in $(($(date +%s) - start)) s"
+echo "package-check: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]
