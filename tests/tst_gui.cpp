@@ -596,7 +596,8 @@ class TstGui : public QObject {
   void tourWritesAScreenshotOfEveryView() {
     MainWindow w;
     TourOptions o;
-    o.outDir = QDir(m_tmp).filePath(u"tour"_s);
+    // CI keeps the screenshots as artifacts: GB_TOUR_DIR (set by tests/tst_gui.cmake).
+    o.outDir = qEnvironmentVariable("GB_TOUR_DIR", QDir(m_tmp).filePath(u"tour"_s));
     o.workspace = m_ws;
     o.model = m_model;
     o.width = 1200;
