@@ -68,6 +68,11 @@ std::vector<std::string> preset_search_dirs() {
 #ifdef GB_INSTALL_DATADIR
   dirs.push_back(std::string(GB_INSTALL_DATADIR) + "/presets");
 #endif
+  // Relocatable installs (the Debian package under /usr, an unpacked tree): the data folder
+  // beside the running program, <exe dir>/../share/growbench.
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back((exe.parent_path().parent_path() / "share/growbench/presets").string());
   return dirs;
 }
 
@@ -79,7 +84,8 @@ bool is_complete(const fs::path& dir) {
 }
 
 std::string build(const PresetSpec& preset, uint64_t seed, const fs::path& final_dir,
-                  const Progress& progress, const std::function<void(const Json&)>& on_event) {
+                  const std::string& cache_dir, const Progress& progress,
+                  const std::function<void(const Json&)>& on_event) {
   auto logger = log::get("preset");
   const std::string key = final_dir.filename().string();
   logger->info("building preset {} ({}) into {}", preset.preset, key, final_dir.string());
@@ -110,7 +116,7 @@ std::string build(const PresetSpec& preset, uint64_t seed, const fs::path& final
   Json losses = Json::array();
   for (size_t si = 0; si < preset.stages.size(); ++si) {
     const PretrainStage& st = preset.stages[si];
-    auto stream = source_tokens(st.data, encoder, seed, "preset-" + st.name);
+    auto stream = source_tokens(st.data, encoder, seed, "preset-" + st.name, cache_dir);
     data::BatcherOptions bo;
     bo.seq_len = st.seq_len;
     bo.batch_size = st.batch_size;
@@ -190,7 +196,7 @@ std::string ensure_preset(const PresetSpec& preset, uint64_t seed, const std::st
     log::get("preset")->info("using cached preset {}", cached.string());
     return cached.string();
   }
-  return build(preset, seed, cached, progress, on_event);
+  return build(preset, seed, cached, cache_dir, progress, on_event);
 }
 
 }  // namespace gb::experiment

@@ -106,7 +106,8 @@ TaskData prepare_task(const TaskSpec& t, Prepared& p) {
     if (limit >= 0 && static_cast<int64_t>(items.size()) > limit) items.resize(limit);
     td.qa = eval::tokenize_qa_items(items, p.encoder);
   } else {
-    auto stream = source_tokens(t.source, p.encoder, p.spec.seed, "task-" + t.name);
+    auto stream = source_tokens(t.source, p.encoder, p.spec.seed, "task-" + t.name,
+                                p.options.cache_dir);
     td.lm = eval_batches(*stream, p.spec.train.seq_len, p.spec.eval.batch_size, p.spec.eval.tokens);
   }
   return td;
@@ -148,13 +149,14 @@ std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOption
 
   // Data.
   emit(*p, {{"event", "stage"}, {"stage", "data"}});
+  const std::string& cache = p->options.cache_dir;  // tokenised corpora
   const int64_t T = spec.train.seq_len;
   if (spec.is_sequence()) {
     for (size_t i = 0; i < spec.sequence.size(); ++i) {
       const auto& st = spec.sequence[i];
       Phase ph;
       ph.name = st.name;
-      ph.stream = source_tokens(st.train, p->encoder, spec.seed, "seq-" + st.name);
+      ph.stream = source_tokens(st.train, p->encoder, spec.seed, "seq-" + st.name, cache);
       ph.steps = st.steps > 0 ? st.steps : spec.train.steps;
       p->phases.push_back(ph);
       p->seq_tasks.push_back(prepare_task(st.eval, *p));
@@ -162,7 +164,7 @@ std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOption
   } else {
     Phase ph;
     ph.name = "new";
-    ph.stream = source_tokens(spec.new_train, p->encoder, spec.seed, "new-train");
+    ph.stream = source_tokens(spec.new_train, p->encoder, spec.seed, "new-train", cache);
     ph.steps = spec.train.steps;
     p->phases.push_back(ph);
   }
@@ -173,14 +175,14 @@ std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOption
     }
   }
   if (spec.original_replay.defined()) {
-    p->replay = source_tokens(spec.original_replay, p->encoder, spec.seed, "orig-replay");
+    p->replay = source_tokens(spec.original_replay, p->encoder, spec.seed, "orig-replay", cache);
   }
   if (spec.original_eval.defined()) {
-    auto s = source_tokens(spec.original_eval, p->encoder, spec.seed, "orig-eval");
+    auto s = source_tokens(spec.original_eval, p->encoder, spec.seed, "orig-eval", cache);
     p->orig_eval = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
   }
   if (spec.new_eval.defined()) {
-    auto s = source_tokens(spec.new_eval, p->encoder, spec.seed, "new-eval");
+    auto s = source_tokens(spec.new_eval, p->encoder, spec.seed, "new-eval", cache);
     p->new_eval = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
   }
   for (const auto& t : spec.tasks) p->tasks.push_back(prepare_task(t, *p));
@@ -194,7 +196,7 @@ std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOption
   const DataSource& general = spec.original_probe.defined() ? spec.original_probe
                                                             : spec.original_eval;
   if (general.defined()) {
-    auto s = source_tokens(general, p->encoder, spec.seed, "probe-general");
+    auto s = source_tokens(general, p->encoder, spec.seed, "probe-general", cache);
     p->general_probe = std::make_unique<importance::ProbeSet>(
         importance::pack_stream(*s, po, "general: " + general.describe()));
   }
@@ -461,6 +463,9 @@ void RunExecutor::save_checkpoint(const std::string& reason) {
                 {"plan", grow::to_json(m_growth.plan)},
                 {"reason", reason}};
   m_trainer->save_checkpoint(dir.string(), extra);
+  // The metrics up to this step are committed before the checkpoint is listed, so a killed
+  // worker resumed from it has every metric of an uninterrupted run.
+  m_writer.flush();
   int64_t bytes = 0;
   for (const auto& e : fs::directory_iterator(dir)) bytes += static_cast<int64_t>(e.file_size());
   m_store.add_checkpoint(m_run, m_state.global_step, dir.string(), bytes);

@@ -90,7 +90,8 @@ std::vector<data::QaItem> source_qa_items(const DataSource& s, uint64_t) {
 
 std::shared_ptr<data::TokenStream> source_tokens(const DataSource& s,
                                                  const data::TextEncoder& encoder, uint64_t seed,
-                                                 const std::string& label) {
+                                                 const std::string& label,
+                                                 const std::string& cache_dir) {
   auto stream = std::make_shared<data::TokenStream>();
   const bool qa = s.kind == DataSource::Kind::Qa ||
                   (s.kind == DataSource::Kind::Biography && s.part != "pretrain");
@@ -99,6 +100,7 @@ std::shared_ptr<data::TokenStream> source_tokens(const DataSource& s,
   } else {
     data::CacheOptions cache;
     cache.label = label;
+    cache.dir = cache_dir;
     *stream = data::tokenize_cached(source_documents(s, seed), encoder, cache).stream;
   }
   data::limit_tokens(*stream, s.max_tokens);

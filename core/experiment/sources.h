@@ -19,9 +19,11 @@ std::vector<data::Document> source_documents(const DataSource& source, uint64_t 
 // QA items of a QA or biography-QA source (for evaluation and QA fine-tuning).
 std::vector<data::QaItem> source_qa_items(const DataSource& source, uint64_t seed);
 // The token stream of a source: QA sources with the loss on answers (mask_prompt), text
-// sources through the on-disk cache; max_tokens applied.
+// sources through the on-disk cache under `cache_dir` (empty: data::default_cache_dir());
+// max_tokens applied.
 std::shared_ptr<data::TokenStream> source_tokens(const DataSource& source,
                                                  const data::TextEncoder& encoder,
-                                                 uint64_t seed, const std::string& label);
+                                                 uint64_t seed, const std::string& label,
+                                                 const std::string& cache_dir = {});
 
 }  // namespace gb::experiment

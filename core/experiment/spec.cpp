@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "data/corpus.h"
 #include "util/error.h"
 #include "util/json.h"
 
@@ -183,6 +184,7 @@ DataSource parse_source(const Json& j, const std::string& base_dir, const std::s
   for (const char* k : {"part", "heldout", "max_docs", "max_tokens"}) corpus.erase(k);
   if (!corpus.contains("path")) fail("{}: missing 'path' (or 'qa' / 'biography')", ctx);
   corpus["path"] = resolve(js::get<std::string>(corpus, "path", ctx), base_dir);
+  data::corpus_spec_from_json(corpus, ctx);  // unknown keys and bad values, named now
   s.kind = DataSource::Kind::Corpus;
   s.corpus = corpus;
   s.part = js::get_or<std::string>(j, "part", "all", ctx);
@@ -217,6 +219,14 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   s.seed = static_cast<uint64_t>(positive(j, "seed", 0, ctx, 0));
   s.device = js::get_or<std::string>(j, "device", "cpu", ctx);
   s.dtype = js::get_or<std::string>(j, "dtype", "float32", ctx);
+  const bool cuda_n = s.device.rfind("cuda:", 0) == 0 && s.device.size() > 5 &&
+                      s.device.find_first_not_of("0123456789", 5) == std::string::npos;
+  if (s.device != "cpu" && s.device != "cuda" && !cuda_n) {
+    fail("{}.device: must be cpu, cuda or cuda:N, found '{}'", ctx, s.device);
+  }
+  if (s.dtype != "float32" && s.dtype != "bfloat16" && s.dtype != "float16") {
+    fail("{}.dtype: must be float32, bfloat16 or float16, found '{}'", ctx, s.dtype);
+  }
   s.threads = positive(j, "threads", 1, ctx);
 
   // Model
@@ -367,6 +377,10 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   s.adept.unit_lr = js::get_or<bool>(a, "unit_lr", false, ctx + ".adept");
   s.adept.t_update = positive(a, "t_update", 500, ctx + ".adept");
   s.adept.method = js::get_or<std::string>(a, "method", "taylor", ctx + ".adept");
+  if (s.adept.method != "taylor" && s.adept.method != "taylor-abs" && s.adept.method != "fisher") {
+    fail("{}.adept.method: must be taylor, taylor-abs or fisher (a unit importance), found '{}'",
+         ctx, s.adept.method);
+  }
   const Json& c = object_at(j, "checkpoint", ctx);
   js::check_keys(c, {"interval"}, ctx + ".checkpoint");
   s.checkpoint_interval = positive(c, "interval", 0, ctx + ".checkpoint", 0);

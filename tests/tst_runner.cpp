@@ -1,0 +1,1303 @@
+// The experiment runner (core/experiment, core/train, core/eval) on the llama fixture: spec
+// validation, the learning-rate schedule, ADEPT's unit-wise learning rates (recomputed from
+// importance every T_update steps, schedule on top) checked against the optimizer's actual
+// updates, a short real run per growth variant starting at the base model's evaluation,
+// resume after cancellation equal to an uninterrupted run (bit-exact on the CPU), SIGKILL of
+// the real growbench-cli worker at random moments (integrity, interrupted, resume), clean
+// cancellation by SIGINT/SIGTERM, NaN injection, OP/BWT of hand-made accuracy matrices, a
+// task sequence's accuracy matrix, and the runner's cache folder for tokenised corpora.
+// Store migrations from older schema versions are tested in tst_store
+// (migratesVersion1StoreKeepingData, migratesFromEveryOlderVersion).
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <signal.h>
+
+#include <torch/torch.h>
+
+#include "data/packing.h"
+#include "data/tokenized.h"
+#include "eval/evaluate.h"
+#include "experiment/runner.h"
+#include "experiment/sources.h"
+#include "experiment/spec.h"
+#include "grow/checkpoint.h"
+#include "grow/growth.h"
+#include "grow/plan.h"
+#include "importance/probe_set.h"
+#include "model/hf_io.h"
+#include "model/modules.h"
+#include "model/tensor_io.h"
+#include "model/tokenizer.h"
+#include "store/store.h"
+#include "test_models.h"
+#include "train/optimizer.h"
+#include "train/trainer.h"
+#include "util/error.h"
+#include "util/json.h"
+
+namespace fs = std::filesystem;
+namespace ex = gb::experiment;
+namespace grow = gb::grow;
+using Json = nlohmann::json;
+using gb::store::RunStatus;
+using gb::store::Store;
+
+namespace {
+
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+std::string str(const QString& s) {
+  return s.toStdString();
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const gb::Error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("UNEXPECTED EXCEPTION TYPE: ") + e.what();
+  }
+  return "NO ERROR";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+}
+
+// Deterministic word salad: `words` words from `vocab`, in sentences and paragraphs.
+std::string salad(const std::vector<std::string>& vocab, int words, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string out;
+  int in_sentence = 0;
+  for (int i = 0; i < words; ++i) {
+    std::string w = vocab[rng() % vocab.size()];
+    if (in_sentence == 0) w[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
+    out += w;
+    ++in_sentence;
+    if (in_sentence >= 6 + static_cast<int>(rng() % 8)) {
+      out += ".";
+      in_sentence = 0;
+      out += (rng() % 5 == 0) ? "\n\n" : " ";
+    } else {
+      out += " ";
+    }
+  }
+  return out + ".\n";
+}
+
+const std::vector<std::string> kEnglish = {
+    "the",    "house", "river", "small",  "light",   "between", "garden", "people", "always",
+    "under",  "water", "green", "before", "market",  "window",  "quiet",  "little", "morning",
+    "cold",   "with",  "stone", "bread",  "evening", "street",  "open",   "paper",  "friend",
+    "bright", "road",  "city",  "of",     "and",     "a",       "is",     "was",    "they"};
+const std::vector<std::string> kGerman = {
+    "das",    "Haus",  "der",   "Fluss",  "klein",   "zwischen", "Garten", "immer",  "unter",
+    "Wasser", "und",   "ist",   "vorher", "Markt",   "Fenster",  "ruhig",  "Morgen", "kalt",
+    "mit",    "Stein", "Brot",  "Abend",  "Strasse", "offen",    "Papier", "Freund", "hell",
+    "Weg",    "Stadt", "nicht", "auch",   "schon",   "sehr",     "wir",    "sie",    "gleich"};
+
+// Registered tensor names → values of a model.
+std::map<std::string, torch::Tensor> named_params(gb::CausalLMImpl& m) {
+  std::map<std::string, torch::Tensor> out;
+  for (const auto& item : m.named_parameters(true)) out[item.key()] = item.value();
+  return out;
+}
+
+// Metrics of a run by (key, step), without the perf/ keys (timings, memory).
+std::map<std::pair<std::string, int64_t>, double> learning_metrics(Store& store, int64_t run) {
+  std::map<std::pair<std::string, int64_t>, double> out;
+  for (const auto& r : store.metric_rows(run)) {
+    if (r.key.rfind("perf/", 0) == 0) continue;
+    out[{r.key, r.step}] = r.value;
+  }
+  return out;
+}
+
+std::map<std::string, double> metrics_at(Store& store, int64_t run, int64_t step) {
+  std::map<std::string, double> out;
+  for (const auto& r : store.metric_rows(run)) {
+    if (r.step == step) out[r.key] = r.value;
+  }
+  return out;
+}
+
+// A readable diff of two metric maps (first differences), empty when equal.
+std::string diff_metrics(const std::map<std::pair<std::string, int64_t>, double>& a,
+                         const std::map<std::pair<std::string, int64_t>, double>& b) {
+  std::string out;
+  int shown = 0;
+  for (const auto& [k, v] : a) {
+    auto it = b.find(k);
+    if (it == b.end()) {
+      out += fmt::format("{}@{} only in the first; ", k.first, k.second);
+    } else if (!(it->second == v)) {
+      out += fmt::format("{}@{}: {:.17g} != {:.17g}; ", k.first, k.second, v, it->second);
+    } else {
+      continue;
+    }
+    if (++shown >= 6) break;
+  }
+  for (const auto& [k, v] : b) {
+    if (!a.count(k) && shown++ < 6)
+      out += fmt::format("{}@{} only in the second; ", k.first, k.second);
+  }
+  return out;
+}
+
+// Tensors of two safetensors files are bit-identical, name by name.
+std::string diff_tensor_files(const std::string& a, const std::string& b) {
+  auto ta = gb::st::read_all(a);
+  auto tb = gb::st::read_all(b);
+  if (ta.size() != tb.size()) return fmt::format("{} vs {} tensors", ta.size(), tb.size());
+  for (const auto& [name, t] : ta) {
+    auto it = tb.find(name);
+    if (it == tb.end()) return "missing " + name;
+    if (!torch::equal(t, it->second)) {
+      double d = (t.to(torch::kDouble) - it->second.to(torch::kDouble)).abs().max().item<double>();
+      return fmt::format("{} differs by up to {}", name, d);
+    }
+  }
+  return "";
+}
+
+// The learning-rate multiplier of the documented schedule (docs/experiments.md), by hand.
+double schedule_factor(const std::string& kind, int64_t warmup, int64_t total, double min_ratio,
+                       int64_t step) {
+  if (warmup > 0 && step < warmup) return static_cast<double>(step + 1) / warmup;
+  if (kind == "constant") return 1.0;
+  double progress = std::clamp(static_cast<double>(step - warmup) / (total - warmup), 0.0, 1.0);
+  if (kind == "linear") return 1.0 - (1.0 - min_ratio) * progress;
+  return min_ratio + (1.0 - min_ratio) * 0.5 * (1.0 + std::cos(M_PI * progress));
+}
+
+// Registered-name prefix of each ADEPT unit of a Llama layer (Hugging Face tensor names).
+const std::vector<std::pair<std::string, std::string>> kLlamaUnits = {
+    {"q", "self_attn.q_proj."},
+    {"k", "self_attn.k_proj."},
+    {"v", "self_attn.v_proj."},
+    {"o", "self_attn.o_proj."},
+    {"gate", "mlp.gate_proj."},
+    {"up", "mlp.up_proj."},
+    {"down", "mlp.down_proj."},
+    {"input_norm", "input_layernorm."},
+    {"post_attn_norm", "post_attention_layernorm."}};
+
+}  // namespace
+
+class TestRunner : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase();
+
+  void specRejectsUnknownKeysAndBadValuesNamingTheKey_data();
+  void specRejectsUnknownKeysAndBadValuesNamingTheKey();
+  void specAppliesDocumentedDefaultsAndResolvesPaths();
+  void specParsesTheBuiltInQuickstartAndSequences_data();
+  void specParsesTheBuiltInQuickstartAndSequences();
+
+  void scheduleFactorFollowsDocumentedFormula_data();
+  void scheduleFactorFollowsDocumentedFormula();
+  void opAndBwtOfHandMadeAccuracyMatrix_data();
+  void opAndBwtOfHandMadeAccuracyMatrix();
+
+  void baseRunStepZeroEqualsIndependentEvaluation();
+  void shortRunPerVariantStartsAtTheBaseModel_data();
+  void shortRunPerVariantStartsAtTheBaseModel();
+  void adeptUnitLearningRatesFollowImportanceAndSchedule();
+  void resumeAfterCancelEqualsUninterruptedRun_data();
+  void resumeAfterCancelEqualsUninterruptedRun();
+  void nanInjectionMarksRunDivergedNamingStepAndTerm_data();
+  void nanInjectionMarksRunDivergedNamingStepAndTerm();
+  void taskSequenceRecordsAccuracyMatrixOpAndBwt();
+  void tokenisedCorporaGoToTheRunnersCacheDir();
+  void cliSignalCancelsCleanlyKeepingACheckpoint_data();
+  void cliSignalCancelsCleanlyKeepingACheckpoint();
+  void sigkilledWorkerLeavesConsistentStoreAndResumes();
+
+ private:
+  Json base_spec(const Json& plan) const;
+  ex::RunnerOptions options(const std::string& db) const;
+  ex::RunOutcome run_one(const Json& spec, const std::string& db,
+                         ex::RunnerOptions opts = {}) const;
+  std::string db_path(const std::string& name) const { return m_dir + "/" + name + ".db"; }
+  // Step-0 metrics of the full fine-tuning run (the base model through the runner).
+  const std::map<std::string, double>& full_step0();
+  // A model of the plan's structure with the base weights, grown (deterministic).
+  gb::CausalLM grown_model(const Json& plan, grow::GrowthResult* result = nullptr) const;
+
+  QTemporaryDir m_tmp;
+  std::string m_dir, m_model, m_orig_train, m_orig_eval, m_new_train, m_new_eval, m_cache;
+  std::string m_mc1, m_mc2, m_mc3;
+  double m_base_orig_loss = 0, m_base_new_loss = 0;
+  std::optional<std::map<std::string, double>> m_full_step0;
+  int m_counter = 0;
+};
+
+void TestRunner::initTestCase() {
+  gb::test::quiet_logs();
+  QVERIFY(m_tmp.isValid());
+  m_dir = str(m_tmp.path());
+  m_cache = m_dir + "/cache";
+  // Every tokenised corpus goes to the test's folder (the worker processes inherit this).
+  qputenv("GROWBENCH_CACHE_DIR", QByteArray::fromStdString(m_cache + "/default"));
+  qputenv("OMP_NUM_THREADS", "1");
+
+  m_orig_train = m_dir + "/orig_train.txt";
+  m_orig_eval = m_dir + "/orig_eval.txt";
+  m_new_train = m_dir + "/new_train.txt";
+  m_new_eval = m_dir + "/new_eval.txt";
+  const std::string orig_train = salad(kEnglish, 1500, 1), new_train = salad(kGerman, 1500, 2);
+  write_text(m_orig_train, orig_train);
+  write_text(m_orig_eval, salad(kEnglish, 400, 3));
+  write_text(m_new_train, new_train);
+  write_text(m_new_eval, salad(kGerman, 400, 4));
+
+  // The llama fixture with a byte-level BPE tokenizer of its vocabulary size.
+  m_model = m_dir + "/llama";
+  fs::create_directories(m_model);
+  for (const char* f : {"config.json", "model.safetensors"}) {
+    fs::copy_file(gb::test::fixture_dir("llama") + "/" + f, m_model + "/" + f);
+  }
+  write_text(m_model + "/tokenizer.json",
+             gb::tok::train_byte_level_bpe({orig_train, new_train}, 512, {"<|endoftext|>"}));
+
+  // Multiple-choice tasks for the task sequence.
+  auto mc = [&](const std::string& name, const std::vector<std::string>& vocab, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::string text;
+    for (int i = 0; i < 6; ++i) {
+      Json item = {
+          {"context", salad(vocab, 5, seed * 100 + i)},
+          {"choices",
+           {vocab[rng() % vocab.size()], vocab[rng() % vocab.size()], vocab[rng() % vocab.size()]}},
+          {"answer", static_cast<int>(rng() % 3)}};
+      text += item.dump() + "\n";
+    }
+    std::string path = m_dir + "/" + name + ".jsonl";
+    write_text(path, text);
+    return path;
+  };
+  m_mc1 = mc("mc1", kGerman, 11);
+  m_mc2 = mc("mc2", kEnglish, 12);
+  m_mc3 = mc("mc3", kGerman, 13);
+
+  // The base model's evaluation computed here, without the runner: mean next-token
+  // cross-entropy over the same evaluation windows (seq_len 32, 2 rows, 128 tokens).
+  gb::LoadedModel base = gb::load_hf_model(m_model);
+  base.model->eval();
+  auto tokenizer = gb::tok::Tokenizer::from_file(m_model + "/tokenizer.json");
+  auto encoder = gb::data::encoder_for(tokenizer);
+  auto eval_loss = [&](const std::string& path) {
+    auto src = ex::parse_source(Json(path), "", "test");
+    auto stream = ex::source_tokens(src, encoder, 0, "test");
+    auto batches = gb::data::sequential_batches(*stream, 32, 2, 2);
+    torch::NoGradGuard ng;
+    double nll = 0;
+    int64_t n = 0;
+    for (const auto& b : batches) {
+      auto bt = gb::train::to_tensors(b, torch::kCPU);
+      auto logits = base.model->forward(bt.inputs);
+      nll += torch::nn::functional::cross_entropy(
+                 logits.reshape({-1, logits.size(-1)}), bt.labels.reshape({-1}),
+                 torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100).reduction(
+                     torch::kSum))
+                 .item<double>();
+      n += bt.targets;
+    }
+    return nll / n;
+  };
+  m_base_orig_loss = eval_loss(m_orig_eval);
+  m_base_new_loss = eval_loss(m_new_eval);
+  QVERIFY(std::isfinite(m_base_orig_loss) && m_base_orig_loss > 1.0);
+}
+
+Json TestRunner::base_spec(const Json& plan) const {
+  return Json{{"version", 1},
+              {"name", "t"},
+              {"seed", 0},
+              {"threads", 1},
+              {"model", m_model},
+              {"data",
+               {{"original", {{"eval", m_orig_eval}, {"replay", m_orig_train}}},
+                {"new", {{"train", m_new_train}, {"eval", m_new_eval}}}}},
+              {"plans", Json::array({plan})},
+              {"train",
+               {{"steps", 4},
+                {"seq_len", 32},
+                {"batch_size", 2},
+                {"lr", 1e-3},
+                {"schedule", "cosine"},
+                {"warmup", 1}}},
+              {"eval", {{"interval", 2}, {"tokens", 128}, {"batch_size", 2}, {"drift", true}}},
+              {"probe", {{"tokens", 128}, {"seq_len", 32}, {"batch_size", 2}}}};
+}
+
+ex::RunnerOptions TestRunner::options(const std::string& db) const {
+  ex::RunnerOptions o;
+  o.db_path = db;
+  o.cache_dir = m_cache;
+  return o;
+}
+
+ex::RunOutcome TestRunner::run_one(const Json& spec, const std::string& db,
+                                   ex::RunnerOptions opts) const {
+  if (opts.db_path.empty()) {
+    auto o = options(db);
+    o.on_event = opts.on_event;
+    o.cancel = opts.cancel;
+    o.inject_nan_at = opts.inject_nan_at;
+    opts = o;
+  }
+  auto outcomes = ex::run_experiment(ex::parse_spec(spec, "", "spec"), opts);
+  if (outcomes.size() != 1) throw std::runtime_error("expected one run");
+  return outcomes.front();
+}
+
+const std::map<std::string, double>& TestRunner::full_step0() {
+  if (!m_full_step0) {
+    auto oc = run_one(base_spec({{"variant", "full"}}), db_path("full-step0"));
+    Store store = Store::open(db_path("full-step0"));
+    m_full_step0 = metrics_at(store, oc.run_id, 0);
+  }
+  return *m_full_step0;
+}
+
+gb::CausalLM TestRunner::grown_model(const Json& plan, grow::GrowthResult* result) const {
+  gb::LoadedModel m = grow::load_model(m_model);
+  grow::ApplyContext ctx;
+  ctx.seed = 0;
+  auto r = grow::apply_plan(*m.model, grow::parse_plan(plan, "test plan"), ctx);
+  if (result) *result = r;
+  return m.model;
+}
+
+// ---- spec ------------------------------------------------------------------------------
+
+void TestRunner::specRejectsUnknownKeysAndBadValuesNamingTheKey_data() {
+  // A JSON merge patch applied to a valid spec (null deletes a key), and the parts the
+  // error message must contain: the key path and the offending key or value.
+  QTest::addColumn<QString>("patch");
+  QTest::addColumn<QStringList>("expected");
+  auto row = [](const char* name, const char* patch, QStringList expected) {
+    QTest::newRow(name) << QString(patch) << expected;
+  };
+  row("unknown top-level key", R"({"trian": {}})", {"spec", "unknown key 'trian'"});
+  row("unknown train key", R"({"train": {"lr_max": 1}})", {"spec.train", "'lr_max'"});
+  row("unknown eval key", R"({"eval": {"intervall": 3}})", {"spec.eval", "'intervall'"});
+  row("unknown data key", R"({"data": {"neu": {}}})", {"spec.data", "'neu'"});
+  row("unknown source key", R"({"data": {"new": {"train": {"path": "x", "prat": "train"}}}})",
+      {"spec.data.new.train", "'prat'"});
+  row("unknown adept key", R"({"adept": {"tupdate": 3}})", {"spec.adept", "'tupdate'"});
+  row("unknown plan key", R"({"plans": [{"variant": "grow", "kk": 2}]})",
+      {"spec.plans[0]", "'kk'"});
+  row("negative lr", R"({"train": {"lr": -1}})", {"spec.train.lr", "-1"});
+  row("zero steps", R"({"train": {"steps": 0}})", {"spec.train.steps", "0"});
+  row("steps not an integer", R"({"train": {"steps": "ten"}})", {"spec.train", "'steps'"});
+  row("unknown schedule", R"({"train": {"schedule": "cosin"}})", {"spec.train.schedule", "cosin"});
+  row("batch_tokens not a multiple of seq_len",
+      R"({"train": {"batch_size": null, "batch_tokens": 100}})",
+      {"spec.train.batch_tokens", "100"});
+  row("batch_tokens and batch_size", R"({"train": {"batch_tokens": 64}})",
+      {"spec.train", "batch_tokens", "batch_size"});
+  row("beta2 above 1", R"({"train": {"beta2": 1.5}})", {"spec.train.beta2", "1.5"});
+  row("replay without replay data", R"({"train": {"replay": 0.2}, "data": {"original":
+      {"replay": null}}})",
+      {"spec.train.replay", "data.original.replay"});
+  row("neutral residues without replay", R"({"plans": [{"variant": "neutral-residues"}]})",
+      {"spec", "neutral residues", "train.replay"});
+  row("wrong version", R"({"version": 2})", {"spec.version", "2"});
+  row("missing model", R"({"model": null})", {"spec", "'model'"});
+  row("missing new train", R"({"data": {"new": {"train": null}}})", {"spec.data.new.train"});
+  row("plan and plans", R"({"plan": {"variant": "full"}})", {"spec", "'plan'", "'plans'"});
+  row("bad task kind", R"({"data": {"tasks": [{"name": "t", "kind": "xx", "path": "p"}]}})",
+      {"spec.data.tasks[0].kind", "xx"});
+  row("bad part", R"({"data": {"new": {"eval": {"path": "x", "part": "test"}}}})",
+      {"spec.data.new.eval.part", "test"});
+  row("zero eval interval", R"({"eval": {"interval": 0}})", {"spec.eval.interval", "0"});
+  row("zero t_update", R"({"adept": {"t_update": 0}})", {"spec.adept.t_update", "0"});
+  row("negative checkpoint interval", R"({"checkpoint": {"interval": -1}})",
+      {"spec.checkpoint.interval", "-1"});
+  row("zero threads", R"({"threads": 0})", {"spec.threads", "0"});
+  row("unknown device", R"({"device": "tpu"})", {"spec.device", "tpu"});
+  row("unknown dtype", R"({"dtype": "int8"})", {"spec.dtype", "int8"});
+  row("adept method not a unit method", R"({"adept": {"method": "masking"}})",
+      {"spec.adept.method", "masking"});
+  row("sequence and new train", R"({"sequence": [{"name": "T1", "train": "a.txt",
+      "eval": {"kind": "lm", "path": "b.txt"}}]})",
+      {"spec", "sequence", "data.new.train"});
+}
+
+void TestRunner::specRejectsUnknownKeysAndBadValuesNamingTheKey() {
+  QFETCH(QString, patch);
+  QFETCH(QStringList, expected);
+  Json spec = base_spec({{"variant", "full"}});
+  // Valid as it is.
+  QCOMPARE(qs(error_of([&] { ex::parse_spec(spec, "", "spec"); })), QString("NO ERROR"));
+  spec.merge_patch(Json::parse(str(patch)));
+  const std::string err = error_of([&] { ex::parse_spec(spec, "", "spec"); });
+  QVERIFY2(err != "NO ERROR", "the spec was accepted");
+  QVERIFY2(!contains(err, "UNEXPECTED"), err.c_str());
+  for (const auto& part : expected) {
+    QVERIFY2(contains(err, str(part)), qPrintable(QString("'%1' not in: %2").arg(part, qs(err))));
+  }
+}
+
+void TestRunner::specAppliesDocumentedDefaultsAndResolvesPaths() {
+  Json j = {{"model", "models/tiny"}, {"data", {{"new", {{"train", "de.txt"}}}}}};
+  ex::ExperimentSpec s = ex::parse_spec(j, "/base/dir", "spec");
+  QCOMPARE(s.version, 1);
+  QCOMPARE(qs(s.name), QString("experiment"));
+  QCOMPARE(s.seed, uint64_t(0));
+  QCOMPARE(qs(s.device), QString("cpu"));
+  QCOMPARE(qs(s.model.path), QString("/base/dir/models/tiny"));
+  QCOMPARE(qs(s.new_train.corpus.at("path").get<std::string>()), QString("/base/dir/de.txt"));
+  QCOMPARE(s.plans.size(), size_t(1));
+  QCOMPARE(qs(grow::to_json(s.plans[0]).at("variant").get<std::string>()), QString("full"));
+  // docs/experiments.md defaults.
+  QCOMPARE(s.train.steps, int64_t(100));
+  QCOMPARE(s.train.seq_len, int64_t(128));
+  QCOMPARE(s.train.batch_size, int64_t(8));
+  QCOMPARE(s.train.accumulation, int64_t(1));
+  QCOMPARE(s.train.lr, 3e-4);
+  QCOMPARE(qs(s.train.schedule), QString("cosine"));
+  QCOMPARE(s.train.warmup, int64_t(0));
+  QCOMPARE(s.train.min_lr_ratio, 0.1);
+  QCOMPARE(s.train.weight_decay, 0.0);
+  QCOMPARE(s.train.clip, 1.0);
+  QCOMPARE(s.train.beta1, 0.9);
+  QCOMPARE(s.train.beta2, 0.95);
+  QCOMPARE(s.train.eps, 1e-8);
+  QCOMPARE(s.train.replay, 0.0);
+  QCOMPARE(s.eval.interval, int64_t(50));
+  QCOMPARE(s.eval.tokens, int64_t(16384));
+  QCOMPARE(s.eval.batch_size, int64_t(8));
+  QVERIFY(s.eval.drift);
+  QCOMPARE(s.adept.unit_lr, false);
+  QCOMPARE(s.adept.t_update, int64_t(500));
+  QCOMPARE(qs(s.adept.method), QString("taylor"));
+  QCOMPARE(s.checkpoint_interval, int64_t(0));
+  // batch_tokens is converted to rows.
+  j["train"] = {{"batch_tokens", 1024}, {"seq_len", 64}};
+  QCOMPARE(ex::parse_spec(j, "/b", "spec").train.batch_size, int64_t(16));
+  // The stored spec has absolute paths and canonical plans, and parses to the same spec.
+  Json raw = ex::parse_spec(j, "/b", "spec").raw;
+  QCOMPARE(qs(raw.at("model").get<std::string>()), QString("/b/models/tiny"));
+  ex::ExperimentSpec again = ex::parse_spec(raw, "/elsewhere", "stored");
+  QCOMPARE(qs(again.model.path), QString("/b/models/tiny"));
+  QCOMPARE(again.train.batch_size, int64_t(16));
+  QCOMPARE(qs(again.raw.dump()), qs(raw.dump()));
+}
+
+void TestRunner::specParsesTheBuiltInQuickstartAndSequences_data() {
+  QTest::addColumn<QString>("which");
+  QTest::newRow("quickstart") << "quickstart";
+  QTest::newRow("sequence") << "sequence";
+  QTest::newRow("every variant") << "variants";
+}
+
+void TestRunner::specParsesTheBuiltInQuickstartAndSequences() {
+  QFETCH(QString, which);
+  if (which == "quickstart") {
+    auto s = ex::load_spec(std::string(GB_SOURCE_DIR) + "/resources/experiments/quickstart.json");
+    QVERIFY(s.model.preset.has_value());
+    QVERIFY(s.plans.size() >= 5);
+    QVERIFY(!s.is_sequence());
+    QCOMPARE(s.train.seq_len, int64_t(128));
+  } else if (which == "sequence") {
+    Json j = base_spec({{"variant", "loramoe"}});
+    j["data"]["new"].erase("train");
+    j["sequence"] = {
+        {{"name", "T1"},
+         {"train", "a.txt"},
+         {"eval", {{"kind", "mc"}, {"path", "t1.jsonl"}}},
+         {"steps", 3}},
+        {{"name", "T2"}, {"train", "b.txt"}, {"eval", {{"kind", "lm"}, {"path", "b.txt"}}}}};
+    auto s = ex::parse_spec(j, "/d", "spec");
+    QVERIFY(s.is_sequence());
+    QCOMPARE(s.sequence.size(), size_t(2));
+    QCOMPARE(s.sequence[0].steps, int64_t(3));
+    QCOMPARE(s.sequence[1].steps, int64_t(0));
+    QCOMPARE(qs(s.sequence[0].eval.name), QString("T1"));
+    QCOMPARE(qs(s.sequence[0].eval.mc_path), QString("/d/t1.jsonl"));
+  } else {
+    for (const char* plan :
+         {R"({"variant":"full"})", R"({"variant":"freeze","bottom":1})",
+          R"({"variant":"lora","rank":4})", R"({"variant":"grow","mode":"train"})",
+          R"({"variant":"scale","mode":"route","d_up":16})",
+          R"({"variant":"depth","style":"adept","layers":{"policy":"least-important","k":1}})",
+          R"({"variant":"adapters"})", R"({"variant":"ewc","lambda":2})",
+          R"({"variant":"loramoe"})", R"({"variant":"mh-moe","heads":4})"}) {
+      Json j = base_spec(Json::parse(plan));
+      QVERIFY2(error_of([&] { ex::parse_spec(j, "", "spec"); }) == "NO ERROR", plan);
+    }
+  }
+}
+
+// ---- schedule, OP/BWT --------------------------------------------------------------------
+
+void TestRunner::scheduleFactorFollowsDocumentedFormula_data() {
+  QTest::addColumn<QString>("kind");
+  QTest::addColumn<int>("warmup");
+  QTest::addColumn<int>("total");
+  QTest::addColumn<double>("min_ratio");
+  QTest::addColumn<int>("step");
+  QTest::addColumn<double>("expected");
+  // Values by hand: warm-up (step+1)/warmup, then cosine
+  // min + (1 − min)·(1 + cos(π·(step − warmup)/(total − warmup)))/2, or linear decay.
+  QTest::newRow("warm-up first step") << "cosine" << 10 << 110 << 0.1 << 0 << 0.1;
+  QTest::newRow("warm-up last step") << "cosine" << 10 << 110 << 0.1 << 9 << 1.0;
+  QTest::newRow("cosine start") << "cosine" << 10 << 110 << 0.1 << 10 << 1.0;
+  QTest::newRow("cosine middle") << "cosine" << 10 << 110 << 0.1 << 60 << 0.55;
+  QTest::newRow("cosine quarter") << "cosine" << 0 << 100 << 0.0 << 25
+                                  << 0.5 * (1.0 + std::sqrt(0.5));
+  QTest::newRow("cosine end") << "cosine" << 10 << 110 << 0.1 << 110 << 0.1;
+  QTest::newRow("cosine past the end") << "cosine" << 10 << 110 << 0.1 << 500 << 0.1;
+  QTest::newRow("linear quarter") << "linear" << 10 << 110 << 0.1 << 35 << 0.775;
+  QTest::newRow("linear end") << "linear" << 0 << 50 << 0.2 << 50 << 0.2;
+  QTest::newRow("constant after warm-up") << "constant" << 4 << 100 << 0.1 << 50 << 1.0;
+  QTest::newRow("constant in warm-up") << "constant" << 4 << 100 << 0.1 << 1 << 0.5;
+}
+
+void TestRunner::scheduleFactorFollowsDocumentedFormula() {
+  QFETCH(QString, kind);
+  QFETCH(int, warmup);
+  QFETCH(int, total);
+  QFETCH(double, min_ratio);
+  QFETCH(int, step);
+  QFETCH(double, expected);
+  gb::train::Schedule s;
+  s.kind = str(kind);
+  s.warmup = warmup;
+  s.total = total;
+  s.min_ratio = min_ratio;
+  QVERIFY2(std::abs(s.factor(step) - expected) < 1e-12,
+           qPrintable(QString("factor %1, expected %2").arg(s.factor(step)).arg(expected)));
+  QVERIFY(std::abs(schedule_factor(str(kind), warmup, total, min_ratio, step) - expected) < 1e-12);
+}
+
+void TestRunner::opAndBwtOfHandMadeAccuracyMatrix_data() {
+  // R[i][j]: accuracy on task j after training task i. DESIGN.md ("Protocols and metrics"):
+  // OP = mean_j R[n][j]; BWT = mean_{j<n} (R[n][j] − R[j][j]).
+  QTest::addColumn<QString>("matrix");
+  QTest::addColumn<double>("op");
+  QTest::addColumn<double>("bwt");
+  // OP = (0.5 + 0.6 + 0.9)/3 = 2/3; BWT = ((0.5 − 0.8) + (0.6 − 0.7))/2 = −0.2.
+  QTest::newRow("three tasks with forgetting")
+      << "[[0.8,0.1,0.2],[0.6,0.7,0.3],[0.5,0.6,0.9]]" << 2.0 / 3.0 << -0.2;
+  // OP = (0.9 + 0.8)/2 = 0.85; BWT = 0.9 − 0.7 = +0.2 (backward transfer).
+  QTest::newRow("two tasks with backward transfer") << "[[0.7,0.2],[0.9,0.8]]" << 0.85 << 0.2;
+  // One task: OP = R[0][0], no earlier task so BWT = 0.
+  QTest::newRow("single task") << "[[0.42]]" << 0.42 << 0.0;
+  // OP = (0.25 + 0.5 + 0.75 + 1)/4 = 0.625;
+  // BWT = ((0.25 − 1) + (0.5 − 1) + (0.75 − 1))/3 = −0.5.
+  QTest::newRow("four tasks, diagonal ones")
+      << "[[1,0,0,0],[0.9,1,0,0],[0.5,0.8,1,0],[0.25,0.5,0.75,1]]" << 0.625 << -0.5;
+}
+
+void TestRunner::opAndBwtOfHandMadeAccuracyMatrix() {
+  QFETCH(QString, matrix);
+  QFETCH(double, op);
+  QFETCH(double, bwt);
+  auto r = Json::parse(str(matrix)).get<std::vector<std::vector<double>>>();
+  auto m = gb::eval::op_bwt(r);
+  QVERIFY2(std::abs(m.op - op) < 1e-12, qPrintable(QString::number(m.op, 'g', 17)));
+  QVERIFY2(std::abs(m.bwt - bwt) < 1e-12, qPrintable(QString::number(m.bwt, 'g', 17)));
+  // Non-square and empty matrices are refused.
+  QVERIFY(contains(error_of([&] { gb::eval::op_bwt({{0.1, 0.2}}); }), "square"));
+  QVERIFY(contains(error_of([&] { gb::eval::op_bwt({}); }), "empty"));
+}
+
+// ---- runs ---------------------------------------------------------------------------------
+
+void TestRunner::baseRunStepZeroEqualsIndependentEvaluation() {
+  const auto& m = full_step0();
+  QVERIFY(m.count("eval/orig/loss") && m.count("eval/new/loss"));
+  QVERIFY2(std::abs(m.at("eval/orig/loss") - m_base_orig_loss) < 1e-6,
+           qPrintable(QString("%1 vs %2").arg(m.at("eval/orig/loss")).arg(m_base_orig_loss)));
+  QVERIFY(std::abs(m.at("eval/new/loss") - m_base_new_loss) < 1e-6);
+  QVERIFY(std::abs(m.at("eval/orig/ppl") - std::exp(m_base_orig_loss)) <
+          1e-6 * std::exp(m_base_orig_loss));
+  QCOMPARE(m.at("eval/drift/cosine"), m.at("eval/drift/cosine"));  // not NaN
+  QVERIFY(std::abs(m.at("eval/drift/cosine") - 1.0) < 1e-6);
+  // The contract's perf keys at step 0.
+  for (const char* k : {"perf/total_params", "perf/trainable_params", "perf/added_params"}) {
+    QVERIFY2(m.count(k), k);
+  }
+  QCOMPARE(m.at("perf/added_params"), 0.0);
+  QCOMPARE(m.at("perf/trainable_params"), m.at("perf/total_params"));
+}
+
+void TestRunner::shortRunPerVariantStartsAtTheBaseModel_data() {
+  QTest::addColumn<QString>("plan");
+  QTest::addColumn<bool>("exact");  // step 0 bit-identical to the unchanged base model
+  QTest::addColumn<double>("replay");
+  auto row = [](const char* name, const char* plan, bool exact, double replay = 0.0) {
+    QTest::newRow(name) << QString(plan) << exact << replay;
+  };
+  row("full", R"({"variant":"full"})", true);
+  row("freeze", R"({"variant":"freeze","bottom":1})", true);
+  row("lora", R"({"variant":"lora","rank":4,"targets":["q","v","up"]})", true);
+  row("grow freeze", R"({"variant":"grow","mode":"freeze","k":2})", false);
+  row("grow train", R"({"variant":"grow","mode":"train","k":2,"layers":[1]})", false);
+  row("scale preserve", R"({"variant":"scale","mode":"preserve","d_up":16,"p_up":32})", false);
+  row("scale adapt", R"({"variant":"scale","mode":"adapt","d_up":16,"p_up":32,"l_fp":1})", false);
+  row("scale route", R"({"variant":"scale","mode":"route","d_up":16,"p_up":32})", false);
+  row("depth llama-pro", R"({"variant":"depth","style":"llama-pro","count":1})", true);
+  row("depth adept (least important)",
+      R"({"variant":"depth","style":"adept","layers":{"policy":"least-important","k":1}})", true);
+  row("neutral residues elu", R"({"variant":"neutral-residues","gate":"elu","budget":0.1})", true,
+      0.5);
+  row("neutral residues sigmoid", R"({"variant":"neutral-residues","gate":"sigmoid","inner":16})",
+      true, 0.5);
+  row("adapters", R"({"variant":"adapters","inner":16})", true);
+  row("ewc", R"({"variant":"ewc","lambda":1.0})", true);
+  row("replay with full", R"({"variant":"full"})", true, 0.5);
+  row("loramoe", R"({"variant":"loramoe","experts":2,"top_k":1,"rank":2,"balance":0.01})", true);
+  row("mh-moe", R"({"variant":"mh-moe","heads":4,"experts":2,"top_k":1,"rank":2,"balance":0.01})",
+      true);
+}
+
+void TestRunner::shortRunPerVariantStartsAtTheBaseModel() {
+  QFETCH(QString, plan);
+  QFETCH(bool, exact);
+  QFETCH(double, replay);
+  const auto base = full_step0();
+  Json spec = base_spec(Json::parse(str(plan)));
+  if (replay > 0) spec["train"]["replay"] = replay;
+  const std::string db = db_path("variant");
+  auto oc = run_one(spec, db);
+  QVERIFY2(oc.status == "finished", oc.error.c_str());
+  Store store = Store::open(db);
+  QCOMPARE(store.get_run(oc.run_id).status, RunStatus::Finished);
+
+  // Step 0: the grown model evaluates like the base model.
+  auto m0 = metrics_at(store, oc.run_id, 0);
+  QVERIFY(oc.growth.at("function_preserving").get<bool>());
+  for (const char* k : {"eval/orig/loss", "eval/orig/ppl", "eval/new/loss", "eval/new/ppl"}) {
+    QVERIFY2(m0.count(k), k);
+    const double tol = 1e-5 * std::max(1.0, std::abs(base.at(k)));
+    QVERIFY2(std::abs(m0.at(k) - base.at(k)) <= tol, qPrintable(QString("%1: %2 vs base %3")
+                                                                    .arg(k)
+                                                                    .arg(m0.at(k), 0, 'g', 17)
+                                                                    .arg(base.at(k), 0, 'g', 17)));
+    if (exact) {
+      QVERIFY2(m0.at(k) == base.at(k), qPrintable(QString("%1 not bit-identical").arg(k)));
+    }
+  }
+  QVERIFY(std::abs(m0.at("eval/drift/cosine") - 1.0) < 1e-5);
+  QCOMPARE(m0.at("perf/trainable_params"),
+           static_cast<double>(oc.growth.at("trainable_params").get<int64_t>()));
+  QVERIFY(m0.at("perf/trainable_params") > 0);
+
+  // Training ran and recorded the contract's metrics at every step and at the end.
+  auto series = store.metric_series(oc.run_id);
+  QCOMPARE(series["train/loss"].steps, (std::vector<int64_t>{1, 2, 3, 4}));
+  for (double v : series["train/loss"].values) QVERIFY(std::isfinite(v));
+  QCOMPARE(series["eval/orig/loss"].steps, (std::vector<int64_t>{0, 2, 4}));
+  QCOMPARE(series["eval/new/loss"].steps, (std::vector<int64_t>{0, 2, 4}));
+  QVERIFY(series.count("perf/tokens_per_s") && !series["perf/tokens_per_s"].values.empty());
+  QVERIFY(series["perf/tokens_per_s"].values.back() > 0);
+  // Learning happened: the new-domain loss moved (training changes what trains).
+  QVERIFY(series["eval/new/loss"].values.back() != series["eval/new/loss"].values.front());
+  if (replay > 0) QVERIFY(series.count("train/lm_loss"));
+  // A final checkpoint is listed.
+  auto ck = store.latest_checkpoint(oc.run_id);
+  QVERIFY(ck.has_value());
+  QCOMPARE(ck->step, int64_t(4));
+  QVERIFY(fs::exists(fs::path(ck->path) / "trainable.safetensors"));
+}
+
+void TestRunner::adeptUnitLearningRatesFollowImportanceAndSchedule() {
+  // ADEPT stage 2 (DESIGN.md): every unit U of an expanded layer trains with
+  // lr_U = 2·(1 − Î_U)·lr_base, Î_U the unit's Taylor importance (mean of θ·∂L/∂θ over the
+  // unit's parameters, L the probe-set loss) min-max normalised over the expanded units,
+  // recomputed every T_update steps; the schedule's warm-up and decay apply on top.
+  const Json plan = {{"variant", "depth"}, {"style", "adept"}, {"layers", {0}}};
+  Json spec = base_spec(plan);
+  const int64_t steps = 6, t_update = 2, warmup = 2;
+  const double lr = 2e-3, min_ratio = 0.1, beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
+  spec["train"] = {
+      {"steps", steps},   {"seq_len", 32},        {"batch_size", 2},           {"lr", lr},
+      {"warmup", warmup}, {"schedule", "cosine"}, {"min_lr_ratio", min_ratio}, {"beta1", beta1},
+      {"beta2", beta2},   {"eps", eps},           {"weight_decay", 0.0}};
+  spec["adept"] = {{"unit_lr", true}, {"t_update", t_update}, {"method", "taylor"}};
+  spec["checkpoint"] = {{"interval", 1}};
+  const std::string db = db_path("adept");
+  auto oc = run_one(spec, db);
+  QVERIFY2(oc.status == "finished", oc.error.c_str());
+  Store store = Store::open(db);
+  auto cks = store.checkpoints(oc.run_id);
+  QCOMPARE(cks.size(), size_t(steps));
+  auto lr_series = store.metric_series(oc.run_id, {{"train/lr"}, std::nullopt})["train/lr"];
+  QCOMPARE(lr_series.values.size(), size_t(steps));
+
+  // The probe set of the general domain, as documented (probe options of the spec).
+  auto tokenizer = gb::tok::Tokenizer::from_file(m_model + "/tokenizer.json");
+  auto encoder = gb::data::encoder_for(tokenizer);
+  auto stream = ex::source_tokens(ex::parse_source(Json(m_orig_eval), "", "t"), encoder, 0, "t");
+  gb::importance::ProbeSetOptions po;
+  po.seq_len = 32;
+  po.batch_size = 2;
+  po.max_tokens = 128;
+  auto probes = gb::importance::pack_stream(*stream, po);
+
+  grow::GrowthResult growth;
+  gb::CausalLM model = grown_model(plan, &growth);
+  QCOMPARE(growth.new_layers, (std::vector<int64_t>{1}));
+  auto params = named_params(*model);
+  auto base_values = [&] {
+    std::map<std::string, torch::Tensor> out;
+    for (auto& [n, p] : params) out[n] = p.detach().clone();
+    return out;
+  }();
+  auto load_state = [&](int64_t step) {
+    torch::NoGradGuard ng;
+    for (auto& [n, p] : params) p.copy_(base_values[n]);
+    if (step == 0) return;
+    auto t = gb::st::read_all(cks.at(step - 1).path + "/trainable.safetensors");
+    for (auto& [n, v] : t) params.at(n).copy_(v);
+  };
+  // Expected multipliers at a model state: Taylor importance by direct autograd on the
+  // probe-set loss, min-max normalised over the new layer's units (a constant importance
+  // gives the midpoint, i.e. lr_base).
+  auto expected_scales = [&](int64_t state_step) {
+    load_state(state_step);
+    for (auto& [n, p] : params) p.mutable_grad().reset();
+    std::vector<torch::Tensor> trainable;
+    for (auto& [n, p] : params) {
+      if (p.requires_grad()) trainable.push_back(p);
+    }
+    torch::Tensor nll_sum = torch::zeros({}, torch::kDouble);
+    for (const auto& b : probes.batches) {
+      auto logits = model->forward(b.ids);
+      nll_sum = nll_sum +
+                torch::nn::functional::cross_entropy(
+                    logits.reshape({-1, logits.size(-1)}), b.targets.reshape({-1}),
+                    torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100).reduction(
+                        torch::kSum))
+                    .to(torch::kDouble);
+    }
+    (nll_sum / static_cast<double>(probes.scored_tokens)).backward();
+    std::map<std::string, double> imp;
+    for (int64_t l : growth.new_layers) {
+      for (const auto& [unit, prefix] : kLlamaUnits) {
+        const std::string pre = fmt::format("model.layers.{}.{}", l, prefix);
+        double sum = 0;
+        int64_t n = 0;
+        for (auto& [name, p] : params) {
+          if (name.rfind(pre, 0) != 0) continue;
+          auto g = p.grad().defined() ? p.grad() : torch::zeros_like(p);
+          sum += (p.detach().to(torch::kDouble) * g.to(torch::kDouble)).sum().item<double>();
+          n += p.numel();
+        }
+        if (n > 0) imp[fmt::format("layers.{}.{}", l, unit)] = sum / n;
+      }
+    }
+    for (auto& [n, p] : params) p.mutable_grad().reset();
+    double lo = INFINITY, hi = -INFINITY;
+    for (const auto& [u, v] : imp) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    std::map<std::string, double> scales;
+    for (const auto& [u, v] : imp) scales[u] = 2.0 * (1.0 - (hi > lo ? (v - lo) / (hi - lo) : 0.5));
+    return scales;
+  };
+
+  std::map<int64_t, std::map<std::string, double>> expected_at;  // by importance state step
+  int distinct_updates = 0;
+  std::map<std::string, double> previous;
+  for (int64_t k = 1; k <= steps; ++k) {
+    // Checkpoint k holds the multipliers of step k − 1, computed at the last multiple of
+    // T_update at or before it, from the model state of that step.
+    const int64_t state = ((k - 1) / t_update) * t_update;
+    if (!expected_at.count(state)) expected_at[state] = expected_scales(state);
+    const auto& want = expected_at[state];
+    auto meta = gb::json::parse_file(cks.at(k - 1).path + "/trainer.json");
+    QCOMPARE(meta.at("extra").at("global_step").get<int64_t>(), k);
+    auto got = meta.at("extra").at("lr_scales").get<std::map<std::string, double>>();
+    QCOMPARE(got.size(), want.size());
+    QCOMPARE(got.size(), kLlamaUnits.size());
+    for (const auto& [u, s] : want) {
+      QVERIFY2(got.count(u), u.c_str());
+      QVERIFY2(
+          std::abs(got[u] - s) < 1e-4,
+          qPrintable(QString("step %1 %2: %3, expected %4").arg(k).arg(qs(u)).arg(got[u]).arg(s)));
+    }
+    if (got != previous) ++distinct_updates;
+    previous = got;
+
+    // The schedule on top: the recorded base learning rate of step k.
+    const double base_lr = lr * schedule_factor("cosine", warmup, steps, min_ratio, k - 1);
+    QVERIFY2(
+        std::abs(lr_series.values[k - 1] - base_lr) < 1e-12 * lr,
+        qPrintable(
+            QString("train/lr at %1: %2 vs %3").arg(k).arg(lr_series.values[k - 1]).arg(base_lr)));
+
+    // The optimizer applied lr_U = base_lr · scale_U: AdamW's update of step k is
+    // −lr_U · m̂/(√v̂ + eps) with the moments stored in checkpoint k (no weight decay).
+    load_state(k - 1);
+    std::map<std::string, torch::Tensor> before;
+    for (auto& [n, p] : params) before[n] = p.detach().clone();
+    auto after = gb::st::read_all(cks.at(k - 1).path + "/trainable.safetensors");
+    auto moments = gb::st::read_all(cks.at(k - 1).path + "/optimizer.safetensors");
+    const double bc1 = 1.0 - std::pow(beta1, k), bc2 = 1.0 - std::pow(beta2, k);
+    int checked_units = 0;
+    for (const auto& [unit, prefix] : kLlamaUnits) {
+      const std::string pre = fmt::format("model.layers.1.{}", prefix);
+      double du = 0, uu = 0;
+      for (const auto& [name, value] : after) {
+        if (name.rfind(pre, 0) != 0) continue;
+        auto m = moments.at(name + ".exp_avg").to(torch::kDouble);
+        auto v = moments.at(name + ".exp_avg_sq").to(torch::kDouble);
+        auto u = (m / bc1) / (v.sqrt() / std::sqrt(bc2) + eps);
+        auto delta = value.to(torch::kDouble) - before.at(name).to(torch::kDouble);
+        du += (delta * u).sum().item<double>();
+        uu += (u * u).sum().item<double>();
+      }
+      if (uu < 1e-6) continue;  // no gradient reached the unit yet (zero-initialised outputs)
+      const double lr_eff = -du / uu;
+      const double want_lr = base_lr * got.at("layers.1." + unit);
+      QVERIFY2(std::abs(lr_eff - want_lr) <= 2e-3 * want_lr + 1e-9,
+               qPrintable(QString("step %1 unit %2: effective lr %3, expected %4")
+                              .arg(k)
+                              .arg(qs(unit))
+                              .arg(lr_eff)
+                              .arg(want_lr)));
+      ++checked_units;
+    }
+    QVERIFY2(checked_units >= 2, qPrintable(QString("step %1: no unit moved").arg(k)));
+    // Frozen original layers did not move.
+    for (const auto& [name, value] : after) QVERIFY2(contains(name, "layers.1."), name.c_str());
+  }
+  // Recomputed every T_update steps: the multipliers at steps 0, 2 and 4 differ.
+  QCOMPARE(distinct_updates, 3);
+  int update_events = 0;
+  for (const auto& e : store.events(oc.run_id)) {
+    if (contains(e.message, "ADEPT unit learning rates updated")) ++update_events;
+  }
+  QCOMPARE(update_events, 3);
+}
+
+void TestRunner::resumeAfterCancelEqualsUninterruptedRun_data() {
+  QTest::addColumn<QString>("plan");
+  QTest::addColumn<QString>("patch");  // merge patch of the spec
+  QTest::addColumn<int>("cancel_after_eval");
+  auto row = [](const char* name, const char* plan, const char* patch, int cancel) {
+    QTest::newRow(name) << QString(plan) << QString(patch) << cancel;
+  };
+  row("full", R"({"variant":"full"})", "{}", 2);
+  row("lora with weight decay", R"({"variant":"lora","rank":4})",
+      R"({"train":{"weight_decay":0.1}})", 4);
+  row("grow freeze, accumulation 2", R"({"variant":"grow","mode":"freeze"})",
+      R"({"train":{"accumulation":2}})", 2);
+  row("adept unit lrs", R"({"variant":"depth","style":"adept","layers":[1]})",
+      R"({"adept":{"unit_lr":true,"t_update":3}})", 4);
+  row("neutral residues with replay", R"({"variant":"neutral-residues","inner":16})",
+      R"({"train":{"replay":0.5}})", 2);
+  row("ewc", R"({"variant":"ewc","lambda":5})", "{}", 4);
+  row("mh-moe with balance",
+      R"({"variant":"mh-moe","heads":2,"experts":2,"top_k":1,"rank":2,"balance":0.1})", "{}", 2);
+  row("sequence, cancelled in the second task", R"({"variant":"loramoe","rank":2})",
+      R"({"sequence":"seq"})", 4);
+  row("sequence, cancelled at the task boundary", R"({"variant":"full"})",
+      R"({"sequence":"seq","eval":{"interval":3}})", 3);
+}
+
+void TestRunner::resumeAfterCancelEqualsUninterruptedRun() {
+  QFETCH(QString, plan);
+  QFETCH(QString, patch);
+  QFETCH(int, cancel_after_eval);
+  Json spec = base_spec(Json::parse(str(plan)));
+  spec["train"]["steps"] = 6;
+  Json p = Json::parse(str(patch));
+  if (p.contains("sequence")) {
+    p.erase("sequence");
+    spec["data"]["new"].erase("train");
+    spec["sequence"] = {{{"name", "T1"},
+                         {"train", m_new_train},
+                         {"eval", {{"kind", "mc"}, {"path", m_mc1}}},
+                         {"steps", 3}},
+                        {{"name", "T2"},
+                         {"train", m_orig_train},
+                         {"eval", {{"kind", "mc"}, {"path", m_mc2}}},
+                         {"steps", 3}}};
+  }
+  spec.merge_patch(p);
+  const std::string db = db_path(fmt::format("resume-{}", m_counter++));
+
+  auto a = run_one(spec, db);
+  QVERIFY2(a.status == "finished", a.error.c_str());
+
+  ex::RunnerOptions o = options(db);
+  gb::CancelToken cancel;
+  o.cancel = cancel;
+  int64_t cancelled_at = -1;
+  o.on_event = [&](const Json& e) {
+    if (e.value("event", "") == "eval" && e.value("step", -1) == cancel_after_eval) {
+      cancelled_at = e.at("step").get<int64_t>();
+      cancel.cancel();
+    }
+  };
+  auto b = run_one(spec, db, o);
+  QCOMPARE(qs(b.status), QString("cancelled"));
+  QCOMPARE(cancelled_at, int64_t(cancel_after_eval));
+  {
+    Store store = Store::open(db);
+    QCOMPARE(store.get_run(b.run_id).status, RunStatus::Cancelled);
+    auto ck = store.latest_checkpoint(b.run_id);
+    QVERIFY(ck.has_value());
+    QCOMPARE(ck->step, int64_t(cancel_after_eval));
+  }
+  auto resumed = ex::resume_run(b.run_id, options(db));
+  QVERIFY2(resumed.status == "finished", resumed.error.c_str());
+
+  Store store = Store::open(db);
+  QCOMPARE(store.get_run(b.run_id).status, RunStatus::Finished);
+  // Every recorded metric, at every step, bit-identical.
+  auto ma = learning_metrics(store, a.run_id), mb = learning_metrics(store, b.run_id);
+  QVERIFY(ma.size() > 20);
+  const std::string d = diff_metrics(ma, mb);
+  QVERIFY2(d.empty(), d.c_str());
+  // Final metrics of the outcomes.
+  for (const auto& [k, v] : resumed.final_metrics.items()) {
+    if (k.rfind("perf/", 0) == 0) continue;
+    QVERIFY2(a.final_metrics.contains(k), k.c_str());
+    QVERIFY2(a.final_metrics[k].get<double>() == v.get<double>(), k.c_str());
+  }
+  // The final checkpoints: trainable tensors and optimizer state (moments, RNG).
+  auto cka = store.latest_checkpoint(a.run_id), ckb = store.latest_checkpoint(b.run_id);
+  QVERIFY(cka && ckb);
+  QCOMPARE(cka->step, ckb->step);
+  QVERIFY(cka->path != ckb->path);
+  for (const char* f : {"trainable.safetensors", "optimizer.safetensors"}) {
+    const std::string td = diff_tensor_files(cka->path + "/" + f, ckb->path + "/" + f);
+    QVERIFY2(td.empty(), td.c_str());
+  }
+  // A task sequence's accuracy matrix too.
+  auto ta = store.task_matrix(a.run_id), tb = store.task_matrix(b.run_id);
+  QCOMPARE(ta.cells.size(), tb.cells.size());
+  for (size_t i = 0; i < ta.cells.size(); ++i) QCOMPARE(ta.cells[i].value, tb.cells[i].value);
+}
+
+void TestRunner::nanInjectionMarksRunDivergedNamingStepAndTerm_data() {
+  QTest::addColumn<QString>("plan");
+  QTest::addColumn<int>("step");
+  QTest::newRow("full at the first step") << R"({"variant":"full"})" << 0;
+  QTest::newRow("lora at step 2") << R"({"variant":"lora","rank":2})" << 2;
+  QTest::newRow("grow freeze at step 3") << R"({"variant":"grow","mode":"freeze"})" << 3;
+}
+
+void TestRunner::nanInjectionMarksRunDivergedNamingStepAndTerm() {
+  QFETCH(QString, plan);
+  QFETCH(int, step);
+  Json spec = base_spec(Json::parse(str(plan)));
+  spec["train"]["steps"] = 5;
+  const std::string db = db_path("nan");
+  ex::RunnerOptions o = options(db);
+  o.inject_nan_at = step;
+  auto oc = run_one(spec, db, o);
+  QCOMPARE(qs(oc.status), QString("diverged"));
+  const std::string want_step = fmt::format("step {}", step);
+  QVERIFY2(contains(oc.error, want_step), oc.error.c_str());
+  QVERIFY2(contains(oc.error, "next-token cross-entropy"), oc.error.c_str());
+  QVERIFY2(contains(oc.error, "nan"), oc.error.c_str());
+  Store store = Store::open(db);
+  auto info = store.get_run(oc.run_id);
+  QCOMPARE(info.status, RunStatus::Diverged);
+  QCOMPARE(qs(info.error), qs(oc.error));
+  // The steps before the divergence are recorded, none after it.
+  auto loss = store.metric_series(oc.run_id, {{"train/loss"}, std::nullopt})["train/loss"];
+  QCOMPARE(static_cast<int>(loss.steps.size()), step);
+  for (double v : loss.values) QVERIFY(std::isfinite(v));
+  QVERIFY(metrics_at(store, oc.run_id, 0).count("eval/orig/loss"));
+}
+
+void TestRunner::taskSequenceRecordsAccuracyMatrixOpAndBwt() {
+  Json spec = base_spec({{"variant", "lora"}, {"rank", 4}});
+  spec["data"]["new"].erase("train");
+  spec["sequence"] = {
+      {{"name", "T1"},
+       {"train", m_new_train},
+       {"eval", {{"kind", "lm"}, {"path", m_new_eval}}},
+       {"steps", 2}},
+      {{"name", "T2"}, {"train", m_orig_train}, {"eval", {{"kind", "lm"}, {"path", m_orig_eval}}}},
+      {{"name", "T3"},
+       {"train", m_new_train},
+       {"eval", {{"kind", "mc"}, {"path", m_mc3}}},
+       {"steps", 1}}};
+  spec["train"]["steps"] = 3;
+  spec["train"]["lr"] = 5e-2;
+  const std::string db = db_path("sequence");
+  auto oc = run_one(spec, db);
+  QVERIFY2(oc.status == "finished", oc.error.c_str());
+  Store store = Store::open(db);
+  auto tm = store.task_matrix(oc.run_id);
+  QCOMPARE(tm.cells.size(), size_t(9));
+  QCOMPARE(tm.values.size(), size_t(3));
+  std::vector<std::vector<double>> r(3, std::vector<double>(3));
+  for (int i = 0; i < 3; ++i) {
+    QCOMPARE(tm.values[i].size(), size_t(3));
+    for (int j = 0; j < 3; ++j) {
+      QVERIFY(std::isfinite(tm.values[i][j]));
+      r[i][j] = tm.values[i][j];
+    }
+  }
+  // The last row is the final evaluation of every task (LM: −loss; MC accuracy).
+  const int64_t last = 2 + 3 + 1;
+  auto fin = metrics_at(store, oc.run_id, last);
+  QCOMPARE(r[2][0], -fin.at("eval/T1/loss"));
+  QCOMPARE(r[2][1], -fin.at("eval/T2/loss"));
+  QCOMPARE(r[2][2], fin.at("eval/T3/acc"));
+  // Rows differ: training later tasks changed the earlier tasks' scores.
+  QVERIFY(r[1][0] != r[0][0] && r[2][0] != r[0][0] && r[2][1] != r[1][1]);
+  // OP and BWT (DESIGN.md) by hand from the stored matrix.
+  const double op = (r[2][0] + r[2][1] + r[2][2]) / 3.0;
+  const double bwt = ((r[2][0] - r[0][0]) + (r[2][1] - r[1][1])) / 2.0;
+  QVERIFY(std::abs(fin.at("eval/op") - op) < 1e-12);
+  QVERIFY(std::abs(fin.at("eval/bwt") - bwt) < 1e-12);
+  QVERIFY(bwt != 0.0);
+  // Tasks train in order, with the schedule restarting for each: warm-up 1 → the first
+  // step of every task has the full learning rate.
+  auto lr = store.metric_series(oc.run_id, {{"train/lr"}, std::nullopt})["train/lr"];
+  QCOMPARE(lr.steps, (std::vector<int64_t>{1, 2, 3, 4, 5, 6}));
+  QCOMPARE(lr.values[0], 5e-2);
+  QCOMPARE(lr.values[2], 5e-2);
+  QCOMPARE(lr.values[5], 5e-2);
+}
+
+void TestRunner::tokenisedCorporaGoToTheRunnersCacheDir() {
+  // RunnerOptions::cache_dir (growbench-cli run --cache) holds presets and tokenised
+  // corpora (runner.h, docs): nothing goes to the default cache.
+  const std::string cache = m_dir + "/own-cache";
+  auto count_files = [](const std::string& dir) {
+    int n = 0;
+    if (!fs::exists(dir)) return 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) n += e.is_regular_file();
+    return n;
+  };
+  const std::string default_cache = m_cache + "/default";
+  fs::remove_all(default_cache);
+  Json spec = base_spec({{"variant", "full"}});
+  spec["train"]["steps"] = 1;
+  ex::RunnerOptions o = options(db_path("cache"));
+  o.cache_dir = cache;
+  auto oc = run_one(spec, o.db_path, o);
+  QVERIFY2(oc.status == "finished", oc.error.c_str());
+  QVERIFY2(count_files(cache) > 0, "nothing in the runner's cache dir");
+  QCOMPARE(count_files(default_cache), 0);
+}
+
+void TestRunner::cliSignalCancelsCleanlyKeepingACheckpoint_data() {
+  QTest::addColumn<int>("signal");
+  QTest::newRow("SIGINT") << int(SIGINT);
+  QTest::newRow("SIGTERM") << int(SIGTERM);
+}
+
+void TestRunner::cliSignalCancelsCleanlyKeepingACheckpoint() {
+  QFETCH(int, signal);
+  Json spec = base_spec({{"variant", "lora"}, {"rank", 2}});
+  spec["train"]["steps"] = 100000;
+  spec["eval"]["interval"] = 1000;
+  const std::string spec_path = m_dir + "/signal.json";
+  const std::string db = db_path("signal");
+  write_text(spec_path, spec.dump());
+  QProcess p;
+  p.setProgram(GB_CLI_PATH);
+  p.setArguments({"run", qs(spec_path), "--db", qs(db), "--cache", qs(m_cache)});
+  p.setStandardErrorFile(qs(m_dir + "/signal.err"));
+  p.start();
+  QVERIFY(p.waitForStarted());
+  // Wait for training progress on stdout, then signal.
+  QElapsedTimer t;
+  t.start();
+  std::string out;
+  while (t.elapsed() < 60000 && !contains(out, "\"stage\":\"train\"")) {
+    p.waitForReadyRead(200);
+    out += p.readAllStandardOutput().toStdString();
+  }
+  QVERIFY2(contains(out, "\"stage\":\"train\""), out.c_str());
+  ::kill(static_cast<pid_t>(p.processId()), signal);
+  QVERIFY(p.waitForFinished(60000));
+  out += p.readAllStandardOutput().toStdString();
+  QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+  QCOMPARE(p.exitCode(), 130);
+  QVERIFY2(contains(out, "\"status\":\"cancelled\""), out.c_str());
+  Store store = Store::open(db);
+  auto runs = store.list_runs();
+  QVERIFY(!runs.empty());
+  const auto& run = runs.front().id > runs.back().id ? runs.front() : runs.back();
+  QCOMPARE(run.status, RunStatus::Cancelled);
+  auto ck = store.latest_checkpoint(run.id);
+  QVERIFY(ck.has_value());
+  QVERIFY(ck->step > 0);
+  QVERIFY(fs::exists(fs::path(ck->path) / "optimizer.safetensors"));
+}
+
+void TestRunner::sigkilledWorkerLeavesConsistentStoreAndResumes() {
+  // The real worker (growbench-cli run) killed with SIGKILL at random moments: the store
+  // passes PRAGMA integrity_check, the run is marked interrupted on the next open, and a run
+  // with a checkpoint resumes to the same metrics as an uninterrupted run.
+  Json spec = base_spec({{"variant", "lora"}, {"rank", 4}, {"targets", {"q", "v", "down"}}});
+  spec["train"]["steps"] = 96;
+  spec["eval"]["interval"] = 16;
+  spec["checkpoint"] = {{"interval", 4}};
+  const std::string spec_path = m_dir + "/kill.json";
+  const std::string db = db_path("kill");
+  write_text(spec_path, spec.dump());
+
+  auto start_worker = [&](QProcess& p, bool quiet) {
+    p.setProgram(GB_CLI_PATH);
+    QStringList args = {"run", qs(spec_path), "--db", qs(db), "--cache", qs(m_cache)};
+    if (quiet) {
+      args << "--quiet";
+      p.setStandardOutputFile(QProcess::nullDevice());
+    }
+    p.setArguments(args);
+    p.setStandardErrorFile(qs(m_dir + "/kill.err"));
+    p.start();
+    return p.waitForStarted();
+  };
+  auto newest_run = [&](Store& store) {
+    int64_t id = 0;
+    for (const auto& r : store.list_runs()) id = std::max(id, r.id);
+    return id;
+  };
+
+  // The uninterrupted reference, through the same worker. Its timeline (first progress
+  // line: the run exists; exit) sets the range of the random kill delays.
+  QElapsedTimer timer;
+  qint64 first_line_ms = -1, train_ms = -1, full_ms = 0;
+  {
+    QProcess p;
+    timer.start();
+    QVERIFY(start_worker(p, false));
+    while (p.state() != QProcess::NotRunning && timer.elapsed() < 120000) {
+      p.waitForReadyRead(20);
+      while (p.canReadLine()) {
+        const QByteArray line = p.readLine();
+        if (first_line_ms < 0) first_line_ms = timer.elapsed();
+        if (train_ms < 0 && line.contains("\"stage\":\"train\"")) train_ms = timer.elapsed();
+      }
+    }
+    QCOMPARE(p.state(), QProcess::NotRunning);
+    full_ms = timer.elapsed();
+    QCOMPARE(p.exitCode(), 0);
+  }
+  QVERIFY(first_line_ms > 0 && train_ms >= first_line_ms);
+  int64_t reference = 0;
+  std::map<std::pair<std::string, int64_t>, double> ref_metrics;
+  {
+    Store store = Store::open(db);
+    reference = newest_run(store);
+    QCOMPARE(store.get_run(reference).status, RunStatus::Finished);
+    ref_metrics = learning_metrics(store, reference);
+  }
+  qInfo("reference run: first line after %lld ms, training after %lld ms, exit after %lld ms",
+        static_cast<long long>(first_line_ms), static_cast<long long>(train_ms),
+        static_cast<long long>(full_ms));
+
+  std::mt19937 rng(20240607);
+  std::uniform_int_distribution<qint64> delay(first_line_ms * 3 / 4, full_ms);
+  // Kills that land before the worker created its run or after it finished do not count:
+  // go on until 20 kills hit a live run (at most 60 attempts).
+  const int kills = 20;
+  int resumed = 0, before_checkpoint = 0, finished_first = 0, before_run = 0, mid_run = 0;
+  int64_t known = reference;
+  for (int i = 0; mid_run < kills && i < 3 * kills; ++i) {
+    const qint64 delay_ms = delay(rng);
+    QProcess p;
+    QVERIFY(start_worker(p, true));
+    QThread::msleep(static_cast<unsigned long>(delay_ms));
+    const bool was_running = p.state() == QProcess::Running;
+    if (was_running) ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
+    if (p.state() != QProcess::NotRunning) QVERIFY(p.waitForFinished(60000));
+
+    Store store =
+        Store::open(db, gb::store::OpenMode::ReadWrite, {5000, gb::store::IntegrityCheck::Full});
+    QCOMPARE(store.integrity_check(), (std::vector<std::string>{"ok"}));
+    const int64_t run = newest_run(store);
+    if (run == known) {  // killed before the run was created
+      ++before_run;
+      continue;
+    }
+    known = run;
+    auto info = store.get_run(run);
+    if (!was_running || info.status == RunStatus::Finished) {
+      QCOMPARE(info.status, RunStatus::Finished);
+      ++finished_first;
+      continue;
+    }
+    ++mid_run;
+    QVERIFY2(info.status == RunStatus::Running || info.status == RunStatus::Queued,
+             gb::store::to_string(info.status));
+    const bool was_marked_running = info.status == RunStatus::Running;
+    auto marked = store.mark_interrupted_runs();
+    if (was_marked_running) {
+      QCOMPARE(marked, std::vector<int64_t>{run});
+      QCOMPARE(store.get_run(run).status, RunStatus::Interrupted);
+    }
+    auto ck = store.latest_checkpoint(run);
+    if (!ck) {
+      ++before_checkpoint;
+      const std::string err = error_of([&] { ex::resume_run(run, options(db)); });
+      QVERIFY2(contains(err, "no checkpoint"), err.c_str());
+      continue;
+    }
+    {
+      // Resumed by the worker (same process environment as the uninterrupted run).
+      QProcess r;
+      r.setProgram(GB_CLI_PATH);
+      r.setArguments({"run", "--resume", QString::number(run), "--db", qs(db), "--cache",
+                      qs(m_cache), "--quiet"});
+      r.setStandardOutputFile(QProcess::nullDevice());
+      r.setStandardErrorFile(qs(m_dir + "/resume.err"));
+      r.start();
+      QVERIFY(r.waitForFinished(120000));
+      QCOMPARE(r.exitCode(), 0);
+    }
+    QCOMPARE(store.get_run(run).status, RunStatus::Finished);
+    const std::string d = diff_metrics(ref_metrics, learning_metrics(store, run));
+    QVERIFY2(d.empty(), qPrintable(QString("kill %1 after %2 ms (checkpoint %3): %4")
+                                       .arg(i)
+                                       .arg(delay_ms)
+                                       .arg(ck->step)
+                                       .arg(qs(d))));
+    ++resumed;
+    qInfo("kill %2d after %4lld ms: resumed from step %lld", i, static_cast<long long>(delay_ms),
+          static_cast<long long>(ck->step));
+  }
+  qInfo(
+      "%d kills in a live run: %d resumed, %d before the first checkpoint; %d more "
+      "attempts: %d before the run existed, %d after it finished",
+      mid_run, resumed, before_checkpoint, before_run + finished_first, before_run, finished_first);
+  QCOMPARE(mid_run, kills);
+  QVERIFY2(resumed >= kills / 2, "too few kills landed after the first checkpoint");
+}
+
+QTEST_GUILESS_MAIN(TestRunner)
+#include "tst_runner.moc"
