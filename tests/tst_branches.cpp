@@ -14,6 +14,7 @@
 
 #include <torch/torch.h>
 
+#include "test_util.h"
 #include "grow/adapters.h"
 #include "grow/growth.h"
 #include "grow/moe.h"
@@ -44,16 +45,7 @@ grow::GrowthPlan plan_of(const std::string& text) {
   return grow::parse_plan(gb::json::parse(text, "test plan"));
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const gb::Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("UNEXPECTED EXCEPTION TYPE: ") + e.what();
-  }
-  return "NO ERROR";
-}
+using gb::test::error_of;
 
 bool is_branch_param(const std::string& name) {
   return name.find(".adapter.") != std::string::npos || name.find(".moe.") != std::string::npos;

@@ -18,6 +18,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "test_util.h"
 #include "data/biography.h"
 #include "data/corpus.h"
 #include "data/packing.h"
@@ -42,16 +43,7 @@ std::string write(const QTemporaryDir& dir, const std::string& rel, const std::s
   return p.string();
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const gb::Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("UNEXPECTED EXCEPTION TYPE: ") + e.what();
-  }
-  return "NO ERROR";
-}
+using gb::test::error_of;
 
 std::vector<std::string> texts(const std::vector<Document>& docs) {
   std::vector<std::string> out;

@@ -17,6 +17,7 @@
 
 #include <torch/torch.h>
 
+#include "test_util.h"
 #include "grow/checkpoint.h"
 #include "grow/growth.h"
 #include "grow/lora.h"
@@ -48,16 +49,7 @@ grow::GrowthPlan plan_of(const Json& j) {
   return grow::parse_plan(j, "test plan");
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const gb::Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("UNEXPECTED EXCEPTION TYPE: ") + e.what();
-  }
-  return "NO ERROR";
-}
+using gb::test::error_of;
 
 torch::Tensor logits_of(gb::CausalLMImpl& m, const torch::Tensor& ids) {
   torch::NoGradGuard ng;

@@ -14,6 +14,7 @@
 
 #include <torch/torch.h>
 
+#include "test_util.h"
 #include "grow/growth.h"
 #include "grow/plan.h"
 #include "importance/effective_rank.h"
@@ -40,16 +41,7 @@ QString qs(const std::string& s) {
   return QString::fromStdString(s);
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const gb::Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("UNEXPECTED EXCEPTION TYPE: ") + e.what();
-  }
-  return "NO ERROR";
-}
+using gb::test::error_of;
 
 // A model of `family`: the fixture (2 layers, real weights) when layers == 0, otherwise a
 // `layers`-deep model of the fixture's shape with random weights (deterministic), so that

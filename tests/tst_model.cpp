@@ -11,6 +11,7 @@
 
 #include <torch/torch.h>
 
+#include "test_util.h"
 #include "model/arch.h"
 #include "model/config.h"
 #include "model/hf_io.h"
@@ -47,16 +48,7 @@ std::string copy_fixture(const QTemporaryDir& dir, const std::string& name) {
   return dst.string();
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const gb::Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("UNEXPECTED EXCEPTION TYPE: ") + e.what();
-  }
-  return "NO ERROR";
-}
+using gb::test::error_of;
 
 }  // namespace
 

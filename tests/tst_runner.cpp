@@ -29,6 +29,7 @@
 
 #include <torch/torch.h>
 
+#include "test_util.h"
 #include "data/packing.h"
 #include "data/tokenized.h"
 #include "eval/evaluate.h"
@@ -67,16 +68,7 @@ std::string str(const QString& s) {
   return s.toStdString();
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const gb::Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("UNEXPECTED EXCEPTION TYPE: ") + e.what();
-  }
-  return "NO ERROR";
-}
+using gb::test::error_of;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -17,6 +17,7 @@
 
 #include <torch/torch.h>
 
+#include "test_util.h"
 #include "model/safetensors.h"
 #include "model/tensor_io.h"
 #include "util/error.h"
@@ -34,16 +35,7 @@ const st::DType kAllDTypes[] = {st::DType::BOOL, st::DType::U8,  st::DType::I8, 
                                 st::DType::U32,  st::DType::F32, st::DType::F64,  st::DType::I64,
                                 st::DType::U64};
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const gb::Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("UNEXPECTED EXCEPTION TYPE: ") + e.what();
-  }
-  return "NO ERROR";
-}
+using gb::test::error_of;
 
 // Fails the current test unless `message` contains every word of `expected`.
 bool contains_all(const std::string& message, const QStringList& expected, QString* missing) {

@@ -14,6 +14,7 @@
 
 #include <torch/torch.h>
 
+#include "test_util.h"
 #include "grow/growth.h"
 #include "grow/plan.h"
 #include "grow/scale.h"
@@ -95,16 +96,7 @@ gb::grow::GrowthResult grow(gb::CausalLMImpl& m, const nlohmann::json& j, uint64
   return r;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const gb::Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("UNEXPECTED EXCEPTION TYPE: ") + e.what();
-  }
-  return "NO ERROR";
-}
+using gb::test::error_of;
 
 std::map<std::string, torch::Tensor> snapshot(const gb::CausalLMImpl& m) {
   std::map<std::string, torch::Tensor> s;
