@@ -447,7 +447,7 @@ void ModelView::generate(const QString& prompt) {
     return;
   }
   QStringList args = {u"generate"_s, m.folder, u"--prompt"_s, prompt};
-  for (const char* opt : {"--max-new-tokens", "--max-tokens", "--tokens"}) {
+  for (const char* opt : {"--max-new", "--max-new-tokens", "--max-tokens", "--tokens"}) {
     if (m_generateHelp.contains(QLatin1String(opt) + QLatin1Char(' '))) {
       args << QLatin1String(opt) << QString::number(m_maxTokens->value());
       break;

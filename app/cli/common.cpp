@@ -1,9 +1,12 @@
 #include "common.h"
 
 #include <cstdio>
+#include <filesystem>
 
 #include "grow/checkpoint.h"
 #include "model/runtime.h"
+#include "util/error.h"
+#include "util/files.h"
 
 namespace gb::cli {
 
@@ -18,8 +21,23 @@ LoadedModel load_model_arg(const Args& args, size_t index) {
   return grow::load_model(args.positional_at(index, "MODEL"), load_options(args));
 }
 
+std::string model_tokenizer_arg(const Args& args, const std::string& command, size_t index) {
+  const std::string& folder = args.positional_at(index, "MODEL");
+  namespace fs = std::filesystem;
+  const bool model_folder = file_exists((fs::path(folder) / "config.json").string()) ||
+                            grow::is_growbench_checkpoint(folder);
+  if (!model_folder) return {};  // load_model_arg says what is wrong with the path
+  std::string tok = find_tokenizer(folder);
+  if (tok.empty()) {
+    fail("{}: the model folder has no tokenizer.json, which '{}' needs to turn text into "
+         "token ids; copy the base model's tokenizer.json (and tokenizer_config.json) into it",
+         folder, command);
+  }
+  return tok;
+}
+
 void print_json(const nlohmann::json& j, bool pretty) {
-  std::string s = pretty ? j.dump(2) : j.dump();
+  std::string s = j.dump(pretty ? 2 : -1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::fwrite(s.data(), 1, s.size(), stdout);
   std::fputc('\n', stdout);
   std::fflush(stdout);

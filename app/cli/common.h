@@ -13,7 +13,12 @@ namespace gb::cli {
 // Loads MODEL (positional argument `index`) honouring --device and --dtype.
 LoadedModel load_model_arg(const Args& args, size_t index = 0);
 LoadOptions load_options(const Args& args);
-// Prints JSON to stdout (one line) or pretty with indentation.
+// The tokenizer.json of the model folder MODEL (positional `index`), for commands that turn
+// text into ids. Checked before the weights load: throws naming the folder and what to copy
+// there when it has none. A path that is not a model folder is left to load_model_arg.
+std::string model_tokenizer_arg(const Args& args, const std::string& command, size_t index = 0);
+// Prints JSON to stdout (one line) or pretty with indentation. Invalid UTF-8 in strings
+// (decoded model output) is written as U+FFFD.
 void print_json(const nlohmann::json& j, bool pretty = false);
 
 }  // namespace gb::cli

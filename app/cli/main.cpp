@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "cli.h"
+#include "util/allocator.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -108,6 +109,7 @@ void print_usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gb::keep_freed_memory_for_reuse();  // util/allocator.h: faster training steps
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     print_usage();

@@ -1,0 +1,171 @@
+// Training-step throughput of GrowBench's trainer (issue 5's benchmark; the PyTorch side is
+// bench/train_step_torch.py, the driver bench/train_step_compare.sh). A small Llama-shaped
+// model with random weights (defaults: 4 layers, d = 256, 4 heads of 64, MLP 688, vocabulary
+// 2048, untied head) trained with full fine-tuning through gb::train::Trainer exactly as a
+// run does it: AdamW (lr 1e-4, weight decay 0.01 on matrices), gradient clipping at 1.0,
+// constant schedule, the loss read back every step; CPU float32; batch 8 x 128 tokens from a
+// fixed pseudo-random sequence (a 64-bit LCG both sides share). Prints one JSON line.
+//
+// Usage: bench_train_step [--steps N (20)] [--warmup W (3)] [--threads T (1)]
+//          [--layers L] [--hidden D] [--heads H] [--mlp P] [--vocab V] [--seq-len T]
+//          [--batch B] [--save-init DIR]
+// --threads sets LibTorch's intra-op threads (at::set_num_threads); OpenBLAS keeps its own
+// pool, sized by OPENBLAS_NUM_THREADS (or OMP_NUM_THREADS, else all cores).
+// --save-init writes the initial weights as a Hugging Face folder, which
+// train_step_torch.py --init DIR/model.safetensors loads: both sides then train the very
+// same model on the very same batches and their losses can be compared step by step.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "data/packing.h"
+#include "grow/growth.h"
+#include "grow/plan.h"
+#include "model/config.h"
+#include "model/hf_io.h"
+#include "model/modules.h"
+#include "train/trainer.h"
+#include "util/json.h"
+#include "util/allocator.h"
+#include "util/log.h"
+
+namespace {
+
+struct Options {
+  int64_t steps = 20, warmup = 3, threads = 1;
+  int64_t layers = 4, hidden = 256, heads = 4, mlp = 688, vocab = 2048;
+  int64_t seq_len = 128, batch = 8;
+  std::string save_init;
+};
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr, "bench_train_step: %s\n(see the comment at the top of the source)\n", why);
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) usage(("option " + a + " needs a value").c_str());
+    const char* v = argv[++i];
+    const std::map<std::string, int64_t*> ints = {
+        {"--layers", &o.layers},  {"--hidden", &o.hidden}, {"--heads", &o.heads},
+        {"--mlp", &o.mlp},        {"--vocab", &o.vocab},   {"--seq-len", &o.seq_len},
+        {"--batch", &o.batch},    {"--steps", &o.steps},   {"--warmup", &o.warmup},
+        {"--threads", &o.threads}};
+    if (a == "--save-init") {
+      o.save_init = v;
+    } else if (ints.count(a)) {
+      *ints.at(a) = std::atoll(v);
+    } else {
+      usage(("unknown option " + a).c_str());
+    }
+  }
+  if (o.steps < 1 || o.warmup < 0 || o.threads < 1 || o.batch < 1 || o.seq_len < 2) {
+    usage("steps, threads, batch must be positive, warmup >= 0, seq-len >= 2");
+  }
+  return o;
+}
+
+gb::ModelConfig config(const Options& o) {
+  nlohmann::json j = {{"model_type", "llama"},
+                      {"architectures", {"LlamaForCausalLM"}},
+                      {"vocab_size", o.vocab},
+                      {"hidden_size", o.hidden},
+                      {"intermediate_size", o.mlp},
+                      {"num_hidden_layers", o.layers},
+                      {"num_attention_heads", o.heads},
+                      {"num_key_value_heads", o.heads},
+                      {"head_dim", o.hidden / o.heads},
+                      {"max_position_embeddings", std::max<int64_t>(256, o.seq_len)},
+                      {"rms_norm_eps", 1e-6},
+                      {"rope_theta", 10000.0},
+                      {"tie_word_embeddings", false},
+                      {"torch_dtype", "float32"}};
+  return gb::parse_config(j, "bench_train_step config");
+}
+
+// Batches of (batch, seq_len + 1) ids from a 64-bit LCG (train_step_torch.py draws the same).
+std::vector<gb::data::Batch> batches(const Options& o, int count) {
+  uint64_t x = 12345;
+  std::vector<gb::data::Batch> out;
+  for (int b = 0; b < count; ++b) {
+    gb::data::Batch batch;
+    batch.rows = o.batch;
+    batch.seq_len = o.seq_len;
+    batch.tokens.resize(static_cast<size_t>(o.batch * (o.seq_len + 1)));
+    for (auto& t : batch.tokens) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      t = static_cast<int32_t>((x >> 33) % static_cast<uint64_t>(o.vocab));
+    }
+    batch.step = static_cast<uint64_t>(b);
+    out.push_back(std::move(batch));
+  }
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  // As growbench-cli does at start-up (util/allocator.h); GB_GLIBC_DEFAULT_MALLOC=1 measures
+  // glibc's default behaviour instead.
+  if (!std::getenv("GB_GLIBC_DEFAULT_MALLOC")) gb::keep_freed_memory_for_reuse();
+  torch::set_num_threads(static_cast<int>(o.threads));
+  gb::log::set_level(spdlog::level::warn);
+  const gb::ModelConfig c = config(o);
+  torch::manual_seed(1);
+  gb::CausalLM model(c);
+  gb::init_weights(*model, 0.02);
+  if (!o.save_init.empty()) gb::export_hf(*model, o.save_init, "");
+
+  namespace grow = gb::grow;
+  grow::GrowthResult growth =
+      grow::apply_plan(*model, grow::parse_plan(nlohmann::json{{"variant", "full"}}));
+  gb::train::TrainOptions to;
+  to.adamw.lr = 1e-4;
+  to.adamw.weight_decay = 0.01;
+  to.schedule.kind = "constant";
+  to.clip = 1.0;
+  gb::train::Trainer trainer(model, growth, to, torch::Device(torch::kCPU));
+
+  const std::vector<gb::data::Batch> data = batches(o, 4);
+  std::vector<double> ms, losses;
+  for (int64_t s = 0; s < o.warmup + o.steps; ++s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    gb::train::StepStats st = trainer.step({data[static_cast<size_t>(s) % data.size()]});
+    const auto t1 = std::chrono::steady_clock::now();
+    losses.push_back(st.loss);
+    if (s >= o.warmup) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  double total_ms = 0;
+  for (double t : ms) total_ms += t;
+  const int64_t tokens_per_step = o.batch * o.seq_len;
+  nlohmann::json out = {
+      {"impl", "growbench"},
+      {"torch", TORCH_VERSION},
+      {"threads", o.threads},
+      {"steps", o.steps},
+      {"warmup", o.warmup},
+      {"params", gb::count_parameters(*model)},
+      {"tokens_per_step", tokens_per_step},
+      {"step_ms_median", median(ms)},
+      {"step_ms_mean", total_ms / static_cast<double>(ms.size())},
+      {"tokens_per_s", static_cast<double>(tokens_per_step) * ms.size() / (total_ms / 1000.0)},
+      {"losses", losses}};
+  std::printf("%s\n", out.dump().c_str());
+  return 0;
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Training-step throughput of GrowBench (bench_train_step) against the same model in plain
+# PyTorch (train_step_torch.py, Debian's python3-torch), in one run: first a parity check
+# (both sides train the same initial weights on the same batches; their losses must agree),
+# then REPS alternating repetitions per thread setting, each after WARMUP warm-up steps.
+# Prints tokens/s of each side (median over the repetitions) and the ratio growbench/pytorch.
+#
+# A thread setting is T or T:B: T intra-op threads of LibTorch (at::set_num_threads, and
+# OMP_NUM_THREADS) and B threads of OpenBLAS (OPENBLAS_NUM_THREADS; B = T when not given).
+# OpenBLAS runs its own thread pool beside LibTorch's OpenMP threads; growbench-cli sets one
+# LibTorch thread and leaves OpenBLAS at its default (all cores), i.e. 1:<cores>.
+#
+# Usage: bench/train_step_compare.sh [BUILD_DIR (default: build)]
+# Environment: STEPS (20), WARMUP (3), REPS (3), THREADS ("1:1 1:2 2:1 2:2"), PYTHON
+# (/usr/bin/python3), and model options for both sides in EXTRA (e.g. EXTRA="--layers 8").
+# Anything else in the environment (GLIBC_TUNABLES, ...) applies to both sides alike.
+# Build first: cmake -B build -DGB_BUILD_BENCH=ON && ninja -C build bench_train_step
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-"$here/../build"}
+bin="$build/bench/bench_train_step"
+py=${PYTHON:-/usr/bin/python3}
+steps=${STEPS:-20}
+warmup=${WARMUP:-3}
+reps=${REPS:-3}
+threads=${THREADS:-"1:1 1:2 2:1 2:2"}
+read -r -a extra <<<"${EXTRA:-}"
+
+[[ -x "$bin" ]] || { echo "no $bin; build it with -DGB_BUILD_BENCH=ON" >&2; exit 1; }
+"$py" -c 'import torch' 2>/dev/null ||
+  { echo "$py has no torch; install python3-torch or set PYTHON" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+init="$work/init"
+results="$work/results.jsonl"
+
+echo "machine: $(nproc) cores; $(uptime | sed 's/^ *//')"
+echo "growbench: $bin"
+torch_version=$("$py" -c 'import torch; print(torch.__version__)')
+echo "pytorch:   $py $here/train_step_torch.py (torch $torch_version)"
+
+# Parity: 5 steps from the same weights on the same batches, no warm-up.
+"$bin" --steps 5 --warmup 0 --threads 1 --save-init "$init" "${extra[@]}" >"$work/gb0.json"
+"$py" "$here/train_step_torch.py" --steps 5 --warmup 0 --threads 1 \
+  --init "$init/model.safetensors" "${extra[@]}" >"$work/pt0.json"
+
+for setting in $threads; do
+  t=${setting%%:*}
+  b=${setting#*:}
+  for r in $(seq "$reps"); do
+    # Alternate which side runs first, so that a change in machine load hits both alike.
+    gb=("$bin" --steps "$steps" --warmup "$warmup" --threads "$t" "${extra[@]}")
+    pt=("$py" "$here/train_step_torch.py" --steps "$steps" --warmup "$warmup" --threads "$t"
+        --init "$init/model.safetensors" "${extra[@]}")
+    for side in $( ((r % 2)) && echo "gb pt" || echo "pt gb"); do
+      if [[ $side == gb ]]; then cmd=("${gb[@]}"); else cmd=("${pt[@]}"); fi
+      line=$(OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$b "${cmd[@]}")
+      printf '%s:%s\t%s\n' "$t" "$b" "$line" >>"$results"
+    done
+  done
+done
+
+status=0
+"$py" - "$work/gb0.json" "$work/pt0.json" "$results" <<'EOF' || status=$?
+import json, statistics, sys
+gb0, pt0 = (json.load(open(p)) for p in sys.argv[1:3])
+print("\nparity (same initial weights and batches), loss per step:")
+worst = 0.0
+for i, (a, b) in enumerate(zip(gb0["losses"], pt0["losses"])):
+    worst = max(worst, abs(a - b))
+    print(f"  step {i}: growbench {a:.6f}  pytorch {b:.6f}  diff {a - b:+.2e}")
+print(f"  parameters: growbench {gb0['params']}, pytorch {pt0['params']}")
+ok = worst < 1e-3 and gb0["params"] == pt0["params"]
+print("  parity " + ("ok" if ok else "FAILED: the two sides do not train the same model"))
+rows = []
+for line in open(sys.argv[3]):
+    setting, text = line.rstrip("\n").split("\t", 1)
+    rows.append(dict(json.loads(text), setting=setting))
+print(f"\n{rows[0]['tokens_per_step']} tokens per step; median over repetitions of "
+      f"{rows[0]['steps']} steps after {rows[0]['warmup']} warm-up steps each\n")
+print("| threads torch:blas | growbench tok/s | pytorch tok/s | growbench ms/step "
+      "| pytorch ms/step "
+      "| ratio growbench/pytorch | runs (growbench; pytorch tok/s) |")
+print("|---|---|---|---|---|---|---|")
+for t in dict.fromkeys(r["setting"] for r in rows):
+    g = [r for r in rows if r["setting"] == t and r["impl"] == "growbench"]
+    p = [r for r in rows if r["setting"] == t and r["impl"] == "pytorch"]
+    gt = statistics.median(r["tokens_per_s"] for r in g)
+    pt = statistics.median(r["tokens_per_s"] for r in p)
+    gm = statistics.median(r["step_ms_median"] for r in g)
+    pm = statistics.median(r["step_ms_median"] for r in p)
+    runs = (", ".join(f"{r['tokens_per_s']:.0f}" for r in g) + "; " +
+            ", ".join(f"{r['tokens_per_s']:.0f}" for r in p))
+    print(f"| {t} | {gt:.0f} | {pt:.0f} | {gm:.1f} | {pm:.1f} | {gt / pt:.3f} | {runs} |")
+sys.exit(0 if ok else 1)
+EOF
+echo "machine after: $(uptime | sed 's/^ *//')"
+exit "$status"
