@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   {
     auto c = llama_config(128, 4, 352, 24, 1024);
     auto m = random_model(c);
-    auto probes = random_probes(c.vocab_size, 8, 64, 4);
+    auto probes = random_probes(c.vocab_size, 32, 128, 8);
     std::printf(
         "masking probe: Llama-shaped, L=%lld d=%lld p=%lld V=%lld, %lld parameters;\n"
         "probe set %lld rows x %lld tokens in %zu batches (%lld scored tokens)\n",
