@@ -121,9 +121,9 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
-  // As growbench-cli does at start-up (util/allocator.h); GB_GLIBC_DEFAULT_MALLOC=1 measures
+  // As growbench-cli's training commands do (util/allocator.h); GB_NO_REEXEC=1 measures
   // glibc's default behaviour instead.
-  if (!std::getenv("GB_GLIBC_DEFAULT_MALLOC")) gb::keep_freed_memory_for_reuse();
+  gb::reexec_with_allocator_tunables(argv);
   torch::set_num_threads(static_cast<int>(o.threads));
   gb::log::set_level(spdlog::level::warn);
   const gb::ModelConfig c = config(o);

@@ -109,7 +109,6 @@ void print_usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  gb::keep_freed_memory_for_reuse();  // util/allocator.h: faster training steps
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     print_usage();
@@ -133,6 +132,10 @@ int main(int argc, char** argv) {
       std::printf("Usage: growbench-cli %s\n\n%s\n", cmd.synopsis.c_str(), cmd.help.c_str());
       return 0;
     }
+  }
+  // Commands that train or back-propagate: glibc allocator tunables (util/allocator.h).
+  if (args[0] == "run" || args[0] == "quickstart" || args[0] == "probe") {
+    gb::reexec_with_allocator_tunables(argv);
   }
   try {
     // One intra-op thread measured fastest with OpenBLAS on the 2-core development machines;

@@ -1,15 +1,24 @@
 #include "util/allocator.h"
 
-#if defined(__GLIBC__)
-#include <malloc.h>
+#include <cstdlib>
+
+#if defined(__GLIBC__) && defined(__linux__)
+#include <unistd.h>
 #endif
 
 namespace gb {
 
-void keep_freed_memory_for_reuse() {
-#if defined(__GLIBC__)
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+void reexec_with_allocator_tunables(char** argv) {
+#if defined(__GLIBC__) && defined(__linux__)
+  if (std::getenv("GLIBC_TUNABLES") || std::getenv("GB_NO_REEXEC")) return;
+  setenv("GLIBC_TUNABLES",
+         "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=33554432", 1);
+  setenv("GB_NO_REEXEC", "1", 1);  // never loop, even if a program clears GLIBC_TUNABLES
+  execv("/proc/self/exe", argv);
+  // exec failed: carry on with the defaults.
+  unsetenv("GLIBC_TUNABLES");
+#else
+  (void)argv;
 #endif
 }
 
