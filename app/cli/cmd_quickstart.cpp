@@ -1,5 +1,4 @@
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 
@@ -18,10 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-CancelToken* g_cancel = nullptr;
-void on_signal(int) {
-  if (g_cancel) g_cancel->cancel();
-}
 
 std::string quickstart_spec_path() {
   for (const auto& dir : experiment::preset_search_dirs()) {
@@ -80,12 +75,7 @@ namespace {
 
 int run_quickstart(const Args& args) {
   CancelToken cancel;
-  g_cancel = &cancel;
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  cancel_on_signals(cancel);
 
   auto start = std::chrono::steady_clock::now();
   experiment::RunnerOptions o;

@@ -1,4 +1,3 @@
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 
@@ -12,21 +11,9 @@ namespace gb::cli {
 
 namespace {
 
-CancelToken* g_cancel = nullptr;
-
-void on_signal(int) {
-  // Only an atomic store: async-signal-safe.
-  if (g_cancel) g_cancel->cancel();
-}
-
 int run_run(const Args& args) {
   CancelToken cancel;
-  g_cancel = &cancel;
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  cancel_on_signals(cancel);
 
   experiment::RunnerOptions o;
   o.db_path = args.get("db", default_store_path());

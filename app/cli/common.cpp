@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 
@@ -41,6 +42,22 @@ void print_json(const nlohmann::json& j, bool pretty) {
   std::fwrite(s.data(), 1, s.size(), stdout);
   std::fputc('\n', stdout);
   std::fflush(stdout);
+}
+
+namespace {
+CancelToken* g_signal_token = nullptr;
+void on_cancel_signal(int) {
+  if (g_signal_token) g_signal_token->cancel();
+}
+}  // namespace
+
+void cancel_on_signals(CancelToken& token) {
+  g_signal_token = &token;
+  struct sigaction sa {};
+  sa.sa_handler = on_cancel_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 }
 
 }  // namespace gb::cli

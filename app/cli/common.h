@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "model/hf_io.h"
+#include "util/progress.h"
 
 namespace gb::cli {
 
@@ -20,5 +21,8 @@ std::string model_tokenizer_arg(const Args& args, const std::string& command, si
 // Prints JSON to stdout (one line) or pretty with indentation. Invalid UTF-8 in strings
 // (decoded model output) is written as U+FFFD.
 void print_json(const nlohmann::json& j, bool pretty = false);
+// SIGINT and SIGTERM cancel `token` (an atomic store: async-signal-safe) for the rest of
+// the process; the command then stops cleanly (status cancelled, checkpoint kept).
+void cancel_on_signals(CancelToken& token);
 
 }  // namespace gb::cli
