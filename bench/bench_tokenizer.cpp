@@ -194,8 +194,7 @@ int main(int argc, char** argv) {
       js_load = j.at("load_s").get<double>();
       js_load_cpu = j.at("load_cpu_s").get<double>();
       for (const auto& s : j.at("pass_s")) js_best = std::min(js_best, s.get<double>());
-      for (const auto& s : j.at("pass_cpu_s"))
-        js_best_cpu = std::min(js_best_cpu, s.get<double>());
+      for (const auto& s : j.at("pass_cpu_s")) js_best_cpu = std::min(js_best_cpu, s.get<double>());
       js_ids = j.at("ids").get<size_t>();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "bench_tokenizer: node failed (status %d): %s\n%s\n", status, e.what(),

@@ -61,6 +61,8 @@ inline torch::Tensor random_ids(const CausalLMImpl& m, int64_t b = 2, int64_t t 
   return torch::randint(3, m.config.vocab_size, {b, t}, gen, torch::kLong);
 }
 
-inline void quiet_logs() { gb::log::set_level(spdlog::level::warn); }
+inline void quiet_logs() {
+  gb::log::set_level(spdlog::level::warn);
+}
 
 }  // namespace gb::test

@@ -26,7 +26,9 @@ constexpr double kBf16RelTol = 0.05;
 // Function preservation on the GPU: as on the CPU (tst_grow), 1e-5 relative to the scale.
 constexpr double kPreserveTol = 1e-5;
 
-bool have_cuda() { return torch::cuda::is_available(); }
+bool have_cuda() {
+  return torch::cuda::is_available();
+}
 
 torch::Tensor logits_of(gb::CausalLMImpl& m, const torch::Tensor& ids) {
   torch::NoGradGuard ng;
@@ -117,8 +119,7 @@ class TestCuda : public QObject {
     torch::Tensor before = logits_of(*m, ids);
     gb::grow::ApplyContext ctx;
     ctx.seed = 5;
-    auto r = gb::grow::apply_plan(*m, gb::grow::parse_plan(Json::parse(plan.toStdString())),
-                                  ctx);
+    auto r = gb::grow::apply_plan(*m, gb::grow::parse_plan(Json::parse(plan.toStdString())), ctx);
     for (const auto& p : m->parameters()) QCOMPARE(p.device().type(), torch::kCUDA);
     if (!r.function_preserving) return;  // LoRAMoE/MH-MoE routers etc. say so themselves
     torch::Tensor after = logits_of(*m, ids);
@@ -135,8 +136,7 @@ class TestCuda : public QObject {
     m->to(torch::kCUDA);
     gb::grow::ApplyContext ctx;
     ctx.seed = 5;
-    auto r = gb::grow::apply_plan(*m, gb::grow::parse_plan(Json::parse(plan.toStdString())),
-                                  ctx);
+    auto r = gb::grow::apply_plan(*m, gb::grow::parse_plan(Json::parse(plan.toStdString())), ctx);
     gb::train::TrainOptions o;
     o.adamw.lr = 3e-3;
     gb::train::Trainer trainer(m, r, o, torch::Device(torch::kCUDA));

@@ -222,11 +222,10 @@ void TestImportance::maskingEqualsBruteForceLayerRemoval() {
     removed->set_layers(list);
     QCOMPARE(removed->num_layers(), n - 1);
     const double brute = imp::probe_loss(*removed, probes) - base_loss;
-    QVERIFY2(std::fabs(r.importance[l] - brute) <= 1e-5,
-             qPrintable(QString("layer %1: cached %2, brute force %3")
-                            .arg(l)
-                            .arg(r.importance[l])
-                            .arg(brute)));
+    QVERIFY2(
+        std::fabs(r.importance[l] - brute) <= 1e-5,
+        qPrintable(
+            QString("layer %1: cached %2, brute force %3").arg(l).arg(r.importance[l]).arg(brute)));
     // A bypassed layer changes the loss (the check above is not vacuous).
     QVERIFY(std::fabs(brute) > 1e-6);
   }
@@ -314,9 +313,9 @@ void TestImportance::taylorAndFisherEqualDirectAutograd() {
   auto loss = total / double(probes.scored_tokens);
   auto grads = torch::autograd::grad({loss}, params, {}, false, false, true);
   // Float32 sums in another order (per row against per batch): relative 1e-6.
-  QVERIFY2(close(u.loss, loss.item<double>(), 1e-6, 0),
-           qPrintable(
-               QString("%1 vs %2").arg(u.loss, 0, 'g', 10).arg(loss.item<double>(), 0, 'g', 10)));
+  QVERIFY2(
+      close(u.loss, loss.item<double>(), 1e-6, 0),
+      qPrintable(QString("%1 vs %2").arg(u.loss, 0, 'g', 10).arg(loss.item<double>(), 0, 'g', 10)));
 
   // Direct empirical Fisher: squared gradients of per-row (or per-batch) mean NLL.
   std::vector<torch::Tensor> fisher(params.size());
@@ -558,8 +557,7 @@ void TestImportance::effectiveRankStagesUseConsecutiveOrBaseDeltas() {
   // layer 0 and nothing to layer 1.
   std::vector<std::vector<torch::Tensor>> stages = {{base[0] + rank1, base[1] + eye},
                                                     {base[0] + rank1 + eye, base[1] + eye}};
-  auto prev =
-      imp::effective_rank_stages(base, stages, {"s1", "s2"}, imp::DeltaReference::Previous);
+  auto prev = imp::effective_rank_stages(base, stages, {"s1", "s2"}, imp::DeltaReference::Previous);
   QCOMPARE(prev.values.size(), size_t(2));  // layers
   QVERIFY(std::fabs(prev.values[0][0] - 1.0) < 1e-5);
   QVERIFY(std::fabs(prev.values[0][1] - 5.0) < 1e-5);  // W_2 − W_1 = identity

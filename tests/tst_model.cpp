@@ -107,12 +107,14 @@ void TestModel::forwardMatchesTransformers() {
     const auto& first8 = seq["logits_first8"];
     for (int64_t p = 0; p < t; ++p) {
       for (int64_t v = 0; v < 8; ++v) {
-        max_diff = std::max(max_diff, std::fabs(logits[p][v].item<double>() -
-                                                as_float(first8[p][v])));
+        max_diff =
+            std::max(max_diff, std::fabs(logits[p][v].item<double>() - as_float(first8[p][v])));
       }
     }
-    QVERIFY2(max_diff <= 1e-4, qPrintable(QString("%1 len %2: max |logit diff| %3 > 1e-4")
-                                              .arg(family).arg(t).arg(max_diff)));
+    QVERIFY2(
+        max_diff <= 1e-4,
+        qPrintable(
+            QString("%1 len %2: max |logit diff| %3 > 1e-4").arg(family).arg(t).arg(max_diff)));
     auto loss = torch::nn::functional::cross_entropy(logits.narrow(0, 0, t - 1),
                                                      input.squeeze(0).narrow(0, 1, t - 1));
     double ref_loss = as_float(seq["loss"]);
@@ -128,8 +130,8 @@ void TestModel::hiddenStateNormsMatchTransformers() {
   gb::LoadedModel m = gb::load_hf_model(fixture(family.toStdString()));
   torch::NoGradGuard ng;
   for (const auto& seq : ref["sequences"]) {
-    auto input = torch::tensor(seq["input_ids"].get<std::vector<int64_t>>(), torch::kLong)
-                     .unsqueeze(0);
+    auto input =
+        torch::tensor(seq["input_ids"].get<std::vector<int64_t>>(), torch::kLong).unsqueeze(0);
     auto state = m.model->make_state(input.size(1), {}, torch::kCPU);
     auto h = m.model->embed(input);
     std::vector<torch::Tensor> outs{h};
@@ -145,8 +147,9 @@ void TestModel::hiddenStateNormsMatchTransformers() {
       for (int64_t p = 0; p < mine.size(0); ++p) {
         double want = as_float(norms[i][p]);
         double got = mine[p].item<double>();
-        QVERIFY2(std::fabs(got - want) <= 1e-4 * std::max(1.0, want),
-                 qPrintable(QString("hidden %1 pos %2: %3 vs %4").arg(i).arg(p).arg(got).arg(want)));
+        QVERIFY2(
+            std::fabs(got - want) <= 1e-4 * std::max(1.0, want),
+            qPrintable(QString("hidden %1 pos %2: %3 vs %4").arg(i).arg(p).arg(got).arg(want)));
       }
     }
     auto pre = h.squeeze(0).norm(2, -1);
@@ -164,8 +167,10 @@ void TestModel::paddedBatchMatchesUnbatched() {
   torch::NoGradGuard ng;
   const auto& pb = ref["padded_batch"];
   std::vector<int64_t> flat, mask;
-  for (const auto& r : pb["input_ids"]) for (const auto& v : r) flat.push_back(v.get<int64_t>());
-  for (const auto& r : pb["attention_mask"]) for (const auto& v : r) mask.push_back(v.get<int64_t>());
+  for (const auto& r : pb["input_ids"])
+    for (const auto& v : r) flat.push_back(v.get<int64_t>());
+  for (const auto& r : pb["attention_mask"])
+    for (const auto& v : r) mask.push_back(v.get<int64_t>());
   const int64_t b = pb["input_ids"].size(), t = pb["input_ids"][0].size();
   auto ids = torch::tensor(flat, torch::kLong).view({b, t});
   auto valid = torch::tensor(mask, torch::kLong).view({b, t}).to(torch::kBool);
@@ -177,7 +182,8 @@ void TestModel::paddedBatchMatchesUnbatched() {
     int64_t last = valid[r].sum().item<int64_t>() - 1;
     const auto& want = pb["last_valid_logits"][r];
     for (int64_t v = 0; v < logits.size(2); ++v) {
-      max_diff = std::max(max_diff, std::fabs(logits[r][last][v].item<double>() - as_float(want[v])));
+      max_diff =
+          std::max(max_diff, std::fabs(logits[r][last][v].item<double>() - as_float(want[v])));
     }
   }
   QVERIFY2(max_diff <= 1e-4, qPrintable(QString("max diff %1").arg(max_diff)));
@@ -188,8 +194,9 @@ void TestModel::kvCacheDecodingMatchesFullForward() {
   auto ref = gb::json::parse_file(fixture(family.toStdString()) + "/reference.json");
   gb::LoadedModel m = gb::load_hf_model(fixture(family.toStdString()));
   torch::NoGradGuard ng;
-  auto ids = torch::tensor(ref["sequences"][1]["input_ids"].get<std::vector<int64_t>>(),
-                           torch::kLong).unsqueeze(0);
+  auto ids =
+      torch::tensor(ref["sequences"][1]["input_ids"].get<std::vector<int64_t>>(), torch::kLong)
+          .unsqueeze(0);
   auto full = m.model->forward(ids).squeeze(0);
   gb::KVCache cache;
   gb::ForwardOptions o;
@@ -244,16 +251,19 @@ void TestModel::badCheckpointGivesSpecificError_data() {
   QTest::addColumn<QString>("expected");
   QTest::newRow("missing tensor") << "drop:model.layers.1.mlp.up_proj.weight"
                                   << "missing: model.layers.1.mlp.up_proj.weight";
-  QTest::newRow("shape mismatch with config") << "config:intermediate_size=96"
-                                              << "has shape [160, 64] but config.json implies [96, 64]";
+  QTest::newRow("shape mismatch with config")
+      << "config:intermediate_size=96"
+      << "has shape [160, 64] but config.json implies [96, 64]";
   QTest::newRow("fewer layers in config") << "config:num_hidden_layers=1"
                                           << "unexpected tensor(s)";
   QTest::newRow("unsupported family") << "config:model_type=mamba"
                                       << "unsupported model_type 'mamba'";
   QTest::newRow("malformed config json") << "rawconfig:{\"model_type\": \"llama\","
                                          << "malformed JSON";
-  QTest::newRow("pickled checkpoint") << "pickle" << "pickle";
-  QTest::newRow("no config") << "noconfig" << "has no config.json";
+  QTest::newRow("pickled checkpoint") << "pickle"
+                                      << "pickle";
+  QTest::newRow("no config") << "noconfig"
+                             << "has no config.json";
   QTest::newRow("integer dtype tensor") << "intdtype:model.norm.weight"
                                         << "expected a floating-point dtype";
 }
@@ -310,8 +320,9 @@ void TestModel::badConfigGivesSpecificError_data() {
                        R"("intermediate_size":16,"num_hidden_layers":1,"num_attention_heads":2)";
   QTest::newRow("heads do not divide") << base + R"(,"num_key_value_heads":3})"
                                        << "must be a multiple of num_key_value_heads";
-  QTest::newRow("unknown rope scaling") << base + R"(,"rope_scaling":{"rope_type":"yarn","factor":2}})"
-                                        << "rope_scaling type 'yarn' is not supported";
+  QTest::newRow("unknown rope scaling")
+      << base + R"(,"rope_scaling":{"rope_type":"yarn","factor":2}})"
+      << "rope_scaling type 'yarn' is not supported";
   QTest::newRow("unknown activation") << base + R"(,"hidden_act":"mish"})"
                                       << "unsupported activation 'mish'";
   QTest::newRow("negative size") << R"({"model_type":"llama","vocab_size":-4,"hidden_size":8,)"
@@ -322,7 +333,8 @@ void TestModel::badConfigGivesSpecificError_data() {
                                << "missing required key 'vocab_size'";
   QTest::newRow("wrong type") << base + R"(,"rms_norm_eps":"small"})"
                               << "'rms_norm_eps' must be a number";
-  QTest::newRow("multimodal gemma3") << R"({"model_type":"gemma3"})" << "gemma3_text";
+  QTest::newRow("multimodal gemma3") << R"({"model_type":"gemma3"})"
+                                     << "gemma3_text";
   QTest::newRow("gpt2 inverse layer scaling")
       << R"({"model_type":"gpt2","vocab_size":10,"n_embd":8,"n_layer":1,"n_head":2,)"
          R"("n_positions":16,"scale_attn_by_inverse_layer_idx":true})"
@@ -332,9 +344,8 @@ void TestModel::badConfigGivesSpecificError_data() {
 void TestModel::badConfigGivesSpecificError() {
   QFETCH(QString, json);
   QFETCH(QString, expected);
-  std::string msg = error_of([&] {
-    gb::parse_config(gb::json::parse(json.toStdString(), "config.json"), "config.json");
-  });
+  std::string msg = error_of(
+      [&] { gb::parse_config(gb::json::parse(json.toStdString(), "config.json"), "config.json"); });
   QVERIFY2(msg.find(expected.toStdString()) != std::string::npos,
            qPrintable(QString("expected '%1' in: %2").arg(expected, QString::fromStdString(msg))));
 }
@@ -345,7 +356,8 @@ void TestModel::llama3RopeScalingMatchesFormula() {
   auto j = gb::json::parse(R"({"model_type":"llama","vocab_size":10,"hidden_size":256,
     "intermediate_size":16,"num_hidden_layers":1,"num_attention_heads":2,"rope_theta":500000.0,
     "rope_scaling":{"rope_type":"llama3","factor":8.0,"low_freq_factor":1.0,
-    "high_freq_factor":4.0,"original_max_position_embeddings":8192}})", "t");
+    "high_freq_factor":4.0,"original_max_position_embeddings":8192}})",
+                           "t");
   auto c = gb::parse_config(j, "t");
   auto scaled = gb::rope_inv_freq(c, false);
   c.rope_scaling = gb::RopeScaling();
@@ -372,7 +384,8 @@ void TestModel::gemma3SlidingLayersFollowPattern() {
   auto j = gb::json::parse(R"({"model_type":"gemma3_text","vocab_size":32,"hidden_size":16,
     "intermediate_size":32,"num_hidden_layers":7,"num_attention_heads":2,"num_key_value_heads":1,
     "head_dim":8,"sliding_window":4,"sliding_window_pattern":3,"query_pre_attn_scalar":16,
-    "rope_local_base_freq":10000.0,"rope_theta":1000000.0})", "g3");
+    "rope_local_base_freq":10000.0,"rope_theta":1000000.0})",
+                           "g3");
   auto c = gb::parse_config(j, "g3");
   std::vector<gb::AttentionKind> want;
   for (int l = 0; l < 7; ++l) {

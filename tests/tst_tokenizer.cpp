@@ -392,8 +392,8 @@ class TestTokenizer : public QObject {
       if (name == "qwen3") gb::tok::unicode_normalize(expected, gb::tok::NormForm::NFC);
       std::string decoded = tok.decode(tok.encode(s, false));
       if (decoded != expected)
-        QFAIL(("round " + std::to_string(round) + ": expected " + shorten(expected) +
-               ", decoded " + shorten(decoded))
+        QFAIL(("round " + std::to_string(round) + ": expected " + shorten(expected) + ", decoded " +
+               shorten(decoded))
                   .c_str());
     }
   }
@@ -573,9 +573,8 @@ class TestTokenizer : public QObject {
       const std::string& x = m_corpus.inputs[i];
       std::string decoded = tok.decode(tok.encode(x));
       if (decoded != x)
-        QFAIL(
-            ("input " + std::to_string(i) + ": " + shorten(x) + " decoded as " + shorten(decoded))
-                .c_str());
+        QFAIL(("input " + std::to_string(i) + ": " + shorten(x) + " decoded as " + shorten(decoded))
+                  .c_str());
     }
     // Compression: fewer tokens than bytes on the training text.
     size_t ids = 0;
@@ -650,8 +649,7 @@ void TestTokenizer::preTokenizersSplitAsHuggingFace_data() {
       << Pieces{"Hey▁friend!"};
   const std::string s_token = "[" + added_token(1, "<s>", true) + "]";
   QTest::newRow("Metaspace first: only the start of the input")
-      << tokenizer_json(kUnkOnly, "null", meta + R"(first","split":true})", "null", "null",
-                        s_token)
+      << tokenizer_json(kUnkOnly, "null", meta + R"(first","split":true})", "null", "null", s_token)
       << "Hey <s>friend"s << Pieces{"▁Hey", "▁", "<s>", "friend"};
   QTest::newRow("Metaspace always: after an added token too")
       << tokenizer_json(kUnkOnly, "null", meta + R"(always","split":true})", "null", "null",
@@ -784,10 +782,8 @@ void TestTokenizer::modelsEncodeAsHuggingFace_data() {
   const std::string abc = R"({"a":0,"b":1,"c":2,"ab":3,"bc":4,"abc":5})";
   QTest::newRow("BPE merges by rank") << bpe(abc, R"(["a b","ab c"])") << "abc"s << Ids{5};
   QTest::newRow("BPE lower rank first") << bpe(abc, R"(["b c","a b","a bc"])") << "abc"s << Ids{5};
-  QTest::newRow("BPE stops without a merge")
-      << bpe(abc, R"(["a b","b c"])") << "abc"s << Ids{3, 2};
-  QTest::newRow("BPE merges as pairs")
-      << bpe(abc, R"([["a","b"],["ab","c"]])") << "abc"s << Ids{5};
+  QTest::newRow("BPE stops without a merge") << bpe(abc, R"(["a b","b c"])") << "abc"s << Ids{3, 2};
+  QTest::newRow("BPE merges as pairs") << bpe(abc, R"([["a","b"],["ab","c"]])") << "abc"s << Ids{5};
   QTest::newRow("BPE leftmost among equal ranks")
       << bpe(R"({"a":0,"aa":1})", R"(["a a"])") << "aaa"s << Ids{1, 0};
   std::string many(40, 'a'), more(100, 'a');
@@ -819,8 +815,7 @@ void TestTokenizer::modelsEncodeAsHuggingFace_data() {
       << bpe(R"({"a":0,"##b":1,"ab":2})", R"(["a ##b"])", R"(,"continuing_subword_prefix":"##")")
       << "ab"s << Ids{2};
   QTest::newRow("BPE end_of_word_suffix")
-      << bpe(R"({"a":0,"b</w>":1,"ab</w>":2})", R"(["a b</w>"])",
-             R"(,"end_of_word_suffix":"</w>")")
+      << bpe(R"({"a":0,"b</w>":1,"ab</w>":2})", R"(["a b</w>"])", R"(,"end_of_word_suffix":"</w>")")
       << "ab"s << Ids{2};
   QTest::newRow("BPE characters outside the BMP")
       << bpe(R"({"a":1,"😀":0})", "[]") << "a😀"s << Ids{1, 0};

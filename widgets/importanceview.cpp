@@ -262,13 +262,15 @@ void ImportanceView::buildUi() {
   row2->addWidget(exportButton);
   top->addLayout(row2);
   connect(exportButton, &QPushButton::clicked, this, [this] {
-    const QString f =
-        QFileDialog::getSaveFileName(this, tr("Export plot"), u"importance.png"_s, plotFileFilter());
+    const QString f = QFileDialog::getSaveFileName(this, tr("Export plot"), u"importance.png"_s,
+                                                   plotFileFilter());
     if (f.isEmpty()) return;
     QString error;
     HeatmapPlot* plot = m_tabs->currentIndex() == 0 ? m_heatmap : m_rankMap;
-    if (exportPlot(plot, f, &error)) setMessage(tr("Wrote %1.").arg(f));
-    else setMessage(error);
+    if (exportPlot(plot, f, &error))
+      setMessage(tr("Wrote %1.").arg(f));
+    else
+      setMessage(error);
   });
 
   m_tabs = new QTabWidget;

@@ -15,7 +15,7 @@ namespace gb::cli {
 struct Args {
   std::vector<std::string> positional;
   std::map<std::string, std::string> options;  // --key value
-  std::set<std::string> flags;                  // --flag
+  std::set<std::string> flags;                 // --flag
 
   bool flag(const std::string& name) const { return flags.count(name) > 0; }
   bool has(const std::string& name) const { return options.count(name) > 0; }
@@ -33,8 +33,8 @@ class UsageError : public std::runtime_error {
 
 struct Command {
   std::string name;
-  std::string synopsis;  // one line: "inspect MODEL [--json]"
-  std::string help;      // the full description printed by --help
+  std::string synopsis;         // one line: "inspect MODEL [--json]"
+  std::string help;             // the full description printed by --help
   std::set<std::string> flags;  // options that take no value
   int (*run)(const Args&);
 };
@@ -50,6 +50,6 @@ Args parse_args(const std::vector<std::string>& argv, const std::set<std::string
 
 #define GB_CLI_CONCAT2(a, b) a##b
 #define GB_CLI_CONCAT(a, b) GB_CLI_CONCAT2(a, b)
-#define GB_REGISTER_COMMAND(...)                                           \
-  static const bool GB_CLI_CONCAT(gb_cli_registered_, __LINE__) =          \
+#define GB_REGISTER_COMMAND(...)                                  \
+  static const bool GB_CLI_CONCAT(gb_cli_registered_, __LINE__) = \
       ::gb::cli::register_command(::gb::cli::Command{__VA_ARGS__})

@@ -24,7 +24,8 @@ int run_forward(const Args& args) {
   std::vector<std::vector<int64_t>> seqs;
   for (size_t i = 0; i < in["input_ids"].size(); ++i) {
     const auto& s = in["input_ids"][i];
-    if (!s.is_array() || s.empty()) fail("{}: input_ids[{}] must be a non-empty array", input_path, i);
+    if (!s.is_array() || s.empty())
+      fail("{}: input_ids[{}] must be a non-empty array", input_path, i);
     std::vector<int64_t> ids;
     for (const auto& v : s) {
       if (!v.is_number_integer()) fail("{}: input_ids[{}] holds a non-integer", input_path, i);

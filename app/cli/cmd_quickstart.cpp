@@ -17,14 +17,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 std::string quickstart_spec_path() {
   for (const auto& dir : experiment::preset_search_dirs()) {
     fs::path p = fs::path(dir).parent_path() / "experiments" / "quickstart.json";
     if (file_exists(p.string())) return p.string();
   }
-  fail("the built-in quickstart spec (resources/experiments/quickstart.json) was not found; "
-       "set GROWBENCH_RESOURCES to the resources folder");
+  fail(
+      "the built-in quickstart spec (resources/experiments/quickstart.json) was not found; "
+      "set GROWBENCH_RESOURCES to the resources folder");
 }
 
 struct Span {
@@ -49,8 +49,8 @@ std::string pct(double a, double b) {
 
 // Prints the forgetting/learning summary of runs (also used by the GUI's tour).
 void print_summary(store::Store& store, const std::vector<experiment::RunOutcome>& outcomes) {
-  std::printf("\n%-28s %9s %22s %22s %8s %9s %7s\n", "run", "trainable",
-              "English ppl (forget)", "German ppl (learn)", "drift", "status", "time");
+  std::printf("\n%-28s %9s %22s %22s %8s %9s %7s\n", "run", "trainable", "English ppl (forget)",
+              "German ppl (learn)", "drift", "status", "time");
   for (const auto& oc : outcomes) {
     auto series = store.metric_series(oc.run_id);
     Span en = span(series["eval/orig/ppl"]);
@@ -66,9 +66,10 @@ void print_summary(store::Store& store, const std::vector<experiment::RunOutcome
                 pct(en.first, en.last).c_str(), de.first, de.last, pct(de.first, de.last).c_str(),
                 drift.last, oc.status.c_str(), oc.seconds);
   }
-  std::printf("\nEnglish perplexity is measured on held-out English fortunes (the original\n"
-              "domain: forgetting), German on held-out German fortunes (the new domain:\n"
-              "learning); drift is the cosine of final hidden states to step 0.\n");
+  std::printf(
+      "\nEnglish perplexity is measured on held-out English fortunes (the original\n"
+      "domain: forgetting), German on held-out German fortunes (the new domain:\n"
+      "learning); drift is the cosine of final hidden states to step 0.\n");
 }
 
 namespace {
@@ -107,8 +108,7 @@ int run_quickstart(const Args& args) {
   auto outcomes = experiment::run_experiment(spec, o);
   store::Store store = store::Store::open(o.db_path, store::OpenMode::ReadOnly);
   print_summary(store, outcomes);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("\nquickstart: %zu runs in %.0f s, recorded in %s\n", outcomes.size(), seconds,
               o.db_path.c_str());
   for (const auto& oc : outcomes) {

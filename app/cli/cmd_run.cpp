@@ -37,14 +37,20 @@ int run_run(const Args& args) {
   }
   int code = 0;
   for (const auto& oc : outcomes) {
-    if (oc.status == "cancelled") code = 130;
-    else if (oc.status != "finished" && code == 0) code = 3;
+    if (oc.status == "cancelled")
+      code = 130;
+    else if (oc.status != "finished" && code == 0)
+      code = 3;
   }
-  print_json({{"event", "done"}, {"db", o.db_path}, {"exit_code", code},
+  print_json({{"event", "done"},
+              {"db", o.db_path},
+              {"exit_code", code},
               {"runs", [&] {
                  nlohmann::json a = nlohmann::json::array();
                  for (const auto& oc : outcomes) {
-                   a.push_back({{"run", oc.run_id}, {"label", oc.label}, {"status", oc.status},
+                   a.push_back({{"run", oc.run_id},
+                                {"label", oc.label},
+                                {"status", oc.status},
                                 {"error", oc.error}});
                  }
                  return a;

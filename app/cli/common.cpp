@@ -30,9 +30,10 @@ std::string model_tokenizer_arg(const Args& args, const std::string& command, si
   if (!model_folder) return {};  // load_model_arg says what is wrong with the path
   std::string tok = find_tokenizer(folder);
   if (tok.empty()) {
-    fail("{}: the model folder has no tokenizer.json, which '{}' needs to turn text into "
-         "token ids; copy the base model's tokenizer.json (and tokenizer_config.json) into it",
-         folder, command);
+    fail(
+        "{}: the model folder has no tokenizer.json, which '{}' needs to turn text into "
+        "token ids; copy the base model's tokenizer.json (and tokenizer_config.json) into it",
+        folder, command);
   }
   return tok;
 }

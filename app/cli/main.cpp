@@ -24,7 +24,9 @@ bool register_command(const Command& command) {
   return true;
 }
 
-const std::map<std::string, Command>& commands() { return registry(); }
+const std::map<std::string, Command>& commands() {
+  return registry();
+}
 
 std::string Args::get(const std::string& name, const std::string& fallback) const {
   auto it = options.find(name);
@@ -95,15 +97,17 @@ Args parse_args(const std::vector<std::string>& argv, const std::set<std::string
 namespace {
 
 void print_usage() {
-  std::printf("growbench-cli %s (LibTorch %s): the headless worker and tools of GrowBench\n\n"
-              "Usage: growbench-cli COMMAND [ARGS...]\n\nCommands:\n",
-              GB_VERSION, TORCH_VERSION);
+  std::printf(
+      "growbench-cli %s (LibTorch %s): the headless worker and tools of GrowBench\n\n"
+      "Usage: growbench-cli COMMAND [ARGS...]\n\nCommands:\n",
+      GB_VERSION, TORCH_VERSION);
   for (const auto& [name, cmd] : gb::cli::commands()) {
     std::printf("  %s\n", cmd.synopsis.c_str());
   }
-  std::printf("\nMODEL is a Hugging Face folder (config.json, model.safetensors or a sharded\n"
-              "index, tokenizer.json) or a GrowBench checkpoint folder (growbench.json).\n"
-              "Run 'growbench-cli COMMAND --help' for the details of a command.\n");
+  std::printf(
+      "\nMODEL is a Hugging Face folder (config.json, model.safetensors or a sharded\n"
+      "index, tokenizer.json) or a GrowBench checkpoint folder (growbench.json).\n"
+      "Run 'growbench-cli COMMAND --help' for the details of a command.\n");
 }
 
 }  // namespace

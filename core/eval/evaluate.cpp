@@ -41,8 +41,8 @@ std::pair<torch::Tensor, torch::Tensor> score_continuation(CausalLMImpl& model,
   // Target i is predicted at position t - n - 1 + i.
   auto pred = logits.narrow(0, t - n - 1, n);
   auto logp = torch::log_softmax(pred, -1);
-  auto tgt = torch::tensor(std::vector<int64_t>(target.begin(), target.end()), torch::kLong)
-                 .to(device);
+  auto tgt =
+      torch::tensor(std::vector<int64_t>(target.begin(), target.end()), torch::kLong).to(device);
   auto lp = logp.gather(1, tgt.unsqueeze(1)).squeeze(1);
   return {lp.cpu(), pred.argmax(-1).cpu()};
 }
@@ -61,8 +61,7 @@ LmResult lm_eval(CausalLMImpl& model, const std::vector<data::Batch>& batches,
     const int64_t v = logits.size(-1);
     auto loss = torch::nn::functional::cross_entropy(
         logits.reshape({-1, v}).to(torch::kFloat), bt.labels.reshape({-1}),
-        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100).reduction(
-            torch::kSum));
+        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100).reduction(torch::kSum));
     sum += loss.item<double>();
     tokens += bt.targets;
   }
@@ -85,16 +84,16 @@ std::vector<McTokens> tokenize_mc(const std::vector<data::McItem>& items,
       std::string cont = data::mc_continuation(it.context, c);
       m.choices.push_back(encoder.encode(cont, false));
       m.choice_bytes.push_back(static_cast<int64_t>(cont.size()));
-      if (m.choices.back().empty()) fail("multiple choice item {}: a choice encodes to no tokens",
-                                         it.source);
+      if (m.choices.back().empty())
+        fail("multiple choice item {}: a choice encodes to no tokens", it.source);
     }
     out.push_back(std::move(m));
   }
   return out;
 }
 
-McResult mc_eval(CausalLMImpl& model, const std::vector<McTokens>& items,
-                 const c10::Device& device, int64_t max_len) {
+McResult mc_eval(CausalLMImpl& model, const std::vector<McTokens>& items, const c10::Device& device,
+                 int64_t max_len) {
   EvalMode mode(model);
   torch::NoGradGuard no_grad;
   McResult r;
@@ -141,8 +140,8 @@ std::vector<QaTokens> tokenize_qa_items(const std::vector<data::QaItem>& items,
   return out;
 }
 
-QaResult qa_eval(CausalLMImpl& model, const std::vector<QaTokens>& items,
-                 const c10::Device& device, bool exact_match) {
+QaResult qa_eval(CausalLMImpl& model, const std::vector<QaTokens>& items, const c10::Device& device,
+                 bool exact_match) {
   EvalMode mode(model);
   torch::NoGradGuard no_grad;
   QaResult r;

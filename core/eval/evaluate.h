@@ -41,8 +41,8 @@ struct McResult {
   double acc_norm = 0;  // argmax of log-likelihood / continuation bytes
   int64_t n = 0;
 };
-McResult mc_eval(CausalLMImpl& model, const std::vector<McTokens>& items,
-                 const c10::Device& device, int64_t max_len);
+McResult mc_eval(CausalLMImpl& model, const std::vector<McTokens>& items, const c10::Device& device,
+                 int64_t max_len);
 
 struct QaTokens {
   std::vector<int32_t> prompt;
@@ -59,8 +59,8 @@ struct QaResult {
   int64_t n = 0;
 };
 // exact_match greedily decodes len(answer) tokens when `exact_match` is set.
-QaResult qa_eval(CausalLMImpl& model, const std::vector<QaTokens>& items,
-                 const c10::Device& device, bool exact_match);
+QaResult qa_eval(CausalLMImpl& model, const std::vector<QaTokens>& items, const c10::Device& device,
+                 bool exact_match);
 
 // Final normalised hidden states of the first `width` features (the original stream of a
 // widened model), concatenated over batches: (N, width) for N = rows × T positions.

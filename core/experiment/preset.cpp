@@ -61,7 +61,8 @@ std::string preset_key(const PresetSpec& preset, uint64_t seed) {
 
 std::vector<std::string> preset_search_dirs() {
   std::vector<std::string> dirs;
-  if (const char* r = std::getenv("GROWBENCH_RESOURCES")) dirs.push_back(std::string(r) + "/presets");
+  if (const char* r = std::getenv("GROWBENCH_RESOURCES"))
+    dirs.push_back(std::string(r) + "/presets");
 #ifdef GB_SOURCE_RESOURCES
   dirs.push_back(std::string(GB_SOURCE_RESOURCES) + "/presets");
 #endif
@@ -95,8 +96,8 @@ std::string build(const PresetSpec& preset, uint64_t seed, const fs::path& final
   for (const auto& src : preset.tokenizer_data) {
     for (auto& d : source_documents(src, seed)) texts.push_back(std::move(d.text));
   }
-  std::string tok_json = tok::train_byte_level_bpe(texts, static_cast<int>(preset.vocab_size),
-                                                   {"<|endoftext|>"});
+  std::string tok_json =
+      tok::train_byte_level_bpe(texts, static_cast<int>(preset.vocab_size), {"<|endoftext|>"});
   tok::Tokenizer tokenizer = tok::Tokenizer::from_json(tok_json, "preset tokenizer");
   auto eos = tokenizer.token_to_id("<|endoftext|>");
 
@@ -147,8 +148,12 @@ std::string build(const PresetSpec& preset, uint64_t seed, const fs::path& final
         double frac = double(s + 1) / st.steps;
         stage_progress.report(frac, fmt::format("loss {:.3f}", last));
         if (on_event) {
-          on_event({{"event", "progress"}, {"stage", "pretrain/" + st.name}, {"step", s + 1},
-                    {"total", st.steps}, {"loss", last}, {"tokens_per_s", tokens / std::max(el, 1e-9)},
+          on_event({{"event", "progress"},
+                    {"stage", "pretrain/" + st.name},
+                    {"step", s + 1},
+                    {"total", st.steps},
+                    {"loss", last},
+                    {"tokens_per_s", tokens / std::max(el, 1e-9)},
                     {"eta_s", el * (1 - frac) / frac}});
         }
       }
@@ -165,15 +170,16 @@ std::string build(const PresetSpec& preset, uint64_t seed, const fs::path& final
   fs::create_directories(tmp);
   write_file_atomic((tmp / "tokenizer.json").string(), tok_json);
   export_hf(*model, tmp.string(), "");
-  Json meta = {{"preset", preset.raw}, {"seed", seed}, {"key", key},
-               {"builder_version", kBuilderVersion}, {"stages", losses},
-               {"growbench_version", GB_VERSION}};
+  Json meta = {{"preset", preset.raw}, {"seed", seed},
+               {"key", key},           {"builder_version", kBuilderVersion},
+               {"stages", losses},     {"growbench_version", GB_VERSION}};
   write_file_atomic((tmp / "preset.json").string(), meta.dump(2) + "\n");
   std::error_code ec;
   fs::rename(tmp, final_dir, ec);
   if (ec) {
     fs::remove_all(tmp);
-    if (!is_complete(final_dir)) fail("cannot move the built preset into {}: {}", final_dir.string(), ec.message());
+    if (!is_complete(final_dir))
+      fail("cannot move the built preset into {}: {}", final_dir.string(), ec.message());
   }
   return final_dir.string();
 }

@@ -106,8 +106,8 @@ TaskData prepare_task(const TaskSpec& t, Prepared& p) {
     if (limit >= 0 && static_cast<int64_t>(items.size()) > limit) items.resize(limit);
     td.qa = eval::tokenize_qa_items(items, p.encoder);
   } else {
-    auto stream = source_tokens(t.source, p.encoder, p.spec.seed, "task-" + t.name,
-                                p.options.cache_dir);
+    auto stream =
+        source_tokens(t.source, p.encoder, p.spec.seed, "task-" + t.name, p.options.cache_dir);
     td.lm = eval_batches(*stream, p.spec.train.seq_len, p.spec.eval.batch_size, p.spec.eval.tokens);
   }
   return td;
@@ -123,8 +123,11 @@ std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOption
   torch::set_num_threads(static_cast<int>(spec.threads));
   Progress progress(
       [&](const ProgressUpdate& u) {
-        emit(*p, {{"event", "progress"}, {"stage", u.stage}, {"fraction", u.fraction},
-                  {"eta_s", u.eta_s}, {"message", u.message}});
+        emit(*p, {{"event", "progress"},
+                  {"stage", u.stage},
+                  {"fraction", u.fraction},
+                  {"eta_s", u.eta_s},
+                  {"message", u.message}});
       },
       options.cancel);
 
@@ -133,8 +136,8 @@ std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOption
     emit(*p, {{"event", "stage"}, {"stage", "preset"}, {"preset", spec.model.preset->preset}});
     p->base_folder = ensure_preset(*spec.model.preset, spec.seed, p->options.cache_dir, progress,
                                    options.on_event);
-    p->model_key = "preset:" + spec.model.preset->preset + "-" +
-                   preset_key(*spec.model.preset, spec.seed);
+    p->model_key =
+        "preset:" + spec.model.preset->preset + "-" + preset_key(*spec.model.preset, spec.seed);
   } else {
     p->base_folder = spec.model.path;
     p->model_key = fs::absolute(spec.model.path).lexically_normal().string();
@@ -193,15 +196,15 @@ std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOption
   po.batch_size = spec.probe.batch_size;
   po.max_tokens = spec.probe.tokens;
   po.seed = spec.seed;
-  const DataSource& general = spec.original_probe.defined() ? spec.original_probe
-                                                            : spec.original_eval;
+  const DataSource& general =
+      spec.original_probe.defined() ? spec.original_probe : spec.original_eval;
   if (general.defined()) {
     auto s = source_tokens(general, p->encoder, spec.seed, "probe-general", cache);
     p->general_probe = std::make_unique<importance::ProbeSet>(
         importance::pack_stream(*s, po, "general: " + general.describe()));
   }
-  p->domain_probe = std::make_unique<importance::ProbeSet>(importance::pack_stream(
-      *p->phases.front().stream, po, "domain: " + p->phases.front().name));
+  p->domain_probe = std::make_unique<importance::ProbeSet>(
+      importance::pack_stream(*p->phases.front().stream, po, "domain: " + p->phases.front().name));
   return p;
 }
 
@@ -211,8 +214,9 @@ std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOption
 const importance::ProbeSet& probe_set(Prepared& p, bool domain) {
   if (domain) return *p.domain_probe;
   if (!p.general_probe || p.general_probe->empty()) {
-    fail("this plan needs an importance probe on the original domain: set data.original.probe "
-         "or data.original.eval");
+    fail(
+        "this plan needs an importance probe on the original domain: set data.original.probe "
+        "or data.original.eval");
   }
   return *p.general_probe;
 }
@@ -230,8 +234,8 @@ void record(Prepared& p, store::Store& store, const importance::ProbeResult& r,
   rec.dataset_hash = hex64(set.fingerprint());
   rec.dataset_tokens = set.scored_tokens;
   rec.probe_set = set.description;
-  rec.params = {{"seq_len", p.spec.probe.seq_len}, {"tokens", p.spec.probe.tokens},
-                {"seed", p.spec.seed}};
+  rec.params = {
+      {"seq_len", p.spec.probe.seq_len}, {"tokens", p.spec.probe.tokens}, {"seed", p.spec.seed}};
   rec.duration_s = seconds;
   rec.run_id = run_id;
   importance::record_probe(store, r, rec);
@@ -242,12 +246,17 @@ void ensure_probe(Prepared& p, store::Store& store, const importance::ProbeNeed&
   auto& cache = need.domain ? p.importance.domain : p.importance.general;
   if (cache.count(need.method)) return;
   const auto& set = probe_set(p, need.domain);
-  emit(p, {{"event", "stage"}, {"stage", "probe/" + need.method}, {"run", run_id},
+  emit(p, {{"event", "stage"},
+           {"stage", "probe/" + need.method},
+           {"run", run_id},
            {"domain", need.domain}});
   Progress progress(
       [&](const ProgressUpdate& u) {
-        emit(p, {{"event", "progress"}, {"run", run_id}, {"stage", u.stage},
-                 {"fraction", u.fraction}, {"eta_s", u.eta_s}});
+        emit(p, {{"event", "progress"},
+                 {"run", run_id},
+                 {"stage", u.stage},
+                 {"fraction", u.fraction},
+                 {"eta_s", u.eta_s}});
       },
       p.options.cancel);
   auto start = Clock::now();
@@ -469,7 +478,9 @@ void RunExecutor::save_checkpoint(const std::string& reason) {
   int64_t bytes = 0;
   for (const auto& e : fs::directory_iterator(dir)) bytes += static_cast<int64_t>(e.file_size());
   m_store.add_checkpoint(m_run, m_state.global_step, dir.string(), bytes);
-  emit(m_p, {{"event", "checkpoint"}, {"run", m_run}, {"step", m_state.global_step},
+  emit(m_p, {{"event", "checkpoint"},
+             {"run", m_run},
+             {"step", m_state.global_step},
              {"path", dir.string()}});
 }
 
@@ -513,10 +524,10 @@ RunOutcome RunExecutor::execute(const std::optional<store::CheckpointInfo>& resu
       actx.fisher = m_p.fisher;
     }
     m_growth = grow::apply_plan(model, plan, actx);
-    m_store.add_event(m_run, store::EventLevel::Info,
-                      fmt::format("applied {}: {} parameters ({} added), {} trainable",
-                                  m_growth.plan.label(), m_growth.total_params,
-                                  m_growth.added_params(), m_growth.trainable_params));
+    m_store.add_event(
+        m_run, store::EventLevel::Info,
+        fmt::format("applied {}: {} parameters ({} added), {} trainable", m_growth.plan.label(),
+                    m_growth.total_params, m_growth.added_params(), m_growth.trainable_params));
     out.growth = m_growth.to_json();
     emit(m_p, {{"event", "grown"}, {"run", m_run}, {"growth", out.growth}});
 
@@ -548,9 +559,9 @@ RunOutcome RunExecutor::execute(const std::optional<store::CheckpointInfo>& resu
       }
       m_store.truncate_metrics(m_run, m_state.global_step);
       m_state.last_eval_step = m_state.global_step;
-      m_store.add_event(m_run, store::EventLevel::Info,
-                        fmt::format("resumed from {} at step {}", resume_from->path,
-                                    m_state.global_step));
+      m_store.add_event(
+          m_run, store::EventLevel::Info,
+          fmt::format("resumed from {} at step {}", resume_from->path, m_state.global_step));
     } else {
       put(0, "perf/total_params", static_cast<double>(m_growth.total_params));
       put(0, "perf/trainable_params", static_cast<double>(m_growth.trainable_params));
@@ -600,10 +611,18 @@ RunOutcome RunExecutor::execute(const std::optional<store::CheckpointInfo>& resu
           last_emit = Clock::now();
           double elapsed = seconds_since(start);
           double eta = train_seconds / std::max<int64_t>(1, g) * (m_total_steps - g);
-          emit(m_p, {{"event", "progress"}, {"run", m_run}, {"stage", "train"},
-                     {"phase", ph.name}, {"step", g}, {"total", m_total_steps},
-                     {"loss", stats.loss}, {"lm_loss", stats.lm_loss}, {"lr", stats.lr},
-                     {"tokens_per_s", tps}, {"eta_s", eta}, {"elapsed_s", elapsed}});
+          emit(m_p, {{"event", "progress"},
+                     {"run", m_run},
+                     {"stage", "train"},
+                     {"phase", ph.name},
+                     {"step", g},
+                     {"total", m_total_steps},
+                     {"loss", stats.loss},
+                     {"lm_loss", stats.lm_loss},
+                     {"lr", stats.lr},
+                     {"tokens_per_s", tps},
+                     {"eta_s", eta},
+                     {"elapsed_s", elapsed}});
         }
         if (g % m_p.spec.eval.interval == 0 && g != m_total_steps) evaluate(g);
         if (m_p.spec.checkpoint_interval > 0 && g % m_p.spec.checkpoint_interval == 0 &&
@@ -620,7 +639,8 @@ RunOutcome RunExecutor::execute(const std::optional<store::CheckpointInfo>& resu
       m_state.source_step = 0;
     }
     if (m_state.last_eval_step != m_state.global_step) evaluate(m_state.global_step);
-    if (train_seconds > 0) put(m_state.global_step, "perf/tokens_per_s", train_tokens / train_seconds);
+    if (train_seconds > 0)
+      put(m_state.global_step, "perf/tokens_per_s", train_tokens / train_seconds);
     m_writer.flush();
     m_state.phase = m_p.phases.size();
     save_checkpoint("final");
@@ -661,8 +681,12 @@ RunOutcome RunExecutor::execute(const std::optional<store::CheckpointInfo>& resu
   }
   out.seconds = seconds_since(start);
   out.final_metrics = m_last;
-  emit(m_p, {{"event", "run_finished"}, {"run", m_run}, {"status", out.status},
-             {"error", out.error}, {"seconds", out.seconds}, {"final", out.final_metrics}});
+  emit(m_p, {{"event", "run_finished"},
+             {"run", m_run},
+             {"status", out.status},
+             {"error", out.error},
+             {"seconds", out.seconds},
+             {"final", out.final_metrics}});
   return out;
 }
 
@@ -727,8 +751,11 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
       outcomes.push_back(oc);
       continue;
     }
-    emit(*prepared, {{"event", "run_started"}, {"run", ids[i]}, {"label", spec.plans[i].label()},
-                     {"index", i}, {"runs", spec.plans.size()}});
+    emit(*prepared, {{"event", "run_started"},
+                     {"run", ids[i]},
+                     {"label", spec.plans[i].label()},
+                     {"index", i},
+                     {"runs", spec.plans.size()}});
     RunExecutor ex(*prepared, store, spec.plans[i], ids[i]);
     RunOutcome oc = ex.execute(std::nullopt);
     oc.name = spec.name + ": " + spec.plans[i].label();
@@ -755,7 +782,9 @@ RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
   }
   ExperimentSpec spec = parse_spec(json::parse(info.spec, fmt::format("run {} spec", run_id)));
   auto prepared = prepare(spec, options);
-  emit(*prepared, {{"event", "run_started"}, {"run", run_id}, {"label", spec.plans[0].label()},
+  emit(*prepared, {{"event", "run_started"},
+                   {"run", run_id},
+                   {"label", spec.plans[0].label()},
                    {"resumed_from", ckpt->step}});
   RunExecutor ex(*prepared, store, spec.plans[0], run_id);
   RunOutcome oc = ex.execute(ckpt);

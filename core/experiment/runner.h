@@ -40,7 +40,7 @@ struct RunOutcome {
   std::string status;  // finished, failed, cancelled, diverged
   std::string error;
   nlohmann::json final_metrics = nlohmann::json::object();  // key → value at the last step
-  nlohmann::json growth = nlohmann::json::object();          // GrowthResult::to_json()
+  nlohmann::json growth = nlohmann::json::object();         // GrowthResult::to_json()
   double seconds = 0;
 };
 

@@ -24,7 +24,8 @@ const data::BiographyDataset& biography(const nlohmann::json& options) {
   o.seed = static_cast<uint64_t>(json::get_or<int64_t>(options, "seed", 0, ctx));
   o.num_people = json::get_or<int64_t>(options, "num_people", o.num_people, ctx);
   o.bios_per_person = json::get_or<int>(options, "bios_per_person", o.bios_per_person, ctx);
-  o.pretrain_fraction = json::get_or<double>(options, "pretrain_fraction", o.pretrain_fraction, ctx);
+  o.pretrain_fraction =
+      json::get_or<double>(options, "pretrain_fraction", o.pretrain_fraction, ctx);
   o.task0_train_fraction =
       json::get_or<double>(options, "task0_train_fraction", o.task0_train_fraction, ctx);
   o.task1_fraction = json::get_or<double>(options, "task1_fraction", o.task1_fraction, ctx);
@@ -62,7 +63,9 @@ std::vector<data::Document> source_documents(const DataSource& s, uint64_t seed)
       }
       break;
     }
-    case DataSource::Kind::Qa: docs = data::qa_documents(data::read_qa_jsonl(s.qa_path)); break;
+    case DataSource::Kind::Qa:
+      docs = data::qa_documents(data::read_qa_jsonl(s.qa_path));
+      break;
     case DataSource::Kind::Biography: {
       const auto& ds = biography(s.biography);
       docs = s.part == "pretrain" ? ds.pretrain : data::qa_documents(biography_qa(s));

@@ -22,8 +22,8 @@ std::vector<data::QaItem> source_qa_items(const DataSource& source, uint64_t see
 // sources through the on-disk cache under `cache_dir` (empty: data::default_cache_dir());
 // max_tokens applied.
 std::shared_ptr<data::TokenStream> source_tokens(const DataSource& source,
-                                                 const data::TextEncoder& encoder,
-                                                 uint64_t seed, const std::string& label,
+                                                 const data::TextEncoder& encoder, uint64_t seed,
+                                                 const std::string& label,
                                                  const std::string& cache_dir = {});
 
 }  // namespace gb::experiment

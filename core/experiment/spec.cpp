@@ -28,8 +28,8 @@ int64_t positive(const Json& j, const char* key, int64_t fallback, const std::st
   return v;
 }
 
-double ranged(const Json& j, const char* key, double fallback, const std::string& ctx,
-              double lo, double hi, bool open_lo = false) {
+double ranged(const Json& j, const char* key, double fallback, const std::string& ctx, double lo,
+              double hi, bool open_lo = false) {
   double v = js::get_or<double>(j, key, fallback, ctx);
   if (v < lo || v > hi || (open_lo && v == lo)) {
     fail("{}.{}: must be in {}{}, {}], found {}", ctx, key, open_lo ? "(" : "[", lo, hi, v);
@@ -120,12 +120,17 @@ PresetSpec parse_preset(const Json& j, const std::string& base_dir, const std::s
   }
   for (const auto& d : p.tokenizer_data) tok_raw.push_back(d.raw);
   // raw: the resolved form (absolute paths), hashed into the build cache key.
-  p.raw = {{"preset", p.preset}, {"config", p.config},
+  p.raw = {{"preset", p.preset},
+           {"config", p.config},
            {"tokenizer", {{"data", tok_raw}, {"vocab_size", p.vocab_size}}}};
   Json stages = Json::array();
   for (const auto& s : p.stages) {
-    stages.push_back({{"name", s.name}, {"data", s.data.raw}, {"steps", s.steps}, {"lr", s.lr},
-                      {"seq_len", s.seq_len}, {"batch_size", s.batch_size},
+    stages.push_back({{"name", s.name},
+                      {"data", s.data.raw},
+                      {"steps", s.steps},
+                      {"lr", s.lr},
+                      {"seq_len", s.seq_len},
+                      {"batch_size", s.batch_size},
                       {"warmup", s.warmup}});
   }
   p.raw["stages"] = stages;
@@ -141,8 +146,10 @@ std::string DataSource::describe() const {
       if (part != "all") s += fmt::format(" ({} of held-out {})", part, heldout);
       return s;
     }
-    case Kind::Qa: return "QA " + qa_path;
-    case Kind::Biography: return "biography " + part;
+    case Kind::Qa:
+      return "QA " + qa_path;
+    case Kind::Biography:
+      return "biography " + part;
   }
   return "?";
 }
@@ -176,7 +183,9 @@ DataSource parse_source(const Json& j, const std::string& base_dir, const std::s
     }
     s.max_docs = js::get_or<int64_t>(j, "max_docs", -1, ctx);
     s.max_tokens = js::get_or<int64_t>(j, "max_tokens", -1, ctx);
-    s.raw = {{"biography", s.biography}, {"part", s.part}, {"max_docs", s.max_docs},
+    s.raw = {{"biography", s.biography},
+             {"part", s.part},
+             {"max_docs", s.max_docs},
              {"max_tokens", s.max_tokens}};
     return s;
   }
@@ -192,7 +201,8 @@ DataSource parse_source(const Json& j, const std::string& base_dir, const std::s
     fail("{}.part: must be all, train or heldout, found '{}'", ctx, s.part);
   }
   s.heldout = ranged(j, "heldout", s.part == "all" ? 0.0 : 0.1, ctx, 0.0, 1.0);
-  if (s.part != "all" && s.heldout <= 0) fail("{}.heldout: must be positive for part '{}'", ctx, s.part);
+  if (s.part != "all" && s.heldout <= 0)
+    fail("{}.heldout: must be positive for part '{}'", ctx, s.part);
   s.max_docs = js::get_or<int64_t>(j, "max_docs", -1, ctx);
   s.max_tokens = js::get_or<int64_t>(j, "max_tokens", -1, ctx);
   s.raw = corpus;
@@ -205,10 +215,11 @@ DataSource parse_source(const Json& j, const std::string& base_dir, const std::s
 
 ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std::string& ctx) {
   if (!j.is_object()) fail("{}: expected a JSON object, found {}", ctx, js::type_name(j));
-  js::check_keys(j, {"version", "name", "seed", "device", "dtype", "threads", "model", "data",
-                     "sequence", "plans", "plan", "train", "eval", "probe", "adept", "checkpoint",
-                     "description"},
-                 ctx);
+  js::check_keys(
+      j,
+      {"version", "name", "seed", "device", "dtype", "threads", "model", "data", "sequence",
+       "plans", "plan", "train", "eval", "probe", "adept", "checkpoint", "description"},
+      ctx);
   ExperimentSpec s;
   s.version = static_cast<int>(js::get_or<int64_t>(j, "version", kSpecVersion, ctx));
   if (s.version != kSpecVersion) {
@@ -252,8 +263,7 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   const Json& nw = object_at(data, "new", dctx);
   js::check_keys(nw, {"train", "eval"}, dctx + ".new");
   auto src = [&](const Json& parent, const char* key, const std::string& c) {
-    return parent.contains(key) ? parse_source(parent[key], base_dir, c + "." + key)
-                                : DataSource{};
+    return parent.contains(key) ? parse_source(parent[key], base_dir, c + "." + key) : DataSource{};
   };
   s.original_eval = src(orig, "eval", dctx + ".original");
   s.original_replay = src(orig, "replay", dctx + ".original");
@@ -263,7 +273,8 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   if (data.contains("tasks")) {
     if (!data["tasks"].is_array()) fail("{}.tasks: expected an array", dctx);
     for (size_t i = 0; i < data["tasks"].size(); ++i) {
-      s.tasks.push_back(parse_task(data["tasks"][i], base_dir, fmt::format("{}.tasks[{}]", dctx, i)));
+      s.tasks.push_back(
+          parse_task(data["tasks"][i], base_dir, fmt::format("{}.tasks[{}]", dctx, i)));
     }
   }
   // Task sequence
@@ -309,10 +320,11 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   // Optimisation
   const std::string tctx = ctx + ".train";
   const Json& t = object_at(j, "train", ctx);
-  js::check_keys(t, {"steps", "batch_tokens", "batch_size", "seq_len", "accumulation", "lr",
-                     "schedule", "warmup", "min_lr_ratio", "weight_decay", "clip", "beta1", "beta2",
-                     "eps", "replay"},
-                 tctx);
+  js::check_keys(
+      t,
+      {"steps", "batch_tokens", "batch_size", "seq_len", "accumulation", "lr", "schedule", "warmup",
+       "min_lr_ratio", "weight_decay", "clip", "beta1", "beta2", "eps", "replay"},
+      tctx);
   s.train.steps = positive(t, "steps", 100, tctx);
   s.train.seq_len = positive(t, "seq_len", 128, tctx, 2);
   if (t.contains("batch_tokens") && t.contains("batch_size")) {
@@ -349,9 +361,10 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   for (const auto& p : s.plans) {
     if (p.variant == grow::Variant::NeutralResidues &&
         (!s.original_replay.defined() || s.train.replay <= 0)) {
-      fail("{}: neutral residues need original-domain batches for their local loss: set "
-           "data.original.replay and train.replay (the paper uses p = 0.1)",
-           ctx);
+      fail(
+          "{}: neutral residues need original-domain batches for their local loss: set "
+          "data.original.replay and train.replay (the paper uses p = 0.1)",
+          ctx);
     }
   }
 
@@ -416,7 +429,9 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   if (s.is_sequence()) {
     Json seq = Json::array();
     for (const auto& st : s.sequence) {
-      seq.push_back({{"name", st.name}, {"train", st.train.raw}, {"eval", task_json(st.eval)},
+      seq.push_back({{"name", st.name},
+                     {"train", st.train.raw},
+                     {"eval", task_json(st.eval)},
                      {"steps", st.steps}});
     }
     s.raw["sequence"] = seq;

@@ -43,22 +43,22 @@ inline constexpr int kSpecVersion = 1;
 struct DataSource {
   nlohmann::json raw;  // the validated JSON (kept for hashing and display)
   enum class Kind { Corpus, Qa, Biography } kind = Kind::Corpus;
-  nlohmann::json corpus;          // Corpus: data::CorpusSpec JSON
-  std::string part = "all";       // Corpus: all/train/heldout; Biography: its part
-  double heldout = 0.0;           // Corpus: held-out fraction for part train/heldout
+  nlohmann::json corpus;     // Corpus: data::CorpusSpec JSON
+  std::string part = "all";  // Corpus: all/train/heldout; Biography: its part
+  double heldout = 0.0;      // Corpus: held-out fraction for part train/heldout
   int64_t max_docs = -1;
   int64_t max_tokens = -1;
-  std::string qa_path;            // Qa
-  bool mask_prompt = true;        // Qa: loss on the answer only
-  nlohmann::json biography;       // Biography: data::BiographyOptions as JSON
+  std::string qa_path;       // Qa
+  bool mask_prompt = true;   // Qa: loss on the answer only
+  nlohmann::json biography;  // Biography: data::BiographyOptions as JSON
   bool defined() const { return !raw.is_null(); }
   std::string describe() const;
 };
 
 struct TaskSpec {
   std::string name;
-  std::string kind;  // "lm", "mc", "qa"
-  DataSource source; // lm: any text source; qa: Qa or Biography; mc: path (raw.path)
+  std::string kind;   // "lm", "mc", "qa"
+  DataSource source;  // lm: any text source; qa: Qa or Biography; mc: path (raw.path)
   std::string mc_path;
   int64_t max_items = -1;
 };
@@ -89,8 +89,8 @@ struct EvalSpec {
   int64_t interval = 50;   // steps between evaluations (step 0 and the end always)
   int64_t tokens = 16384;  // token budget of each LM evaluation set
   int64_t batch_size = 8;
-  bool drift = true;       // representation drift on the original eval set
-  int64_t max_items = 200; // per MC/QA task
+  bool drift = true;        // representation drift on the original eval set
+  int64_t max_items = 200;  // per MC/QA task
   bool exact_match = true;
 };
 
@@ -120,8 +120,8 @@ struct PretrainStage {
 // A built-in base model trained from scratch: tokenizer, architecture, pretraining and
 // optional fine-tuning stages. Built once and cached by the hash of this JSON.
 struct PresetSpec {
-  std::string preset;          // "tiny-llama"
-  nlohmann::json config;       // config.json overrides
+  std::string preset;                      // "tiny-llama"
+  nlohmann::json config;                   // config.json overrides
   std::vector<DataSource> tokenizer_data;  // byte-level BPE trained on these
   int64_t vocab_size = 4096;
   std::vector<PretrainStage> stages;  // in order
@@ -129,8 +129,8 @@ struct PresetSpec {
 };
 
 struct ModelSpec {
-  std::string path;                   // a Hugging Face or GrowBench folder
-  std::optional<PresetSpec> preset;   // or a built-in preset
+  std::string path;                  // a Hugging Face or GrowBench folder
+  std::optional<PresetSpec> preset;  // or a built-in preset
 };
 
 struct ExperimentSpec {

@@ -66,8 +66,9 @@ GrowthResult apply_ewc(CausalLMImpl& model, const GrowthPlan& plan, const ApplyC
   GrowthResult r = apply_full(model, plan, ctx);
   if (ctx.structure_only) return r;
   if (ctx.fisher.empty()) {
-    fail("plan: EWC needs the diagonal Fisher information of the base model on the original "
-         "domain (a probe); run EWC through an experiment, which computes it");
+    fail(
+        "plan: EWC needs the diagonal Fisher information of the base model on the original "
+        "domain (a probe); run EWC through an experiment, which computes it");
   }
   std::vector<torch::Tensor> params, anchors, fisher;
   torch::NoGradGuard no_grad;

@@ -29,9 +29,9 @@ struct SavedModel {
 };
 
 // Writes `model` (grown from a base of `base_config` by `plan`, or plain when plan is null).
-SavedModel save_model(CausalLMImpl& model, const ModelConfig& base_config,
-                      const GrowthPlan* plan, const std::string& out_dir,
-                      const std::string& tokenizer_source, SaveFormat format = SaveFormat::Auto);
+SavedModel save_model(CausalLMImpl& model, const ModelConfig& base_config, const GrowthPlan* plan,
+                      const std::string& out_dir, const std::string& tokenizer_source,
+                      SaveFormat format = SaveFormat::Auto);
 
 // Loads a Hugging Face folder or a GrowBench checkpoint folder. For a GrowBench checkpoint,
 // `config` is the base config and `plan` the applied plan (JSON null for plain folders).

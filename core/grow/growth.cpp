@@ -19,12 +19,15 @@ int64_t ParamGroup::numel() const {
 nlohmann::json GrowthResult::to_json() const {
   nlohmann::json groups_json = nlohmann::json::array();
   for (const auto& g : groups) {
-    groups_json.push_back({{"name", g.name}, {"layer", g.layer}, {"unit", g.unit},
-                           {"params", g.numel()}, {"tensors", g.params.size()}});
+    groups_json.push_back({{"name", g.name},
+                           {"layer", g.layer},
+                           {"unit", g.unit},
+                           {"params", g.numel()},
+                           {"tensors", g.params.size()}});
   }
   nlohmann::json terms = nlohmann::json::array();
-  for (const auto& t : loss_terms) terms.push_back({{"name", t->name()},
-                                                    {"coefficient", t->coefficient()}});
+  for (const auto& t : loss_terms)
+    terms.push_back({{"name", t->name()}, {"coefficient", t->coefficient()}});
   return {{"plan", grow::to_json(plan)},
           {"label", plan.label()},
           {"base_params", base_params},
@@ -58,11 +61,16 @@ std::pair<int64_t, std::string> unit_of(const std::string& name) {
     int64_t layer = std::stoll(name.substr(layers.size(), dot - layers.size()));
     std::string rest = name.substr(dot + 1);
     static const std::pair<const char*, const char*> kPaths[] = {
-        {"self_attn.q_proj", "q"},       {"self_attn.k_proj", "k"},
-        {"self_attn.v_proj", "v"},       {"self_attn.o_proj", "o"},
-        {"self_attn.q_norm", "q_norm"},  {"self_attn.k_norm", "k_norm"},
-        {"mlp.gate_proj", "gate"},       {"mlp.up_proj", "up"},
-        {"mlp.down_proj", "down"},       {"input_layernorm", "input_norm"},
+        {"self_attn.q_proj", "q"},
+        {"self_attn.k_proj", "k"},
+        {"self_attn.v_proj", "v"},
+        {"self_attn.o_proj", "o"},
+        {"self_attn.q_norm", "q_norm"},
+        {"self_attn.k_norm", "k_norm"},
+        {"mlp.gate_proj", "gate"},
+        {"mlp.up_proj", "up"},
+        {"mlp.down_proj", "down"},
+        {"input_layernorm", "input_norm"},
         {"post_attention_layernorm", "post_attn_norm"},
         {"pre_feedforward_layernorm", "pre_ffn_norm"},
         {"post_feedforward_layernorm", "post_ffn_norm"}};
@@ -107,9 +115,10 @@ std::vector<int64_t> resolve_layers(const LayerSelection& sel, int64_t num_layer
                                     const ApplyContext& ctx) {
   if (sel.kind == LayerSelection::Kind::Policy) {
     if (!ctx.resolve_policy) {
-      fail("plan: the layer policy {} needs importance probes; run the plan through an "
-           "experiment (growbench-cli run) or give explicit layers",
-           sel.policy.dump());
+      fail(
+          "plan: the layer policy {} needs importance probes; run the plan through an "
+          "experiment (growbench-cli run) or give explicit layers",
+          sel.policy.dump());
     }
     auto layers = LayerSelection::list(ctx.resolve_policy(sel.policy));
     return layers.resolve(num_layers);
@@ -135,17 +144,35 @@ GrowthResult apply_plan(CausalLMImpl& model, const GrowthPlan& plan, const Apply
   }
   GrowthResult r;
   switch (plan.variant) {
-    case Variant::Full: r = apply_full(model, resolved, ctx); break;
-    case Variant::Freeze: r = apply_freeze(model, resolved, ctx); break;
-    case Variant::Lora: r = apply_lora(model, resolved, ctx); break;
-    case Variant::Grow: r = apply_grow(model, resolved, ctx); break;
-    case Variant::Scale: r = apply_scale(model, resolved, ctx); break;
-    case Variant::Depth: r = apply_depth(model, resolved, ctx); break;
+    case Variant::Full:
+      r = apply_full(model, resolved, ctx);
+      break;
+    case Variant::Freeze:
+      r = apply_freeze(model, resolved, ctx);
+      break;
+    case Variant::Lora:
+      r = apply_lora(model, resolved, ctx);
+      break;
+    case Variant::Grow:
+      r = apply_grow(model, resolved, ctx);
+      break;
+    case Variant::Scale:
+      r = apply_scale(model, resolved, ctx);
+      break;
+    case Variant::Depth:
+      r = apply_depth(model, resolved, ctx);
+      break;
     case Variant::NeutralResidues:
-    case Variant::Adapters: r = apply_adapters(model, resolved, ctx); break;
-    case Variant::Ewc: r = apply_ewc(model, resolved, ctx); break;
+    case Variant::Adapters:
+      r = apply_adapters(model, resolved, ctx);
+      break;
+    case Variant::Ewc:
+      r = apply_ewc(model, resolved, ctx);
+      break;
     case Variant::LoraMoe:
-    case Variant::MhMoe: r = apply_moe(model, resolved, ctx); break;
+    case Variant::MhMoe:
+      r = apply_moe(model, resolved, ctx);
+      break;
   }
   r.plan = resolved;
   r.base_params = base;

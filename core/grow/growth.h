@@ -96,8 +96,7 @@ GrowthResult apply_lora(CausalLMImpl& model, const GrowthPlan& plan, const Apply
 GrowthResult apply_grow(CausalLMImpl& model, const GrowthPlan& plan, const ApplyContext& ctx);
 GrowthResult apply_scale(CausalLMImpl& model, const GrowthPlan& plan, const ApplyContext& ctx);
 GrowthResult apply_depth(CausalLMImpl& model, const GrowthPlan& plan, const ApplyContext& ctx);
-GrowthResult apply_adapters(CausalLMImpl& model, const GrowthPlan& plan,
-                            const ApplyContext& ctx);
+GrowthResult apply_adapters(CausalLMImpl& model, const GrowthPlan& plan, const ApplyContext& ctx);
 GrowthResult apply_ewc(CausalLMImpl& model, const GrowthPlan& plan, const ApplyContext& ctx);
 GrowthResult apply_moe(CausalLMImpl& model, const GrowthPlan& plan, const ApplyContext& ctx);
 

@@ -16,7 +16,8 @@ namespace js = gb::json;
 namespace {
 
 const char* const kPolicies[] = {"least-important", "most-important", "update-magnitude",
-                                 "uniform", "above-lfp", "calibrated", "manual"};
+                                 "uniform",         "above-lfp",      "calibrated",
+                                 "manual"};
 
 const std::set<std::string> kLinearUnits = {"q", "k", "v", "o", "gate", "up", "down"};
 
@@ -27,8 +28,8 @@ int64_t positive(const Json& j, const char* key, int64_t fallback, const std::st
   return v;
 }
 
-double number(const Json& j, const char* key, double fallback, const std::string& ctx,
-              double lo, double hi) {
+double number(const Json& j, const char* key, double fallback, const std::string& ctx, double lo,
+              double hi) {
   double v = js::get_or<double>(j, key, fallback, ctx);
   if (v < lo || v > hi) fail("{}: '{}' must be in [{}, {}], found {}", ctx, key, lo, hi, v);
   return v;
@@ -49,8 +50,7 @@ void check_layers_in_range(const LayerSelection& sel, int64_t n, const std::stri
   if (sel.kind != LayerSelection::Kind::List) return;
   for (int64_t l : sel.layers) {
     if (l < 0 || l >= n) {
-      fail("{}: layer index {} is out of range (the model has {} layers, 0..{})", ctx, l, n,
-           n - 1);
+      fail("{}: layer index {} is out of range (the model has {} layers, 0..{})", ctx, l, n, n - 1);
     }
   }
 }
@@ -105,8 +105,7 @@ LayerSelection LayerSelection::parse(const Json& j, const std::string& ctx) {
     s.policy = j;
     return s;
   }
-  fail("{}: 'layers' must be \"all\", a list or a policy object, found {}", ctx,
-       js::type_name(j));
+  fail("{}: 'layers' must be \"all\", a list or a policy object, found {}", ctx, js::type_name(j));
 }
 
 std::vector<int64_t> LayerSelection::resolve(int64_t n) const {
@@ -120,18 +119,22 @@ std::vector<int64_t> LayerSelection::resolve(int64_t n) const {
       check_layers_in_range(*this, n, "plan");
       return layers;
     case Kind::Policy:
-      fail("plan: the layer policy {} must be resolved from importance probes first (run it "
-           "through growbench-cli run, or give explicit layers)",
-           policy.dump());
+      fail(
+          "plan: the layer policy {} must be resolved from importance probes first (run it "
+          "through growbench-cli run, or give explicit layers)",
+          policy.dump());
   }
   return {};
 }
 
 Json LayerSelection::to_json() const {
   switch (kind) {
-    case Kind::All: return "all";
-    case Kind::List: return layers;
-    case Kind::Policy: return policy;
+    case Kind::All:
+      return "all";
+    case Kind::List:
+      return layers;
+    case Kind::Policy:
+      return policy;
   }
   return "all";
 }
@@ -140,24 +143,35 @@ Json LayerSelection::to_json() const {
 
 const char* variant_name(Variant v) {
   switch (v) {
-    case Variant::Full: return "full";
-    case Variant::Freeze: return "freeze";
-    case Variant::Lora: return "lora";
-    case Variant::Grow: return "grow";
-    case Variant::Scale: return "scale";
-    case Variant::Depth: return "depth";
-    case Variant::NeutralResidues: return "neutral-residues";
-    case Variant::Adapters: return "adapters";
-    case Variant::Ewc: return "ewc";
-    case Variant::LoraMoe: return "loramoe";
-    case Variant::MhMoe: return "mh-moe";
+    case Variant::Full:
+      return "full";
+    case Variant::Freeze:
+      return "freeze";
+    case Variant::Lora:
+      return "lora";
+    case Variant::Grow:
+      return "grow";
+    case Variant::Scale:
+      return "scale";
+    case Variant::Depth:
+      return "depth";
+    case Variant::NeutralResidues:
+      return "neutral-residues";
+    case Variant::Adapters:
+      return "adapters";
+    case Variant::Ewc:
+      return "ewc";
+    case Variant::LoraMoe:
+      return "loramoe";
+    case Variant::MhMoe:
+      return "mh-moe";
   }
   return "?";
 }
 
 std::vector<std::string> variant_names() {
-  return {"full", "freeze", "lora", "grow", "scale", "depth", "neutral-residues", "adapters",
-          "ewc", "loramoe", "mh-moe"};
+  return {"full",     "freeze", "lora",    "grow",  "scale", "depth", "neutral-residues",
+          "adapters", "ewc",    "loramoe", "mh-moe"};
 }
 
 const LayerSelection* GrowthPlan::layers() const {
@@ -167,7 +181,8 @@ const LayerSelection* GrowthPlan::layers() const {
 LayerSelection* GrowthPlan::layers() {
   if (auto* p = std::get_if<LoraParams>(&params)) return &p->layers;
   if (auto* p = std::get_if<GrowParams>(&params)) return &p->layers;
-  if (auto* p = std::get_if<DepthParams>(&params)) return p->style == "adept" ? &p->layers : nullptr;
+  if (auto* p = std::get_if<DepthParams>(&params))
+    return p->style == "adept" ? &p->layers : nullptr;
   if (auto* p = std::get_if<AdapterParams>(&params)) return &p->layers;
   if (auto* p = std::get_if<MoeParams>(&params)) return &p->layers;
   return nullptr;
@@ -256,9 +271,9 @@ GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
     plan.variant = Variant::Grow;
     plan.params = p;
   } else if (v == "scale") {
-    js::check_keys(j, {"variant", "name", "mode", "d_up", "p_up", "l_fp", "attention_only", "tau",
-                       "init"},
-                   ctx);
+    js::check_keys(
+        j, {"variant", "name", "mode", "d_up", "p_up", "l_fp", "attention_only", "tau", "init"},
+        ctx);
     ScaleParams p;
     p.mode = choice(j, "mode", "preserve", {"preserve", "adapt", "route"}, ctx);
     p.d_up = positive(j, "d_up", 0, ctx);
@@ -269,9 +284,10 @@ GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
     std::string init = js::get_or<std::string>(j, "init", "svd,zero", ctx);
     auto comma = init.find(',');
     if (comma == std::string::npos) {
-      fail("{}: 'init' must be \"W21,W22\" with each zero, random or svd (e.g. \"svd,zero\"), "
-           "found '{}'",
-           ctx, init);
+      fail(
+          "{}: 'init' must be \"W21,W22\" with each zero, random or svd (e.g. \"svd,zero\"), "
+          "found '{}'",
+          ctx, init);
     }
     p.init_w21 = init.substr(0, comma);
     p.init_w22 = init.substr(comma + 1);
@@ -291,9 +307,10 @@ GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
     p.style = choice(j, "style", "llama-pro", {"llama-pro", "adept"}, ctx);
     if (p.style == "llama-pro") {
       if (j.contains("layers")) {
-        fail("{}: LLaMA-Pro inserts blocks uniformly; give 'count', not 'layers' (use style "
-             "\"adept\" to choose layers)",
-             ctx);
+        fail(
+            "{}: LLaMA-Pro inserts blocks uniformly; give 'count', not 'layers' (use style "
+            "\"adept\" to choose layers)",
+            ctx);
       }
       p.count = positive(j, "count", 0, ctx);
     } else {
@@ -303,9 +320,10 @@ GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
       if (!j.contains("layers")) fail("{}: ADEPT needs 'layers' (a list or a policy)", ctx);
       p.layers = LayerSelection::parse(j["layers"], ctx);
       if (p.layers.kind == LayerSelection::Kind::All) {
-        fail("{}: ADEPT copies chosen layers; \"all\" would double the model (give a list or "
-             "a policy such as {{\"policy\":\"least-important\",\"k\":2}})",
-             ctx);
+        fail(
+            "{}: ADEPT copies chosen layers; \"all\" would double the model (give a list or "
+            "a policy such as {{\"policy\":\"least-important\",\"k\":2}})",
+            ctx);
       }
     }
     plan.variant = Variant::Depth;
@@ -334,9 +352,9 @@ GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
     plan.params = p;
   } else if (v == "loramoe" || v == "mh-moe") {
     bool mh = v == "mh-moe";
-    js::check_keys(j, {"variant", "name", "heads", "experts", "top_k", "rank", "alpha", "balance",
-                       "layers"},
-                   ctx);
+    js::check_keys(
+        j, {"variant", "name", "heads", "experts", "top_k", "rank", "alpha", "balance", "layers"},
+        ctx);
     MoeParams p;
     p.heads = mh ? positive(j, "heads", 4, ctx) : 1;
     if (!mh && j.contains("heads") && j["heads"] != 1) {
@@ -386,39 +404,44 @@ void validate_plan(const GrowthPlan& plan, const ModelConfig& c, const std::stri
       const auto& p = plan.get<ScaleParams>();
       const int64_t group = c.head_dim * c.kv_groups();
       if (p.d_up % group != 0) {
-        fail("{}: 'd_up' = {} must be a multiple of head_dim x (heads / kv heads) = {} x {} = {}, "
-             "so that whole kv groups of heads are added",
-             ctx, p.d_up, c.head_dim, c.kv_groups(), group);
+        fail(
+            "{}: 'd_up' = {} must be a multiple of head_dim x (heads / kv heads) = {} x {} = {}, "
+            "so that whole kv groups of heads are added",
+            ctx, p.d_up, c.head_dim, c.kv_groups(), group);
       }
       if (p.l_fp > c.num_layers) {
         fail("{}: 'l_fp' = {} exceeds the number of layers ({})", ctx, p.l_fp, c.num_layers);
       }
       if (c.family == Family::Gpt2) {
-        fail("{}: SCALE on GPT-2 is not supported: its learned position embeddings would need "
-             "widening too (use a rotary family)",
-             ctx);
+        fail(
+            "{}: SCALE on GPT-2 is not supported: its learned position embeddings would need "
+            "widening too (use a rotary family)",
+            ctx);
       }
       break;
     }
     case Variant::Depth: {
       const auto& p = plan.get<DepthParams>();
       if (p.style == "llama-pro" && (p.count > c.num_layers)) {
-        fail("{}: LLaMA-Pro inserts one block after every L/P layers; 'count' = {} exceeds the "
-             "{} layers",
-             ctx, p.count, c.num_layers);
+        fail(
+            "{}: LLaMA-Pro inserts one block after every L/P layers; 'count' = {} exceeds the "
+            "{} layers",
+            ctx, p.count, c.num_layers);
       }
       break;
     }
     case Variant::MhMoe: {
       const auto& p = plan.get<MoeParams>();
       if (c.hidden_size % p.heads != 0) {
-        fail("{}: MH-MoE splits the hidden state into 'heads' = {} equal slices; hidden size {} "
-             "is not divisible",
-             ctx, p.heads, c.hidden_size);
+        fail(
+            "{}: MH-MoE splits the hidden state into 'heads' = {} equal slices; hidden size {} "
+            "is not divisible",
+            ctx, p.heads, c.hidden_size);
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 

@@ -51,7 +51,7 @@ struct LayerSelection {
 struct FullParams {};
 
 struct FreezeParams {
-  int64_t bottom = 2;            // the bottom k layers and the input embedding are frozen
+  int64_t bottom = 2;  // the bottom k layers and the input embedding are frozen
   bool freeze_embedding = true;
 };
 
@@ -89,10 +89,10 @@ struct AdapterParams {
   std::string gate = "elu";  // "elu" (neutral residues), "sigmoid" (explicit selector),
                              // "none" (vanilla parallel adapters)
   LayerSelection layers;
-  double budget = 0.2;       // extra parameters as a fraction of the base model
-  int64_t inner = 0;         // inner size; 0 = derived from the budget
-  double alpha = 100.0;      // coefficient of the local l1 loss (both gates; the sigmoid
-                             // gate's BCE has coefficient 1, see grow/adapters.h)
+  double budget = 0.2;   // extra parameters as a fraction of the base model
+  int64_t inner = 0;     // inner size; 0 = derived from the budget
+  double alpha = 100.0;  // coefficient of the local l1 loss (both gates; the sigmoid
+                         // gate's BCE has coefficient 1, see grow/adapters.h)
 };
 
 struct EwcParams {
@@ -100,17 +100,27 @@ struct EwcParams {
 };
 
 struct MoeParams {
-  int64_t heads = 1;    // 1 = LoRAMoE; > 1 = MH-MoE with head-wise routing
+  int64_t heads = 1;  // 1 = LoRAMoE; > 1 = MH-MoE with head-wise routing
   int64_t experts = 4;
   int64_t top_k = 2;
   int64_t rank = 4;
-  double alpha = 0;     // LoRA-style scale alpha/rank; 0 = scale 1
-  double balance = 0.0; // coefficient of the load-balancing loss (0 = off)
+  double alpha = 0;      // LoRA-style scale alpha/rank; 0 = scale 1
+  double balance = 0.0;  // coefficient of the load-balancing loss (0 = off)
   LayerSelection layers;
 };
 
 enum class Variant {
-  Full, Freeze, Lora, Grow, Scale, Depth, NeutralResidues, Adapters, Ewc, LoraMoe, MhMoe
+  Full,
+  Freeze,
+  Lora,
+  Grow,
+  Scale,
+  Depth,
+  NeutralResidues,
+  Adapters,
+  Ewc,
+  LoraMoe,
+  MhMoe
 };
 const char* variant_name(Variant v);  // the JSON "variant" string
 std::vector<std::string> variant_names();
@@ -123,9 +133,13 @@ struct GrowthPlan {
   std::string name;  // optional label ("G-Freeze k=2"); defaults to a generated one
 
   template <typename T>
-  const T& get() const { return std::get<T>(params); }
+  const T& get() const {
+    return std::get<T>(params);
+  }
   template <typename T>
-  T& get() { return std::get<T>(params); }
+  T& get() {
+    return std::get<T>(params);
+  }
   // The layer selection of the variant, or nullptr when the variant takes none.
   const LayerSelection* layers() const;
   LayerSelection* layers();

@@ -134,8 +134,7 @@ EffectiveRankStages effective_rank_of_checkpoints(CausalLMImpl& base,
     stages.push_back(up_projections(*m.model));
     names.push_back(std::filesystem::path(folders[i]).filename().string());
     if (names.back().empty()) names.back() = folders[i];
-    progress.report(static_cast<double>(i + 1) / static_cast<double>(folders.size()),
-                    names.back());
+    progress.report(static_cast<double>(i + 1) / static_cast<double>(folders.size()), names.back());
   }
   return effective_rank_stages(base_up, stages, names, reference);
 }

@@ -262,9 +262,8 @@ ProbeSet load_probe_set(const std::string& path, const data::TextEncoder& encode
     std::vector<ScoredExample> examples;
     int64_t tokens = 0;
     for (const auto& item : items) {
-      auto pair =
-          data::tokenize_pair(encoder, item.context,
-                              data::mc_continuation(item.context, item.choices.at(item.answer)));
+      auto pair = data::tokenize_pair(
+          encoder, item.context, data::mc_continuation(item.context, item.choices.at(item.answer)));
       const int64_t len = static_cast<int64_t>(pair.prompt.size() + pair.continuation.size());
       if (o.max_tokens >= 0 && tokens + len > o.max_tokens) break;
       tokens += len;

@@ -104,8 +104,8 @@ struct ScoredExample {
 // Bucketed layout from examples, kept in the given order for selection (no shuffling here).
 // An example longer than seq_len + 1 tokens loses tokens at the START of its context (the
 // continuation is kept whole when it fits).
-ProbeSet bucket_examples(const std::vector<ScoredExample>& examples,
-                         const ProbeSetOptions& options, const std::string& description = {});
+ProbeSet bucket_examples(const std::vector<ScoredExample>& examples, const ProbeSetOptions& options,
+                         const std::string& description = {});
 
 // The format Auto resolves to for `path`: *.jsonl / *.json whose first object has a choice
 // list ("choices", "endings" or "options") → MultipleChoice; other *.jsonl / *.json → Jsonl;

@@ -71,8 +71,7 @@ bool rank_aggregate_of(const Json& policy, const std::string& name, const std::s
   return a == "rank";
 }
 
-int64_t count_key(const Json& policy, const std::string& name, const char* key,
-                  const char* alias) {
+int64_t count_key(const Json& policy, const std::string& name, const char* key, const char* alias) {
   std::string ctx = std::string(kContext) + " '" + name + "'";
   const char* used = policy.contains(key) ? key : alias;
   if (!policy.contains(used)) fail("{}: missing '{}' (the number of layers)", ctx, key);
@@ -89,8 +88,8 @@ std::string available(const std::map<std::string, ProbeResult>& m) {
 
 // The layer vector (higher = more important) of a probe, by cumulation or mean rank.
 std::vector<double> importance_vector(const std::map<std::string, ProbeResult>& set,
-                                      const char* set_name, const std::string& method,
-                                      bool by_rank, const std::string& policy) {
+                                      const char* set_name, const std::string& method, bool by_rank,
+                                      const std::string& policy) {
   auto it = set.find(method);
   if (it == set.end()) {
     fail("{} '{}': needs a '{}' probe on the {} probe set (available: {})", kContext, policy,

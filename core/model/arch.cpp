@@ -7,7 +7,9 @@
 namespace gb::arch {
 
 namespace names {
-std::string layer_prefix(int64_t layer) { return fmt::format("model.layers.{}.", layer); }
+std::string layer_prefix(int64_t layer) {
+  return fmt::format("model.layers.{}.", layer);
+}
 const char* const kEmbed = "model.embed_tokens.weight";
 const char* const kPositions = "model.embed_positions.weight";
 const char* const kFinalNormW = "model.norm.weight";
@@ -34,8 +36,8 @@ std::string unit_path(const std::string& unit) {
 
 namespace {
 
-void add(std::vector<TensorMap>& v, std::string hf, std::vector<int64_t> shape,
-         Transform t, std::vector<std::string> internal) {
+void add(std::vector<TensorMap>& v, std::string hf, std::vector<int64_t> shape, Transform t,
+         std::vector<std::string> internal) {
   v.push_back({std::move(hf), std::move(shape), t, std::move(internal)});
 }
 
@@ -90,8 +92,7 @@ void llama_like(const ModelConfig& c, std::vector<TensorMap>& v) {
 void gpt2(const ModelConfig& c, std::vector<TensorMap>& v) {
   const int64_t d = c.hidden_size, p = c.intermediate_size;
   add(v, "transformer.wte.weight", {c.vocab_size, d}, Transform::Identity, {names::kEmbed});
-  add(v, "transformer.wpe.weight", {c.max_positions, d}, Transform::Identity,
-      {names::kPositions});
+  add(v, "transformer.wpe.weight", {c.max_positions, d}, Transform::Identity, {names::kPositions});
   for (int64_t l = 0; l < c.num_layers; ++l) {
     const std::string h = fmt::format("transformer.h.{}.", l);
     const std::string pre = names::layer_prefix(l);
@@ -161,8 +162,8 @@ void neox(const ModelConfig& c, std::vector<TensorMap>& v) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(),
-                                                suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -170,9 +171,15 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 std::vector<TensorMap> hf_tensors(const ModelConfig& c) {
   std::vector<TensorMap> v;
   switch (c.family) {
-    case Family::Gpt2: gpt2(c, v); break;
-    case Family::GptNeoX: neox(c, v); break;
-    default: llama_like(c, v); break;
+    case Family::Gpt2:
+      gpt2(c, v);
+      break;
+    case Family::GptNeoX:
+      neox(c, v);
+      break;
+    default:
+      llama_like(c, v);
+      break;
   }
   return v;
 }
@@ -199,9 +206,12 @@ std::vector<std::string> aliases(const std::string& hf_name, const ModelConfig& 
 
 std::string final_norm_module(Family family) {
   switch (family) {
-    case Family::Gpt2: return "transformer.ln_f";
-    case Family::GptNeoX: return "gpt_neox.final_layer_norm";
-    default: return "model.norm";
+    case Family::Gpt2:
+      return "transformer.ln_f";
+    case Family::GptNeoX:
+      return "gpt_neox.final_layer_norm";
+    default:
+      return "model.norm";
   }
 }
 

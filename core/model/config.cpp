@@ -18,9 +18,10 @@ Activation parse_activation(const std::string& name, const std::string& ctx) {
   if (name == "gelu") return Activation::GeluErf;
   if (name == "quick_gelu") return Activation::QuickGelu;
   if (name == "relu") return Activation::Relu;
-  fail("{}: unsupported activation '{}' (supported: silu, gelu, gelu_new, gelu_pytorch_tanh, "
-       "gelu_fast, quick_gelu, relu)",
-       ctx, name);
+  fail(
+      "{}: unsupported activation '{}' (supported: silu, gelu, gelu_new, gelu_pytorch_tanh, "
+      "gelu_fast, quick_gelu, relu)",
+      ctx, name);
 }
 
 template <typename T>
@@ -49,9 +50,9 @@ RopeScaling parse_rope_scaling(const Json& j, const std::string& ctx) {
   if (it == j.end() || it->is_null()) return rs;
   const Json& r = *it;
   if (!r.is_object()) fail("{}: 'rope_scaling' must be an object or null", ctx);
-  std::string type = r.contains("rope_type") ? req<std::string>(r, "rope_type", ctx + ".rope_scaling")
-                                             : opt<std::string>(r, "type", "default",
-                                                                ctx + ".rope_scaling");
+  std::string type = r.contains("rope_type")
+                         ? req<std::string>(r, "rope_type", ctx + ".rope_scaling")
+                         : opt<std::string>(r, "type", "default", ctx + ".rope_scaling");
   std::string c = ctx + ".rope_scaling";
   if (type == "default") return rs;
   if (type == "linear") {
@@ -64,8 +65,8 @@ RopeScaling parse_rope_scaling(const Json& j, const std::string& ctx) {
     rs.high_freq_factor = req<double>(r, "high_freq_factor", c);
     rs.original_max_position = req<int64_t>(r, "original_max_position_embeddings", c);
   } else {
-    fail("{}: rope_scaling type '{}' is not supported (supported: default, linear, llama3)",
-         ctx, type);
+    fail("{}: rope_scaling type '{}' is not supported (supported: default, linear, llama3)", ctx,
+         type);
   }
   if (!(rs.factor > 0)) fail("{}: rope_scaling factor must be positive", ctx);
   return rs;
@@ -77,8 +78,8 @@ void parse_qwen_layer_types(const Json& j, ModelConfig& c, const std::string& ct
   if (j.contains("layer_types") && !j["layer_types"].is_null()) {
     auto types = req<std::vector<std::string>>(j, "layer_types", ctx);
     if (static_cast<int64_t>(types.size()) != c.num_layers) {
-      fail("{}: 'layer_types' has {} entries, expected num_hidden_layers = {}", ctx,
-           types.size(), c.num_layers);
+      fail("{}: 'layer_types' has {} entries, expected num_hidden_layers = {}", ctx, types.size(),
+           c.num_layers);
     }
     for (size_t i = 0; i < types.size(); ++i) {
       if (types[i] == "sliding_attention") {
@@ -106,8 +107,7 @@ void parse_llama_like(const Json& j, ModelConfig& c, const std::string& ctx) {
   c.num_layers = req<int64_t>(j, "num_hidden_layers", ctx);
   c.num_heads = req<int64_t>(j, "num_attention_heads", ctx);
   c.num_kv_heads = opt<int64_t>(j, "num_key_value_heads", c.num_heads, ctx);
-  c.head_dim = opt<int64_t>(j, "head_dim", c.num_heads > 0 ? c.hidden_size / c.num_heads : 0,
-                            ctx);
+  c.head_dim = opt<int64_t>(j, "head_dim", c.num_heads > 0 ? c.hidden_size / c.num_heads : 0, ctx);
   c.max_positions = opt<int64_t>(j, "max_position_embeddings", 2048, ctx);
   c.norm_eps = opt<double>(j, "rms_norm_eps", 1e-6, ctx);
   c.rope_theta = opt<double>(j, "rope_theta", 10000.0, ctx);
@@ -122,24 +122,36 @@ void parse_llama_like(const Json& j, ModelConfig& c, const std::string& ctx) {
 
 const char* family_name(Family family) {
   switch (family) {
-    case Family::Llama: return "llama";
-    case Family::Qwen2: return "qwen2";
-    case Family::Qwen3: return "qwen3";
-    case Family::Gemma: return "gemma";
-    case Family::Gemma3: return "gemma3_text";
-    case Family::GptNeoX: return "gpt_neox";
-    case Family::Gpt2: return "gpt2";
+    case Family::Llama:
+      return "llama";
+    case Family::Qwen2:
+      return "qwen2";
+    case Family::Qwen3:
+      return "qwen3";
+    case Family::Gemma:
+      return "gemma";
+    case Family::Gemma3:
+      return "gemma3_text";
+    case Family::GptNeoX:
+      return "gpt_neox";
+    case Family::Gpt2:
+      return "gpt2";
   }
   return "?";
 }
 
 const char* activation_name(Activation act) {
   switch (act) {
-    case Activation::SiLU: return "silu";
-    case Activation::GeluTanh: return "gelu_tanh";
-    case Activation::GeluErf: return "gelu";
-    case Activation::QuickGelu: return "quick_gelu";
-    case Activation::Relu: return "relu";
+    case Activation::SiLU:
+      return "silu";
+    case Activation::GeluTanh:
+      return "gelu_tanh";
+    case Activation::GeluErf:
+      return "gelu";
+    case Activation::QuickGelu:
+      return "quick_gelu";
+    case Activation::Relu:
+      return "relu";
   }
   return "?";
 }
@@ -220,8 +232,8 @@ ModelConfig parse_config(const nlohmann::json& j, const std::string& source) {
   } else if (mt == "gemma3_text") {
     c.family = Family::Gemma3;
     parse_llama_like(j, c, ctx);
-    c.activation = parse_activation(
-        opt<std::string>(j, "hidden_activation", "gelu_pytorch_tanh", ctx), ctx);
+    c.activation =
+        parse_activation(opt<std::string>(j, "hidden_activation", "gelu_pytorch_tanh", ctx), ctx);
     c.norm = NormKind::RMSNormOnePlus;
     c.qkv_bias = c.o_bias = opt<bool>(j, "attention_bias", false, ctx);
     c.tie_embeddings = opt<bool>(j, "tie_word_embeddings", true, ctx);
@@ -239,8 +251,8 @@ ModelConfig parse_config(const nlohmann::json& j, const std::string& source) {
     if (j.contains("layer_types") && !j["layer_types"].is_null()) {
       auto types = req<std::vector<std::string>>(j, "layer_types", ctx);
       if (static_cast<int64_t>(types.size()) != c.num_layers) {
-        fail("{}: 'layer_types' has {} entries, expected num_hidden_layers = {}", ctx,
-             types.size(), c.num_layers);
+        fail("{}: 'layer_types' has {} entries, expected num_hidden_layers = {}", ctx, types.size(),
+             c.num_layers);
       }
       for (size_t i = 0; i < types.size(); ++i) {
         if (types[i] == "sliding_attention") {
@@ -342,15 +354,15 @@ void validate(const ModelConfig& c, const std::string& source) {
   }
   if ((c.family == Family::Gpt2 || c.family == Family::GptNeoX) &&
       c.hidden_size % c.num_heads != 0) {
-    fail("{}: hidden size {} is not divisible by the {} heads", source, c.hidden_size,
-         c.num_heads);
+    fail("{}: hidden size {} is not divisible by the {} heads", source, c.hidden_size, c.num_heads);
   }
   if (c.rotary) {
     int64_t rd = c.rotary_dim();
     if (rd <= 0 || rd % 2 != 0 || rd > c.head_dim) {
-      fail("{}: rotary dimension {} (head_dim {} x rotary fraction {}) must be even and in "
-           "(0, head_dim]",
-           source, rd, c.head_dim, c.rotary_pct);
+      fail(
+          "{}: rotary dimension {} (head_dim {} x rotary fraction {}) must be even and in "
+          "(0, head_dim]",
+          source, rd, c.head_dim, c.rotary_pct);
     }
   }
   if (!(c.norm_eps > 0)) fail("{}: norm epsilon must be positive", source);

@@ -49,20 +49,20 @@ struct ModelConfig {
   bool qkv_bias = false;
   bool o_bias = false;
   bool mlp_bias = false;
-  bool qk_norm = false;          // per-head RMSNorm of q and k before RoPE (Qwen3, Gemma 3)
+  bool qk_norm = false;  // per-head RMSNorm of q and k before RoPE (Qwen3, Gemma 3)
   bool tie_embeddings = false;
-  bool scale_embeddings = false;  // multiply embeddings by sqrt(hidden) (Gemma)
-  bool learned_positions = false; // GPT-2
-  bool parallel_residual = false; // GPT-NeoX
-  bool sandwich_norms = false;    // Gemma 3: post-attention, pre/post feed-forward norms
+  bool scale_embeddings = false;   // multiply embeddings by sqrt(hidden) (Gemma)
+  bool learned_positions = false;  // GPT-2
+  bool parallel_residual = false;  // GPT-NeoX
+  bool sandwich_norms = false;     // Gemma 3: post-attention, pre/post feed-forward norms
 
   bool rotary = true;
   double rope_theta = 10000.0;
   double rope_local_theta = 10000.0;  // sliding layers of Gemma 3
   RopeScaling rope_scaling;
-  double rotary_pct = 1.0;            // fraction of head_dim that is rotated (GPT-NeoX)
+  double rotary_pct = 1.0;  // fraction of head_dim that is rotated (GPT-NeoX)
 
-  double attn_scale = 0.0;            // multiplier of q·k; 1/sqrt(head_dim) unless set
+  double attn_scale = 0.0;  // multiplier of q·k; 1/sqrt(head_dim) unless set
   std::optional<double> attn_softcap;
   std::optional<double> final_softcap;
   int64_t sliding_window = 0;
@@ -76,7 +76,7 @@ struct ModelConfig {
 
   int64_t rotary_dim() const;  // int(head_dim * rotary_pct)
   int64_t kv_groups() const { return num_heads / num_kv_heads; }
-  double embed_scale() const;  // sqrt(hidden) rounded to float32, or 1
+  double embed_scale() const;   // sqrt(hidden) rounded to float32, or 1
   int64_t param_count() const;  // of the plain architecture described by this config
 };
 

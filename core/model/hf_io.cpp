@@ -27,14 +27,18 @@ std::string shape_str(c10::IntArrayRef s) {
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + "]";
 }
-std::string shape_str(const std::vector<int64_t>& s) { return shape_str(c10::IntArrayRef(s)); }
+std::string shape_str(const std::vector<int64_t>& s) {
+  return shape_str(c10::IntArrayRef(s));
+}
 
 // Applies a file → internal transform; returns the internal tensors in map order.
 std::vector<torch::Tensor> to_internal(const arch::TensorMap& m, const torch::Tensor& t,
                                        const ModelConfig& c) {
   switch (m.transform) {
-    case arch::Transform::Identity: return {t};
-    case arch::Transform::Transpose: return {t.t().contiguous()};
+    case arch::Transform::Identity:
+      return {t};
+    case arch::Transform::Transpose:
+      return {t.t().contiguous()};
     case arch::Transform::SplitQkvGpt2: {
       const int64_t d = c.hidden_size;
       if (t.dim() == 2) {
@@ -65,8 +69,10 @@ std::vector<torch::Tensor> to_internal(const arch::TensorMap& m, const torch::Te
 torch::Tensor to_file(const arch::TensorMap& m, const std::vector<torch::Tensor>& in,
                       const ModelConfig& c) {
   switch (m.transform) {
-    case arch::Transform::Identity: return in.at(0);
-    case arch::Transform::Transpose: return in.at(0).t().contiguous();
+    case arch::Transform::Identity:
+      return in.at(0);
+    case arch::Transform::Transpose:
+      return in.at(0).t().contiguous();
     case arch::Transform::SplitQkvGpt2:
       if (in.at(0).dim() == 2) return torch::cat({in[0].t(), in[1].t(), in[2].t()}, 1);
       return torch::cat({in[0], in[1], in[2]}, 0);
@@ -74,9 +80,8 @@ torch::Tensor to_file(const arch::TensorMap& m, const std::vector<torch::Tensor>
       const int64_t h = c.num_heads, hd = c.head_dim;
       if (in.at(0).dim() == 2) {
         const int64_t d = in[0].size(1);
-        return torch::stack({in[0].view({h, hd, d}), in[1].view({h, hd, d}),
-                             in[2].view({h, hd, d})},
-                            1)
+        return torch::stack(
+                   {in[0].view({h, hd, d}), in[1].view({h, hd, d}), in[2].view({h, hd, d})}, 1)
             .reshape({3 * h * hd, d});
       }
       return torch::stack({in[0].view({h, hd}), in[1].view({h, hd}), in[2].view({h, hd})}, 1)
@@ -95,11 +100,16 @@ std::unordered_map<std::string, torch::Tensor> param_map(CausalLMImpl& model) {
 }  // namespace
 
 std::vector<std::string> tokenizer_files(const std::string& folder) {
-  static const char* const kNames[] = {
-      "tokenizer.json",      "tokenizer_config.json", "special_tokens_map.json",
-      "generation_config.json", "vocab.json",         "merges.txt",
-      "tokenizer.model",     "added_tokens.json",     "chat_template.jinja",
-      "chat_template.json"};
+  static const char* const kNames[] = {"tokenizer.json",
+                                       "tokenizer_config.json",
+                                       "special_tokens_map.json",
+                                       "generation_config.json",
+                                       "vocab.json",
+                                       "merges.txt",
+                                       "tokenizer.model",
+                                       "added_tokens.json",
+                                       "chat_template.jinja",
+                                       "chat_template.json"};
   std::vector<std::string> out;
   if (folder.empty()) return out;
   for (const char* n : kNames) {
@@ -145,15 +155,17 @@ CausalLM build_from_checkpoint(const ModelConfig& config, const std::string& fol
     }
     const st::TensorInfo& info = ck.info(name);
     if (info.shape != m.hf_shape) {
-      fail("{}: tensor '{}' has shape {} but config.json implies {}; hint: does config.json "
-           "belong to these weights?",
-           ck.file_of(name), name, shape_str(info.shape), shape_str(m.hf_shape));
+      fail(
+          "{}: tensor '{}' has shape {} but config.json implies {}; hint: does config.json "
+          "belong to these weights?",
+          ck.file_of(name), name, shape_str(info.shape), shape_str(m.hf_shape));
     }
     switch (info.dtype) {
       case st::DType::F32:
       case st::DType::F16:
       case st::DType::BF16:
-      case st::DType::F64: break;
+      case st::DType::F64:
+        break;
       default:
         fail("{}: tensor '{}' has dtype {}, expected a floating-point dtype (F32, F16, BF16)",
              ck.file_of(name), name, st::dtype_name(info.dtype));
@@ -189,9 +201,10 @@ CausalLM build_from_checkpoint(const ModelConfig& config, const std::string& fol
       list += (i ? ", " : "") + unexpected[i];
     }
     if (unexpected.size() > 8) list += fmt::format(", ... ({} in all)", unexpected.size());
-    fail("{}: {} unexpected tensor(s) not described by config.json ({}): {}; hint: the "
-         "checkpoint may be of another architecture or have more layers than the config says",
-         folder, unexpected.size(), config.model_type, list);
+    fail(
+        "{}: {} unexpected tensor(s) not described by config.json ({}): {}; hint: the "
+        "checkpoint may be of another architecture or have more layers than the config says",
+        folder, unexpected.size(), config.model_type, list);
   }
   for (const auto& [name, p] : params) {
     if (!filled.count(name)) fail("internal error: parameter '{}' was not loaded", name);
@@ -205,9 +218,10 @@ CausalLM build_from_checkpoint(const ModelConfig& config, const std::string& fol
 
 LoadedModel load_hf_model(const std::string& folder, const LoadOptions& options) {
   if (!is_directory(folder)) {
-    fail("'{}' is not a folder; expected a Hugging Face model folder with config.json and "
-         "model.safetensors",
-         folder);
+    fail(
+        "'{}' is not a folder; expected a Hugging Face model folder with config.json and "
+        "model.safetensors",
+        folder);
   }
   fs::path cfg = fs::path(folder) / "config.json";
   if (!file_exists(cfg.string())) {
@@ -284,9 +298,10 @@ void export_hf(CausalLMImpl& model, const std::string& out_dir,
                const std::string& tokenizer_source) {
   std::string reason;
   if (!is_hf_expressible(model, &reason)) {
-    fail("this model cannot be written as a plain {} checkpoint: {}; write a GrowBench "
-         "checkpoint instead",
-         model.config.model_type, reason);
+    fail(
+        "this model cannot be written as a plain {} checkpoint: {}; write a GrowBench "
+        "checkpoint instead",
+        model.config.model_type, reason);
   }
   torch::NoGradGuard no_grad;
   ModelConfig c = plain_config(model);
@@ -296,7 +311,8 @@ void export_hf(CausalLMImpl& model, const std::string& out_dir,
     if (t.defined()) internal[name] = t.detach().to(torch::kCPU).contiguous();
   };
   put(arch::names::kEmbed, model.model->embed_tokens->tied_weight());
-  if (model.model->embed_positions) put(arch::names::kPositions, model.model->embed_positions->weight);
+  if (model.model->embed_positions)
+    put(arch::names::kPositions, model.model->embed_positions->weight);
   auto final_norm = std::dynamic_pointer_cast<NormImpl>(model.model->norm);
   put(arch::names::kFinalNormW, final_norm->weight);
   put(arch::names::kFinalNormB, final_norm->bias);
@@ -335,8 +351,8 @@ void export_hf(CausalLMImpl& model, const std::string& out_dir,
     tensors.emplace_back(m.hf_name, t);
   }
   for (const auto& [n, t] : internal) {
-    if (!used.count(n)) fail("export: internal tensor '{}' has no place in the {} format", n,
-                             c.model_type);
+    if (!used.count(n))
+      fail("export: internal tensor '{}' has no place in the {} format", n, c.model_type);
   }
   fs::create_directories(out_dir);
   st::write_tensors((fs::path(out_dir) / "model.safetensors").string(), tensors,
@@ -350,8 +366,7 @@ void export_hf(CausalLMImpl& model, const std::string& out_dir,
     if (fs::exists(dst) && fs::equivalent(f, dst)) continue;
     fs::copy_file(f, dst, fs::copy_options::overwrite_existing);
   }
-  log::get("model")->info("exported {} ({} tensors) to {}", c.model_type, tensors.size(),
-                          out_dir);
+  log::get("model")->info("exported {} ({} tensors) to {}", c.model_type, tensors.size(), out_dir);
 }
 
 }  // namespace gb

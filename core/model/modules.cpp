@@ -16,9 +16,15 @@ namespace {
 thread_local bool t_skip_init = false;
 }  // namespace
 
-SkipInitGuard::SkipInitGuard() : m_previous(t_skip_init) { t_skip_init = true; }
-SkipInitGuard::~SkipInitGuard() { t_skip_init = m_previous; }
-bool SkipInitGuard::active() { return t_skip_init; }
+SkipInitGuard::SkipInitGuard() : m_previous(t_skip_init) {
+  t_skip_init = true;
+}
+SkipInitGuard::~SkipInitGuard() {
+  t_skip_init = m_previous;
+}
+bool SkipInitGuard::active() {
+  return t_skip_init;
+}
 
 // ---------------------------------------------------------------------------------------
 // DenseLinear
@@ -49,17 +55,19 @@ std::shared_ptr<DenseLinearImpl> make_dense(int64_t in, int64_t out, bool bias) 
 // Norm
 
 NormImpl::NormImpl(NormKind kind, int64_t features, double eps_) : norm_kind(kind), eps(eps_) {
-  weight = register_parameter("weight", kind == NormKind::RMSNormOnePlus
-                                            ? torch::zeros({features})
-                                            : torch::ones({features}));
+  weight = register_parameter("weight", kind == NormKind::RMSNormOnePlus ? torch::zeros({features})
+                                                                         : torch::ones({features}));
   if (kind == NormKind::LayerNorm) bias = register_parameter("bias", torch::zeros({features}));
 }
 
 std::string NormImpl::kind() const {
   switch (norm_kind) {
-    case NormKind::RMSNorm: return "RMSNorm";
-    case NormKind::RMSNormOnePlus: return "RMSNorm(1+w)";
-    case NormKind::LayerNorm: return "LayerNorm";
+    case NormKind::RMSNorm:
+      return "RMSNorm";
+    case NormKind::RMSNormOnePlus:
+      return "RMSNorm(1+w)";
+    case NormKind::LayerNorm:
+      return "LayerNorm";
   }
   return "Norm";
 }
@@ -67,8 +75,8 @@ std::string NormImpl::kind() const {
 torch::Tensor NormImpl::forward(const torch::Tensor& x) {
   switch (norm_kind) {
     case NormKind::LayerNorm:
-      return F::layer_norm(x, F::LayerNormFuncOptions({x.size(-1)}).weight(weight).bias(bias)
-                                  .eps(eps));
+      return F::layer_norm(
+          x, F::LayerNormFuncOptions({x.size(-1)}).weight(weight).bias(bias).eps(eps));
     case NormKind::RMSNorm: {
       // Llama: normalise in float32, cast back, then multiply by the weight.
       auto xf = x.to(torch::kFloat);
@@ -101,7 +109,9 @@ EmbeddingImpl::EmbeddingImpl(int64_t num, int64_t dim_) {
   weight.normal_(0.0, 0.02);
 }
 
-torch::Tensor EmbeddingImpl::forward(const torch::Tensor& ids) { return F::embedding(ids, weight); }
+torch::Tensor EmbeddingImpl::forward(const torch::Tensor& ids) {
+  return F::embedding(ids, weight);
+}
 
 // ---------------------------------------------------------------------------------------
 // RoPE
@@ -111,7 +121,8 @@ torch::Tensor rope_inv_freq(const ModelConfig& c, bool local) {
   if (rot <= 0) return torch::Tensor();
   const double base = local ? c.rope_local_theta : c.rope_theta;
   // As transformers: base ** (arange(0, dim, 2, int64).float() / dim), in float32.
-  auto exponent = torch::arange(0, rot, 2, torch::kLong).to(torch::kFloat) / static_cast<float>(rot);
+  auto exponent =
+      torch::arange(0, rot, 2, torch::kLong).to(torch::kFloat) / static_cast<float>(rot);
   auto inv_freq = 1.0 / torch::pow(torch::tensor(static_cast<float>(base)), exponent);
   const RopeScaling& rs = c.rope_scaling;
   if (local || rs.type == "default") return inv_freq;
@@ -122,8 +133,8 @@ torch::Tensor rope_inv_freq(const ModelConfig& c, bool local) {
     const double high_wavelen = old_len / rs.high_freq_factor;
     auto wavelen = 2.0 * M_PI / inv_freq;
     auto scaled = torch::where(wavelen > low_wavelen, inv_freq / rs.factor, inv_freq);
-    auto smooth = (old_len / wavelen - rs.low_freq_factor) /
-                  (rs.high_freq_factor - rs.low_freq_factor);
+    auto smooth =
+        (old_len / wavelen - rs.low_freq_factor) / (rs.high_freq_factor - rs.low_freq_factor);
     auto smoothed = (1 - smooth) * scaled / rs.factor + smooth * scaled;
     auto medium = (wavelen >= high_wavelen).logical_and(wavelen <= low_wavelen);
     return torch::where(medium, smoothed, scaled);
@@ -131,8 +142,8 @@ torch::Tensor rope_inv_freq(const ModelConfig& c, bool local) {
   fail("rope scaling '{}' is not supported", rs.type);
 }
 
-torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& cos,
-                         const torch::Tensor& sin, int64_t rot) {
+torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                         int64_t rot) {
   // x (B, H, T, d_h); cos/sin (T, rot) broadcast over B and H.
   const int64_t d = x.size(-1);
   auto xr = rot == d ? x : x.narrow(-1, 0, rot);
@@ -262,11 +273,16 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, ForwardState& state
 
 torch::Tensor activate(const torch::Tensor& x, Activation act) {
   switch (act) {
-    case Activation::SiLU: return torch::silu(x);
-    case Activation::GeluTanh: return torch::gelu(x, "tanh");
-    case Activation::GeluErf: return torch::gelu(x);
-    case Activation::QuickGelu: return x * torch::sigmoid(1.702 * x);
-    case Activation::Relu: return torch::relu(x);
+    case Activation::SiLU:
+      return torch::silu(x);
+    case Activation::GeluTanh:
+      return torch::gelu(x, "tanh");
+    case Activation::GeluErf:
+      return torch::gelu(x);
+    case Activation::QuickGelu:
+      return x * torch::sigmoid(1.702 * x);
+    case Activation::Relu:
+      return torch::relu(x);
   }
   return x;
 }
@@ -282,10 +298,10 @@ torch::Tensor MLPImpl::forward(const torch::Tensor& x, ForwardState& state) {
   auto act = [&](const torch::Tensor& t) {
     const int64_t width = t.size(-1);
     if (split_inner <= 0 || split_inner >= width) return activate(t, activation);
-    return torch::cat({activate(t.narrow(-1, 0, split_inner).contiguous(), activation),
-                       activate(t.narrow(-1, split_inner, width - split_inner).contiguous(),
-                                activation)},
-                      -1);
+    return torch::cat(
+        {activate(t.narrow(-1, 0, split_inner).contiguous(), activation),
+         activate(t.narrow(-1, split_inner, width - split_inner).contiguous(), activation)},
+        -1);
   };
   torch::Tensor h;
   if (gate_proj) {
@@ -442,8 +458,7 @@ void DecoderLayerImpl::add_branch(const std::string& name, Branch branch) {
 // ---------------------------------------------------------------------------------------
 // Heads
 
-LinearHeadImpl::LinearHeadImpl(int64_t d, int64_t vocab, std::optional<double> cap)
-    : softcap(cap) {
+LinearHeadImpl::LinearHeadImpl(int64_t d, int64_t vocab, std::optional<double> cap) : softcap(cap) {
   weight = register_parameter("weight", torch::empty({vocab, d}));
   if (SkipInitGuard::active()) return;
   torch::NoGradGuard guard;
@@ -474,8 +489,8 @@ torch::Tensor TiedHeadImpl::forward(const torch::Tensor& h) {
 // Backbone and CausalLM
 
 BackboneImpl::BackboneImpl(const ModelConfig& c) {
-  embed_tokens = register_module("embed_tokens",
-                                 std::make_shared<EmbeddingImpl>(c.vocab_size, c.hidden_size));
+  embed_tokens =
+      register_module("embed_tokens", std::make_shared<EmbeddingImpl>(c.vocab_size, c.hidden_size));
   if (c.learned_positions) {
     embed_positions = register_module(
         "embed_positions", std::make_shared<EmbeddingImpl>(c.max_positions, c.hidden_size));
@@ -602,7 +617,9 @@ torch::Tensor CausalLMImpl::run_layer(int64_t index, const torch::Tensor& h, For
   return model->layers->ptr<DecoderLayerImpl>(index)->forward(h, s);
 }
 
-torch::Tensor CausalLMImpl::final_hidden(const torch::Tensor& h) { return model->norm->forward(h); }
+torch::Tensor CausalLMImpl::final_hidden(const torch::Tensor& h) {
+  return model->norm->forward(h);
+}
 
 torch::Tensor CausalLMImpl::logits_from_hidden(const torch::Tensor& h, const ForwardOptions&) {
   return lm_head->forward(h);

@@ -46,9 +46,9 @@ struct ForwardState {
   int64_t past = 0;                      // cached positions before this call
   KVCache* cache = nullptr;
   // Growth-specific switches.
-  bool mask_w12 = false;        // SCALE Route: compute with the W12 blocks masked to zero
-  bool original_domain = false; // batch drawn from the original distribution
-  torch::Tensor domain_labels;  // (B) float, 1 = new domain (sigmoid-gated neutral residues)
+  bool mask_w12 = false;         // SCALE Route: compute with the W12 blocks masked to zero
+  bool original_domain = false;  // batch drawn from the original distribution
+  torch::Tensor domain_labels;   // (B) float, 1 = new domain (sigmoid-gated neutral residues)
   std::vector<AuxTerm>* aux = nullptr;  // collects aux terms when non-null
   int64_t layer_index = 0;
 };
@@ -230,7 +230,7 @@ class DecoderLayerImpl : public torch::nn::Module {
   std::vector<std::string> unit_names() const;
   LinearUnit linear(const std::string& unit) const;  // q, k, v, o, gate, up, down
   void set_linear(const std::string& unit, LinearUnit replacement);
-  NormUnit norm(const std::string& unit) const;      // input_norm, ..., q_norm, k_norm
+  NormUnit norm(const std::string& unit) const;  // input_norm, ..., q_norm, k_norm
   void set_norm(const std::string& unit, NormUnit replacement);
   void add_branch(const std::string& name, Branch branch);
   const std::vector<std::pair<std::string, Branch>>& branches() const { return m_branches; }
@@ -270,7 +270,7 @@ class BackboneImpl : public torch::nn::Module {
 TORCH_MODULE(Backbone);
 
 struct ForwardOptions {
-  torch::Tensor key_padding;   // (B, T) bool, true = valid (right padding)
+  torch::Tensor key_padding;  // (B, T) bool, true = valid (right padding)
   KVCache* cache = nullptr;
   bool original_domain = false;
   torch::Tensor domain_labels;
@@ -287,8 +287,8 @@ class CausalLMImpl : public torch::nn::Module {
 
   // Pieces of the forward pass, for probes that restart from a layer.
   torch::Tensor embed(const torch::Tensor& ids, int64_t past = 0);  // → (B, T, d)
-  ForwardState make_state(int64_t seq_len, const ForwardOptions& options, const
-                          torch::Device& device);
+  ForwardState make_state(int64_t seq_len, const ForwardOptions& options,
+                          const torch::Device& device);
   torch::Tensor run_layer(int64_t index, const torch::Tensor& h, ForwardState& state);
   torch::Tensor final_hidden(const torch::Tensor& h);  // final norm
   torch::Tensor logits_from_hidden(const torch::Tensor& h, const ForwardOptions& options = {});
@@ -344,8 +344,8 @@ class TiedHeadImpl : public HeadUnitImpl {
 };
 
 // Rotate-half RoPE on the first `rot` dims of x (B, H, T, d_h).
-torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& cos,
-                         const torch::Tensor& sin, int64_t rot);
+torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                         int64_t rot);
 torch::Tensor rope_inv_freq(const ModelConfig& config, bool local);
 
 // Initialises every parameter as a freshly configured model (normal(0, std) weights,

@@ -10,9 +10,10 @@ c10::Device parse_device(const std::string& name) {
   if (name.empty() || name == "cpu") return c10::Device(c10::kCPU);
   if (name == "cuda" || name.rfind("cuda:", 0) == 0) {
     if (!torch::cuda::is_available()) {
-      fail("device '{}' requested but CUDA is not available (this LibTorch build or machine has "
-           "no usable GPU); use --device cpu",
-           name);
+      fail(
+          "device '{}' requested but CUDA is not available (this LibTorch build or machine has "
+          "no usable GPU); use --device cpu",
+          name);
     }
     c10::Device d(name);
     if (d.has_index() && d.index() >= static_cast<int>(torch::cuda::device_count())) {
@@ -34,11 +35,16 @@ c10::ScalarType parse_dtype(const std::string& n) {
 
 std::string dtype_name(c10::ScalarType t) {
   switch (t) {
-    case c10::kFloat: return "float32";
-    case c10::kBFloat16: return "bfloat16";
-    case c10::kHalf: return "float16";
-    case c10::kDouble: return "float64";
-    default: return c10::toString(t);
+    case c10::kFloat:
+      return "float32";
+    case c10::kBFloat16:
+      return "bfloat16";
+    case c10::kHalf:
+      return "float16";
+    case c10::kDouble:
+      return "float64";
+    default:
+      return c10::toString(t);
   }
 }
 

@@ -110,8 +110,11 @@ ModelSummary summarize(CausalLMImpl& model) {
 nlohmann::json to_json(const ModelSummary& s) {
   using J = nlohmann::json;
   auto tensor = [](const TensorSummary& t) {
-    return J{{"name", t.name}, {"shape", t.shape}, {"params", t.numel},
-             {"trainable", t.trainable}, {"dtype", t.dtype}};
+    return J{{"name", t.name},
+             {"shape", t.shape},
+             {"params", t.numel},
+             {"trainable", t.trainable},
+             {"dtype", t.dtype}};
   };
   J layers = J::array();
   for (const auto& l : s.layers) {
@@ -119,11 +122,14 @@ nlohmann::json to_json(const ModelSummary& s) {
     for (const auto& u : l.units) {
       J ts = J::array();
       for (const auto& t : u.tensors) ts.push_back(tensor(t));
-      units.push_back({{"name", u.name}, {"kind", u.kind}, {"path", u.path}, {"params", u.params},
+      units.push_back({{"name", u.name},
+                       {"kind", u.kind},
+                       {"path", u.path},
+                       {"params", u.params},
                        {"tensors", ts}});
     }
-    layers.push_back({{"index", l.index}, {"attention", l.attention}, {"params", l.params},
-                      {"units", units}});
+    layers.push_back(
+        {{"index", l.index}, {"attention", l.attention}, {"params", l.params}, {"units", units}});
   }
   J outer = J::array();
   for (const auto& t : s.outer) outer.push_back(tensor(t));

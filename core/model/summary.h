@@ -13,7 +13,7 @@ namespace gb {
 class CausalLMImpl;
 
 struct TensorSummary {
-  std::string name;            // registered name, e.g. model.layers.0.mlp.up_proj.weight
+  std::string name;  // registered name, e.g. model.layers.0.mlp.up_proj.weight
   std::vector<int64_t> shape;
   int64_t numel = 0;
   bool trainable = true;

@@ -314,9 +314,7 @@ void TokenizerImpl::walk(std::string_view text, OnAdded&& on_added, OnWord&& on_
 void TokenizerImpl::encode_text(std::string_view text, std::vector<int32_t>& ids) const {
   walk(
       text,
-      [&](int32_t token, std::string_view) {
-        ids.push_back(added[static_cast<size_t>(token)].id);
-      },
+      [&](int32_t token, std::string_view) { ids.push_back(added[static_cast<size_t>(token)].id); },
       [&](std::string_view word) { model->tokenize(word, ids); });
 }
 

@@ -232,8 +232,7 @@ class Bpe final : public Model {
         size_t sp = s.find(' ');
         if (sp == std::string::npos)
           merges.at(r).fail("expected two tokens separated by a space, got " + m.dump());
-        add_merge(merges, r, std::string_view(s).substr(0, sp),
-                  std::string_view(s).substr(sp + 1));
+        add_merge(merges, r, std::string_view(s).substr(0, sp), std::string_view(s).substr(sp + 1));
       } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
         add_merge(merges, r, m[0].get_ref<const std::string&>(),
                   m[1].get_ref<const std::string&>());
@@ -245,8 +244,8 @@ class Bpe final : public Model {
 
   void add_merge(const JsonAt& merges, size_t rank, std::string_view a, std::string_view b) {
     auto missing = [&](const char* what, std::string_view token) {
-      fail("{}: {}[{}]: {} {} is not in the vocabulary", merges.source(), merges.path(), rank,
-           what, Json(std::string(token)).dump());
+      fail("{}: {}[{}]: {} {} is not in the vocabulary", merges.source(), merges.path(), rank, what,
+           Json(std::string(token)).dump());
     };
     const int32_t* ia = m_vocab.find(a);
     if (!ia) missing("token", a);
@@ -412,8 +411,8 @@ class Bpe final : public Model {
       int32_t nx = next[static_cast<size_t>(pos)];
       PairMap::Value v = pair(ids[static_cast<size_t>(pos)], ids[static_cast<size_t>(nx)]);
       if (v.rank == kNoMerge) return;
-      heap.push_back(Entry{v.rank, pos, ids[static_cast<size_t>(pos)],
-                           ids[static_cast<size_t>(nx)], v.new_id});
+      heap.push_back(Entry{v.rank, pos, ids[static_cast<size_t>(pos)], ids[static_cast<size_t>(nx)],
+                           v.new_id});
       std::push_heap(heap.begin(), heap.end(), Later());
     };
     for (size_t i = 0; i + 1 < n; ++i) push(static_cast<int32_t>(i));

@@ -35,8 +35,7 @@ void collect_events(const char* s, size_t n, ForEachMatch&& for_each_match,
 
 // Splits every span of `p` in place.
 template <typename ForEachMatch>
-void split_spans(PreTokens& p, ForEachMatch&& for_each_match, SplitBehavior behavior,
-                 bool invert) {
+void split_spans(PreTokens& p, ForEachMatch&& for_each_match, SplitBehavior behavior, bool invert) {
   thread_local std::vector<SplitEvent> events;
   std::vector<Span> out;
   out.reserve(p.spans.size() * 2);
@@ -296,8 +295,7 @@ class CharDelimiterSplit final : public PreTokenizer {
   }
   void pre_tokenize(PreTokens& p) const override {
     uint32_t d = m_delimiter;
-    split_spans(p, char_matches([d](uint32_t c) { return c == d; }), SplitBehavior::Removed,
-                false);
+    split_spans(p, char_matches([d](uint32_t c) { return c == d; }), SplitBehavior::Removed, false);
   }
   std::string describe() const override { return "CharDelimiterSplit"; }
 

@@ -147,8 +147,8 @@ int category(uint32_t cp) {
 
 bool is_white_space(uint32_t c) {
   return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F || c == 0x3000;
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+         c == 0x3000;
 }
 
 bool is_punctuation(uint32_t cp) {
@@ -504,11 +504,10 @@ bool Regex::search(const char* s, size_t len, size_t start, size_t& match_begin,
   auto* code = static_cast<const pcre2_code*>(m_code);
   int rc;
   if (m_jit) {
-    rc =
-        pcre2_jit_match(code, reinterpret_cast<PCRE2_SPTR>(s), len, start, 0, ms.data, ms.context);
+    rc = pcre2_jit_match(code, reinterpret_cast<PCRE2_SPTR>(s), len, start, 0, ms.data, ms.context);
   } else {
-    rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(s), len, start, PCRE2_NO_UTF_CHECK,
-                     ms.data, ms.context);
+    rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(s), len, start, PCRE2_NO_UTF_CHECK, ms.data,
+                     ms.context);
   }
   if (rc == PCRE2_ERROR_NOMATCH) return false;
   if (rc < 0)

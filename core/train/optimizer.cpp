@@ -106,7 +106,8 @@ double Schedule::factor(int64_t step) const {
   const double span = std::max<int64_t>(1, total - warmup);
   const double progress = std::min(1.0, std::max(0.0, (step - warmup) / span));
   if (kind == "linear") return 1.0 - (1.0 - min_ratio) * progress;
-  if (kind == "cosine") return min_ratio + (1.0 - min_ratio) * 0.5 * (1.0 + std::cos(M_PI * progress));
+  if (kind == "cosine")
+    return min_ratio + (1.0 - min_ratio) * 0.5 * (1.0 + std::cos(M_PI * progress));
   fail("unknown schedule '{}' (expected constant, linear or cosine)", kind);
 }
 

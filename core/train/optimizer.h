@@ -24,11 +24,11 @@ struct AdamWOptions {
 };
 
 struct OptimGroup {
-  std::string name;                  // e.g. "layers.3.q"
+  std::string name;  // e.g. "layers.3.q"
   std::vector<torch::Tensor> params;
-  std::vector<std::string> names;    // registered parameter names (checkpoint keys)
-  double lr_scale = 1.0;             // multiplies the scheduled learning rate
-  bool decay = true;                 // weight decay applies (off for norms and biases)
+  std::vector<std::string> names;  // registered parameter names (checkpoint keys)
+  double lr_scale = 1.0;           // multiplies the scheduled learning rate
+  bool decay = true;               // weight decay applies (off for norms and biases)
 };
 
 class AdamW {
@@ -58,8 +58,8 @@ class AdamW {
   std::vector<std::vector<torch::Tensor>> m_exp_avg, m_exp_avg_sq;
 };
 
-// Learning-rate schedule: linear warm-up over `warmup` steps ((step+1)/warmup), then constant, linear
-// decay to min_ratio·lr, or cosine decay to min_ratio·lr at `total` steps.
+// Learning-rate schedule: linear warm-up over `warmup` steps ((step+1)/warmup), then constant,
+// linear decay to min_ratio·lr, or cosine decay to min_ratio·lr at `total` steps.
 struct Schedule {
   std::string kind = "cosine";  // "constant", "linear", "cosine"
   int64_t warmup = 0;

@@ -18,16 +18,16 @@ namespace fs = std::filesystem;
 BatchTensors to_tensors(const data::Batch& batch, const c10::Device& device) {
   BatchTensors bt;
   const int64_t rows = batch.rows, len = batch.row_length();
-  auto tokens = torch::from_blob(const_cast<int32_t*>(batch.tokens.data()), {rows, len},
-                                 torch::kInt)
-                    .to(torch::kLong);
+  auto tokens =
+      torch::from_blob(const_cast<int32_t*>(batch.tokens.data()), {rows, len}, torch::kInt)
+          .to(torch::kLong);
   bt.inputs = tokens.narrow(1, 0, len - 1).contiguous();
   auto labels = tokens.narrow(1, 1, len - 1).clone();
   if (!batch.loss_mask.empty()) {
-    auto mask = torch::from_blob(const_cast<uint8_t*>(batch.loss_mask.data()), {rows, len},
-                                 torch::kUInt8)
-                    .narrow(1, 1, len - 1)
-                    .to(torch::kBool);
+    auto mask =
+        torch::from_blob(const_cast<uint8_t*>(batch.loss_mask.data()), {rows, len}, torch::kUInt8)
+            .narrow(1, 1, len - 1)
+            .to(torch::kBool);
     labels.masked_fill_(mask.logical_not(), -100);
     bt.targets = mask.sum().item<int64_t>();
   } else {
@@ -90,9 +90,9 @@ namespace {
 
 void check_finite(double value, const std::string& term, int64_t step) {
   if (!std::isfinite(value)) {
-    throw DivergedError(fmt::format("training diverged at step {}: the {} loss is {}", step,
-                                    term, value),
-                        step, term);
+    throw DivergedError(
+        fmt::format("training diverged at step {}: the {} loss is {}", step, term, value), step,
+        term);
   }
 }
 
@@ -135,7 +135,8 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
     }
     if (m_options.check_every_step) {
       check_finite(lm.item<double>(), "next-token cross-entropy", step_index);
-      for (const auto& [name, value] : term_sum) check_finite(value.item<double>(), name, step_index);
+      for (const auto& [name, value] : term_sum)
+        check_finite(value.item<double>(), name, step_index);
     }
     (loss / n).backward();
     total_sum = total_sum.defined() ? total_sum + loss.detach() : loss.detach();
@@ -185,7 +186,8 @@ nlohmann::json Trainer::load_checkpoint(const std::string& dir) {
   for (auto& g : m_opt->groups()) {
     for (size_t i = 0; i < g.params.size(); ++i) {
       auto it = trainable.find(g.names[i]);
-      if (it == trainable.end()) fail("{}: checkpoint lacks trainable tensor '{}'", dir, g.names[i]);
+      if (it == trainable.end())
+        fail("{}: checkpoint lacks trainable tensor '{}'", dir, g.names[i]);
       if (it->second.sizes() != g.params[i].sizes()) {
         fail("{}: tensor '{}' has the wrong shape", dir, g.names[i]);
       }
@@ -194,8 +196,8 @@ nlohmann::json Trainer::load_checkpoint(const std::string& dir) {
     }
   }
   if (restored != trainable.size()) {
-    fail("{}: the checkpoint holds {} trainable tensors, the plan trains {}", dir,
-         trainable.size(), restored);
+    fail("{}: the checkpoint holds {} trainable tensors, the plan trains {}", dir, trainable.size(),
+         restored);
   }
   auto state = st::read_all((fs::path(dir) / "optimizer.safetensors").string());
   auto rng = state.find("__rng_cpu__");

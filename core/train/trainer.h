@@ -38,15 +38,15 @@ struct TrainOptions {
 };
 
 struct StepStats {
-  int64_t step = 0;        // optimizer steps done after this one
-  double loss = 0;         // total loss (mean over micro-batches)
-  double lm_loss = 0;      // next-token cross-entropy part
+  int64_t step = 0;                     // optimizer steps done after this one
+  double loss = 0;                      // total loss (mean over micro-batches)
+  double lm_loss = 0;                   // next-token cross-entropy part
   std::map<std::string, double> terms;  // coefficient · value of every extra term
-  double grad_norm = 0;    // before clipping
-  double lr = 0;           // scheduled base learning rate
-  int64_t tokens = 0;      // target tokens in the step
-  int64_t original_batches = 0;  // micro-batches from the original domain
-  bool synced = false;     // whether the values above were read from the device
+  double grad_norm = 0;                 // before clipping
+  double lr = 0;                        // scheduled base learning rate
+  int64_t tokens = 0;                   // target tokens in the step
+  int64_t original_batches = 0;         // micro-batches from the original domain
+  bool synced = false;                  // whether the values above were read from the device
 };
 
 // Tensors of a batch on `device`: inputs (B, T) and labels (B, T) with -100 for ignored

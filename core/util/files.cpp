@@ -14,7 +14,9 @@
 
 namespace gb {
 namespace {
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 }  // namespace
 
 MappedFile::MappedFile(const std::string& path) : m_path(path) {
@@ -43,7 +45,9 @@ MappedFile::MappedFile(const std::string& path) : m_path(path) {
   ::close(fd);
 }
 
-MappedFile::~MappedFile() { release(); }
+MappedFile::~MappedFile() {
+  release();
+}
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
     : m_path(std::move(other.m_path)), m_data(other.m_data), m_size(other.m_size) {
@@ -147,6 +151,8 @@ uint64_t hash_file(const std::string& path) {
   return fnv1a64(f.data(), f.size());
 }
 
-std::string hex64(uint64_t value) { return fmt::format("{:016x}", value); }
+std::string hex64(uint64_t value) {
+  return fmt::format("{:016x}", value);
+}
 
 }  // namespace gb

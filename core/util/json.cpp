@@ -10,15 +10,23 @@ namespace gb::json {
 
 std::string type_name(const Json& j) {
   switch (j.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::boolean:
+      return "a boolean";
     case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned: return "an integer";
-    case Json::value_t::number_float: return "a number";
-    case Json::value_t::string: return "a string";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::object: return "an object";
-    default: return "an unsupported value";
+    case Json::value_t::number_unsigned:
+      return "an integer";
+    case Json::value_t::number_float:
+      return "a number";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::object:
+      return "an object";
+    default:
+      return "an unsupported value";
   }
 }
 
@@ -30,7 +38,9 @@ Json parse(const std::string& text, const std::string& source) {
   }
 }
 
-Json parse_file(const std::string& path) { return parse(read_file(path), path); }
+Json parse_file(const std::string& path) {
+  return parse(read_file(path), path);
+}
 
 void check_keys(const Json& j, const std::set<std::string>& allowed, const std::string& context) {
   if (!j.is_object()) fail("{}: expected an object, found {}", context, type_name(j));
@@ -112,8 +122,8 @@ template <>
 std::vector<int64_t> get<std::vector<int64_t>>(const Json& j, const char* key,
                                                const std::string& context) {
   const Json& v = require(j, key, context);
-  if (!v.is_array()) fail("{}: '{}' must be an array of integers, found {}", context, key,
-                          type_name(v));
+  if (!v.is_array())
+    fail("{}: '{}' must be an array of integers, found {}", context, key, type_name(v));
   std::vector<int64_t> out;
   for (const auto& e : v) {
     if (!e.is_number_integer() && !e.is_number_unsigned()) {
@@ -128,8 +138,8 @@ template <>
 std::vector<std::string> get<std::vector<std::string>>(const Json& j, const char* key,
                                                        const std::string& context) {
   const Json& v = require(j, key, context);
-  if (!v.is_array()) fail("{}: '{}' must be an array of strings, found {}", context, key,
-                          type_name(v));
+  if (!v.is_array())
+    fail("{}: '{}' must be an array of strings, found {}", context, key, type_name(v));
   std::vector<std::string> out;
   for (const auto& e : v) {
     if (!e.is_string()) {

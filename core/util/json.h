@@ -31,12 +31,18 @@ void check_keys(const Json& j, const std::set<std::string>& allowed, const std::
 // std::vector<int64_t>, std::vector<std::string>.
 template <typename T>
 T get(const Json& j, const char* key, const std::string& context);
-template <> bool get<bool>(const Json&, const char*, const std::string&);
-template <> int get<int>(const Json&, const char*, const std::string&);
-template <> int64_t get<int64_t>(const Json&, const char*, const std::string&);
-template <> double get<double>(const Json&, const char*, const std::string&);
-template <> std::string get<std::string>(const Json&, const char*, const std::string&);
-template <> Json get<Json>(const Json&, const char*, const std::string&);
+template <>
+bool get<bool>(const Json&, const char*, const std::string&);
+template <>
+int get<int>(const Json&, const char*, const std::string&);
+template <>
+int64_t get<int64_t>(const Json&, const char*, const std::string&);
+template <>
+double get<double>(const Json&, const char*, const std::string&);
+template <>
+std::string get<std::string>(const Json&, const char*, const std::string&);
+template <>
+Json get<Json>(const Json&, const char*, const std::string&);
 template <>
 std::vector<int64_t> get<std::vector<int64_t>>(const Json&, const char*, const std::string&);
 template <>

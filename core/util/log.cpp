@@ -13,8 +13,10 @@ namespace {
 
 struct Registry {
   std::mutex mutex;
-  std::shared_ptr<spdlog::sinks::dist_sink_mt> dist = std::make_shared<spdlog::sinks::dist_sink_mt>();
-  std::shared_ptr<spdlog::sinks::stderr_sink_mt> err = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+  std::shared_ptr<spdlog::sinks::dist_sink_mt> dist =
+      std::make_shared<spdlog::sinks::dist_sink_mt>();
+  std::shared_ptr<spdlog::sinks::stderr_sink_mt> err =
+      std::make_shared<spdlog::sinks::stderr_sink_mt>();
   std::unordered_map<std::string, std::shared_ptr<spdlog::logger>> loggers;
   spdlog::level::level_enum level = spdlog::level::info;
   bool stderr_enabled = true;

@@ -26,9 +26,9 @@ class CancelToken {
 };
 
 struct ProgressUpdate {
-  std::string stage;   // e.g. "probe/masking"
-  double fraction = 0; // 0..1
-  double eta_s = -1;   // seconds left, -1 when unknown
+  std::string stage;    // e.g. "probe/masking"
+  double fraction = 0;  // 0..1
+  double eta_s = -1;    // seconds left, -1 when unknown
   std::string message;
 };
 

@@ -20,8 +20,7 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
 #if GB_TORCH_AT_LEAST(2, 1)
   if (softcap <= 0 && q.is_cuda()) {
     if (mask.defined()) {
-      return at::scaled_dot_product_attention(q, k, v, mask.to(q.scalar_type()), 0.0, false,
-                                              scale);
+      return at::scaled_dot_product_attention(q, k, v, mask.to(q.scalar_type()), 0.0, false, scale);
     }
     // is_causal in SDPA aligns to the start; only use it when Tq == Tk.
     if (!causal || q.size(2) == k.size(2)) {
@@ -42,13 +41,15 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
   return at::matmul(probs, v);
 }
 
-bool cuda_available() { return torch::cuda::is_available(); }
+bool cuda_available() {
+  return torch::cuda::is_available();
+}
 
 int64_t peak_memory_bytes(const at::Device& device) {
 #if GB_TORCH_AT_LEAST(2, 0)
   if (device.is_cuda()) {
-    auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0
-                                                                                   : device.index());
+    auto stats =
+        c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index());
     return stats.allocated_bytes[0].peak;
   }
 #endif
@@ -65,6 +66,8 @@ void reset_peak_memory(const at::Device& device) {
 #endif
 }
 
-std::string torch_version() { return TORCH_VERSION; }
+std::string torch_version() {
+  return TORCH_VERSION;
+}
 
 }  // namespace gb::compat
