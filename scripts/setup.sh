@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package GrowBench needs. Idempotent: it runs `apt-get update`
-# (once) and `apt-get install` only when something is missing.
+# Installs every Debian package GrowBench needs: Debian 12, and Debian 13 for the LibTorch 2.x
+# check (scripts/check-libtorch2.sh). Idempotent: it runs `apt-get update` (once) and
+# `apt-get install` only when something is missing.
 set -euo pipefail
 
 PACKAGES=(
   # toolchain
-  build-essential cmake ninja-build ccache pkg-config git clang libclang-rt-14-dev
+  build-essential cmake ninja-build ccache pkg-config git clang libclang-rt-dev
   # core
   libtorch-dev libopenblas0-pthread libspdlog-dev libfmt-dev nlohmann-json3-dev
   libsqlite3-dev sqlite3 libpcre2-dev libutf8proc-dev

@@ -391,7 +391,9 @@ void RunExecutor::evaluate(int64_t step) {
   };
   for (const auto& t : m_p.tasks) eval_task(t);
   for (const auto& t : m_p.seq_tasks) eval_task(t);
-  put_m("perf/peak_memory_mb", compat::peak_memory_bytes(m_p.device) / 1e6);
+  if (const int64_t peak = compat::peak_memory_bytes(m_p.device); peak >= 0) {
+    put_m("perf/peak_memory_mb", static_cast<double>(peak) / 1e6);
+  }
   m_writer.flush();
   m_state.last_eval_step = step;
   emit(m_p, {{"event", "eval"}, {"run", m_run}, {"step", step}, {"metrics", metrics}});

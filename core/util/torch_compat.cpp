@@ -9,8 +9,14 @@
 
 #include <torch/cuda.h>
 
-#if GB_TORCH_AT_LEAST(2, 0)
+// CUDA memory statistics need LibTorch 2.x built with CUDA (CMake sets GB_TORCH_CUDA when
+// Torch's CUDA libraries are found). A CPU-only LibTorch 2.x (Debian trixie's libtorch-dev)
+// still ships c10/cuda headers, but they include the CUDA runtime's, which it lacks.
+#if GB_TORCH_AT_LEAST(2, 0) && defined(GB_TORCH_CUDA) && __has_include(<cuda_runtime_api.h>)
+#define GB_CUDA_MEMORY_STATS 1
 #include <c10/cuda/CUDACachingAllocator.h>
+#else
+#define GB_CUDA_MEMORY_STATS 0
 #endif
 
 namespace gb::compat {
@@ -46,11 +52,15 @@ bool cuda_available() {
 }
 
 int64_t peak_memory_bytes(const at::Device& device) {
-#if GB_TORCH_AT_LEAST(2, 0)
+#if GB_CUDA_MEMORY_STATS
   if (device.is_cuda()) {
     auto stats =
         c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index());
     return stats.allocated_bytes[0].peak;
+  }
+#else
+  if (device.is_cuda()) {
+    return -1;  // no CUDA allocator statistics in this LibTorch: unknown, not host RSS
   }
 #endif
   struct rusage ru {};
@@ -59,7 +69,7 @@ int64_t peak_memory_bytes(const at::Device& device) {
 }
 
 void reset_peak_memory(const at::Device& device) {
-#if GB_TORCH_AT_LEAST(2, 0)
+#if GB_CUDA_MEMORY_STATS
   if (device.is_cuda()) {
     c10::cuda::CUDACachingAllocator::resetPeakStats(device.index() < 0 ? 0 : device.index());
   }

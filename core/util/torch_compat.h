@@ -23,6 +23,7 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
                      const at::Tensor& mask, bool causal, double scale, double softcap);
 
 // Peak device memory in bytes since the last reset (CUDA), or the process's peak RSS (CPU).
+// -1 for a CUDA device when this LibTorch has no allocator statistics (1.x, or no CUDA).
 int64_t peak_memory_bytes(const at::Device& device);
 void reset_peak_memory(const at::Device& device);
 bool cuda_available();
