@@ -552,6 +552,9 @@ class TstGui : public QObject {
     nr.spec = R"({"plans":[{"variant":"lora","rank":2}],"train":{"steps":10}})";
     nr.variant = "lora r=2";
     const int64_t id = store.create_run(nr);
+    // It appears queued; the status change and the first metrics arrive with later polls.
+    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(id) != nullptr, 10000);
+    QCOMPARE(s()->runModel()->run(id)->info.status, st::RunStatus::Queued);
     store.set_status(id, st::RunStatus::Running);
     {
       auto w = store.metrics_writer();
@@ -559,8 +562,8 @@ class TstGui : public QObject {
       w.add(id, 0, "eval/new/ppl", 50.0);
       w.add(id, 1, "train/loss", 4.0);
     }
-    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(id) != nullptr, 10000);
-    QCOMPARE(s()->runModel()->run(id)->info.status, st::RunStatus::Running);
+    QTRY_COMPARE_WITH_TIMEOUT(s()->runModel()->run(id)->info.status, st::RunStatus::Running,
+                              10000);
     CurvesView* cv = m_window->curvesView();
     s()->setCurveRuns({id});
     QTRY_VERIFY_WITH_TIMEOUT(cv->series().value(id).contains(u"eval/orig/ppl"_s), 10000);
