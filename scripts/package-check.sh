@@ -52,8 +52,12 @@ check() {  # check DESCRIPTION COMMAND...: runs COMMAND, records a failure if it
 field() { dpkg-deb -f "$deb" "$1"; }
 has_dep() { field "$1" | tr ',' '\n' | sed 's/^ *//' | grep -q "^$2\b"; }
 check "Package is growbench" test "$(field Package)" = growbench
-for dep in libc6 libstdc++6 libqt6widgets6 libqt6svg6 libqcustomplot2.1-qt6 libtorch1.13 \
-           libsqlite3-0; do
+# The LibTorch runtime package this build linked against (libtorch1.13 on Debian 12,
+# libtorch2.6 on Debian 13): the owner of the library libtorch.so points to.
+torch_pkg=$(dpkg -S "$(readlink -f /usr/lib/x86_64-linux-gnu/libtorch.so)" 2>/dev/null |
+            cut -d: -f1 | head -n 1)
+for dep in libc6 libstdc++6 libqt6widgets6 libqt6svg6 libqcustomplot2.1-qt6 \
+           "${torch_pkg:-libtorch (package of libtorch.so not found)}" libsqlite3-0; do
   check "Depends: $dep" has_dep Depends "$dep"
 done
 for rec in libopenblas0-pthread fortunes fortunes-de; do
