@@ -562,8 +562,7 @@ class TstGui : public QObject {
       w.add(id, 0, "eval/new/ppl", 50.0);
       w.add(id, 1, "train/loss", 4.0);
     }
-    QTRY_COMPARE_WITH_TIMEOUT(s()->runModel()->run(id)->info.status, st::RunStatus::Running,
-                              10000);
+    QTRY_COMPARE_WITH_TIMEOUT(s()->runModel()->run(id)->info.status, st::RunStatus::Running, 10000);
     CurvesView* cv = m_window->curvesView();
     s()->setCurveRuns({id});
     QTRY_VERIFY_WITH_TIMEOUT(cv->series().value(id).contains(u"eval/orig/ppl"_s), 10000);
