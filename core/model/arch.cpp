@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/units.h"
 #include "util/error.h"
 
 namespace gb::arch {
@@ -17,20 +18,7 @@ const char* const kFinalNormB = "model.norm.bias";
 const char* const kLmHead = "lm_head.weight";
 
 std::string unit_path(const std::string& unit) {
-  if (unit == "q") return "self_attn.q_proj";
-  if (unit == "k") return "self_attn.k_proj";
-  if (unit == "v") return "self_attn.v_proj";
-  if (unit == "o") return "self_attn.o_proj";
-  if (unit == "q_norm") return "self_attn.q_norm";
-  if (unit == "k_norm") return "self_attn.k_norm";
-  if (unit == "gate") return "mlp.gate_proj";
-  if (unit == "up") return "mlp.up_proj";
-  if (unit == "down") return "mlp.down_proj";
-  if (unit == "input_norm") return "input_layernorm";
-  if (unit == "post_attn_norm") return "post_attention_layernorm";
-  if (unit == "pre_ffn_norm") return "pre_feedforward_layernorm";
-  if (unit == "post_ffn_norm") return "post_feedforward_layernorm";
-  fail("unknown unit '{}'", unit);
+  return units::path(unit);
 }
 }  // namespace names
 

@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "model/units.h"
 #include "util/error.h"
 #include "util/torch_compat.h"
 
@@ -357,23 +358,21 @@ torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& h, ForwardState& st
 }
 
 std::vector<UnitRef> DecoderLayerImpl::units() const {
+  // The registry's units this layer has (gate only on gated MLPs, q/k norms and sandwich
+  // norms only where the family has them).
   std::vector<UnitRef> u;
-  u.push_back({"q", self_attn->q_proj, "self_attn.q_proj"});
-  u.push_back({"k", self_attn->k_proj, "self_attn.k_proj"});
-  u.push_back({"v", self_attn->v_proj, "self_attn.v_proj"});
-  u.push_back({"o", self_attn->o_proj, "self_attn.o_proj"});
-  if (self_attn->q_norm) {
-    u.push_back({"q_norm", self_attn->q_norm, "self_attn.q_norm"});
-    u.push_back({"k_norm", self_attn->k_norm, "self_attn.k_norm"});
-  }
-  if (mlp->gate_proj) u.push_back({"gate", mlp->gate_proj, "mlp.gate_proj"});
-  u.push_back({"up", mlp->up_proj, "mlp.up_proj"});
-  u.push_back({"down", mlp->down_proj, "mlp.down_proj"});
-  u.push_back({"input_norm", input_layernorm, "input_layernorm"});
-  u.push_back({"post_attn_norm", post_attention_layernorm, "post_attention_layernorm"});
-  if (sandwich) {
-    u.push_back({"pre_ffn_norm", pre_feedforward_layernorm, "pre_feedforward_layernorm"});
-    u.push_back({"post_ffn_norm", post_feedforward_layernorm, "post_feedforward_layernorm"});
+  for (const auto& info : gb::units::all()) {
+    std::shared_ptr<torch::nn::Module> module;
+    const std::string name = info.name;
+    if (info.kind == gb::units::Kind::Linear) {
+      if (name == "gate" && !mlp->gate_proj) continue;
+      module = linear(name);
+    } else {
+      if ((name == "q_norm" || name == "k_norm") && !self_attn->q_norm) continue;
+      if ((name == "pre_ffn_norm" || name == "post_ffn_norm") && !sandwich) continue;
+      module = norm(name);
+    }
+    u.push_back({name, module, info.path});
   }
   return u;
 }
