@@ -6,6 +6,9 @@
 // the about dialog and the screenshot tour.
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QSpinBox>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -23,6 +26,8 @@
 #include "dialogs.h"
 #include "guiutil.h"
 #include "growplanner.h"
+#include "grow/plan.h"
+#include "grow/variant.h"
 #include "heatmapplot.h"
 #include "importanceview.h"
 #include "mainwindow.h"
@@ -297,6 +302,79 @@ class TstGui : public QObject {
     }
     iv->setColumnNormalisation(false);
     iv->setValueMode(ImportanceView::ValueMode::Raw);
+  }
+
+  // The planner's form is generated from each variant's schema (core/grow/variants/): a
+  // field per offered key with the schema's label, help, range and choices; rows show only
+  // where the key applies; the untouched form yields the schema's defaults.
+  void plannerFormFollowsTheSchema() {
+    GrowPlanner* gp = m_window->planner();
+    s()->setSelectedLayers({1}, u"test"_s);
+    gp->setLayerSource(GrowPlanner::LayerSource::Selection);
+    using Spec = gb::grow::ParamSpec;
+    for (const gb::grow::VariantModule* m : gb::grow::variants()) {
+      gp->setVariant(qs(m->id));
+      QCOMPARE(gp->variant(), qs(m->id));
+      const nlohmann::json plan = gp->plan();
+      for (const Spec& sp : m->params) {
+        const QString key = qs(sp.name);
+        QWidget* w = gp->field(key);
+        if (sp.hidden || sp.type == Spec::Type::Layers) {
+          QVERIFY2(!w, qPrintable(qs(m->id) + u"."_s + key));
+          continue;
+        }
+        QVERIFY2(w, qPrintable(qs(m->id) + u"."_s + key));
+        QCOMPARE(w->toolTip(), QCoreApplication::translate("GrowPlanner", sp.help.c_str()));
+        if (auto* sb = qobject_cast<QSpinBox*>(w)) {
+          QCOMPARE(sp.type, Spec::Type::Int);
+          if (sp.min) QCOMPARE(sb->minimum(), int(*sp.min));
+          if (sp.max && !sp.model_hint) QCOMPARE(sb->maximum(), int(std::min(*sp.max, 2e9)));
+        } else if (auto* combo = qobject_cast<QComboBox*>(w)) {
+          QCOMPARE(sp.type, Spec::Type::Choice);
+          QCOMPARE(size_t(combo->count()), sp.choices.size());
+          for (int i = 0; i < combo->count(); ++i) {
+            QCOMPARE(combo->itemData(i).toString(), qs(sp.choices[size_t(i)]));
+          }
+        }
+        // Shown exactly where the key applies; written to the plan only then.
+        const bool applies = sp.applies(gb::grow::to_json(gb::grow::parse_plan(plan)));
+        QCOMPARE(gp->fieldShown(key), applies);
+        QCOMPARE(plan.contains(sp.name), applies);
+        // Untouched fields hold the schema default (model hints and required keys aside:
+        // a required key's default is outside its range, and the field starts at the
+        // range's end).
+        const bool required = sp.default_value.is_number() && sp.min &&
+                              sp.default_value.get<double>() < *sp.min;
+        if (applies && !sp.model_hint && !required && !sp.default_value.is_null() &&
+            sp.type != Spec::Type::Number) {
+          QCOMPARE(qs(plan.at(sp.name).dump()), qs(sp.default_value.dump()));
+        }
+      }
+      const Spec* layers = m->layers_param();
+      QCOMPARE(gp->layersShown(),
+               layers != nullptr && layers->applies(gb::grow::to_json(gb::grow::parse_plan(plan))));
+    }
+    // Mode-dependent rows: SCALE's tau only in route mode, L_fp in adapt and route; ADEPT
+    // takes layers, LLaMA-Pro a count.
+    gp->setVariant(u"scale"_s);
+    QVERIFY(gp->setParameter(u"mode"_s, u"preserve"_s));
+    QVERIFY(!gp->fieldShown(u"tau"_s) && !gp->fieldShown(u"l_fp"_s));
+    QVERIFY(gp->setParameter(u"mode"_s, u"adapt"_s));
+    QVERIFY(!gp->fieldShown(u"tau"_s) && gp->fieldShown(u"l_fp"_s));
+    QVERIFY(gp->setParameter(u"mode"_s, u"route"_s));
+    QVERIFY(gp->fieldShown(u"tau"_s));
+    QVERIFY(gp->plan().contains("tau"));
+    gp->setVariant(u"depth"_s);
+    QVERIFY(gp->setParameter(u"style"_s, u"llama-pro"_s));
+    QVERIFY(gp->fieldShown(u"count"_s) && !gp->layersShown());
+    QVERIFY(gp->setParameter(u"style"_s, u"adept"_s));
+    QVERIFY(!gp->fieldShown(u"count"_s) && gp->layersShown());
+    // Units the model lacks are offered but disabled (the llama fixture has every linear).
+    gp->setVariant(u"lora"_s);
+    QWidget* targets = gp->field(u"targets"_s);
+    QVERIFY(targets);
+    for (auto* cb : targets->findChildren<QCheckBox*>()) QVERIFY(cb->isEnabled());
+    gp->setVariant(u"grow"_s);
   }
 
   // The planner's closed-form figures equal what `growbench-cli grow --json` reports, and the

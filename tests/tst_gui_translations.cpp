@@ -219,8 +219,10 @@ class TstGuiTranslations : public QObject {
     QProcess p;
     p.setWorkingDirectory(QStringLiteral(GB_SOURCE_DIR));
     p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(QStringLiteral(GB_LUPDATE), {u"widgets"_s, u"app/gui"_s, u"-ts"_s, copy,
-                                         u"-no-obsolete"_s, u"-locations"_s, u"none"_s});
+    p.start(QStringLiteral(GB_LUPDATE),
+            {u"widgets"_s, u"app/gui"_s, u"core/grow"_s, u"-ts"_s, copy, u"-no-obsolete"_s,
+             u"-locations"_s, u"none"_s, u"-tr-function-alias"_s,
+             u"QT_TRANSLATE_NOOP+=GB_TR"_s});
     QVERIFY(p.waitForFinished(120000));
     QCOMPARE(p.exitCode(), 0);
     const TsFile fresh = parseTs(readAll(copy));
@@ -295,7 +297,8 @@ class TstGuiTranslations : public QObject {
                              << u"Wachstumsplaner"_s;
     QTest::newRow("de status") << u"de_DE"_s << u"RunStatus"_s << u"Finished"_s << QString() << -1
                                << u"Beendet"_s;
-    QTest::newRow("de term") << u"de_DE"_s << gp << u"Full fine-tuning"_s << QString() << -1
+    // Variant names come from the registry (core/grow/variants/, context "GrowPlanner").
+    QTest::newRow("de term") << u"de_DE"_s << u"GrowPlanner"_s << u"Full fine-tuning"_s << QString() << -1
                              << u"Vollständige Feinabstimmung"_s;
     QTest::newRow("de singular") << u"de_DE"_s << ws << u"%n run(s)"_s << QString() << 1
                                  << u"1 Lauf"_s;

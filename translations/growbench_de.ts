@@ -49,6 +49,425 @@
     </message>
 </context>
 <context>
+    <name>GrowPlanner</name>
+    <message>
+        <source>Parallel adapters</source>
+        <translation>Parallele Adapter</translation>
+    </message>
+    <message>
+        <source>The neutral-residues block without a gate and without the local loss.</source>
+        <translation>Der Neutral-Residues-Block ohne Gate und ohne lokalen Verlust.</translation>
+    </message>
+    <message>
+        <source>ELU (implicit)</source>
+        <translation>ELU (implizit)</translation>
+    </message>
+    <message>
+        <source>Sigmoid (explicit)</source>
+        <translation>Sigmoid (explizit)</translation>
+    </message>
+    <message>
+        <source>Gate</source>
+        <translation>Gate</translation>
+    </message>
+    <message>
+        <source>ELU: the implicit selector “that we refer to as neutral residues”. Sigmoid: an explicit selector “trained as a local binary classifier” of the domain.</source>
+        <translation>ELU: der implizite Selektor, „den wir als Neutral Residues bezeichnen“. Sigmoid: ein expliziter Selektor, „als lokaler binärer Klassifikator trainiert“ für die Domäne.</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>Schichten</translation>
+    </message>
+    <message>
+        <source>Layers that get an adapter beside their MLP: &quot;all&quot;, a list or a policy.</source>
+        <translation>Schichten, die neben ihrem MLP einen Adapter erhalten: "all", eine Liste oder eine Richtlinie.</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>Budget</translation>
+    </message>
+    <message>
+        <source>Extra parameters as a fraction of the base model (“with only 20% extra learnable weights”).</source>
+        <translation>Zusätzliche Parameter als Anteil des Basismodells („mit nur 20 % zusätzlichen lernbaren Gewichten“).</translation>
+    </message>
+    <message>
+        <source>Extra parameters as a fraction of the base model.</source>
+        <translation>Zusätzliche Parameter als Anteil des Basismodells.</translation>
+    </message>
+    <message>
+        <source>Inner size</source>
+        <translation>Innere Größe</translation>
+    </message>
+    <message>
+        <source>Adapter inner size; 0 derives it from the budget.</source>
+        <translation>Innere Größe des Adapters; 0 leitet sie aus dem Budget ab.</translation>
+    </message>
+    <message>
+        <source>Local loss α</source>
+        <translation>Lokaler Verlust α</translation>
+    </message>
+    <message>
+        <source>Coefficient of the ℓ1 local loss on original-domain batches (“best optimized when selected α = 100”); 0 switches it off.</source>
+        <translation>Koeffizient des lokalen ℓ1-Verlusts auf Batches der Ursprungsdomäne („am besten optimiert mit α = 100“); 0 schaltet ihn ab.</translation>
+    </message>
+    <message>
+        <source>Heads H</source>
+        <translation>Heads H</translation>
+    </message>
+    <message>
+        <source>Slices of the hidden state, each with “its own router and its own private expert bank”; “OP improves with M and is best at M = 16”. Must divide the hidden size.</source>
+        <translation>Abschnitte des verborgenen Zustands, jeder mit „eigenem Router und eigener privater Expertengruppe“; „OP verbessert sich mit M und ist bei M = 16 am besten“. Muss die verborgene Größe teilen.</translation>
+    </message>
+    <message>
+        <source>Experts K</source>
+        <translation>Experten K</translation>
+    </message>
+    <message>
+        <source>Experts per head.</source>
+        <translation>Experten pro Head.</translation>
+    </message>
+    <message>
+        <source>Experts per bank.</source>
+        <translation>Experten pro Gruppe.</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Experts per token and head.</source>
+        <translation>Experten pro Token und Head.</translation>
+    </message>
+    <message>
+        <source>Experts per token.</source>
+        <translation>Experten pro Token.</translation>
+    </message>
+    <message>
+        <source>Rank r</source>
+        <translation>Rang r</translation>
+    </message>
+    <message>
+        <source>Rank of each expert.</source>
+        <translation>Rang jedes Experten.</translation>
+    </message>
+    <message>
+        <source>Rank of each expert (d → r → d).</source>
+        <translation>Rang jedes Experten (d → r → d).</translation>
+    </message>
+    <message>
+        <source>Alpha</source>
+        <translation>Alpha</translation>
+    </message>
+    <message>
+        <source>Scale alpha / r; 0 = scale 1.</source>
+        <translation>Skalierung alpha / r; 0 = Skalierung 1.</translation>
+    </message>
+    <message>
+        <source>LoRA-style scale alpha / r; 0 = scale 1.</source>
+        <translation>Skalierung alpha / r wie bei LoRA; 0 = Skalierung 1.</translation>
+    </message>
+    <message>
+        <source>Balance loss</source>
+        <translation>Balance-Verlust</translation>
+    </message>
+    <message>
+        <source>Load-balancing loss coefficient.</source>
+        <translation>Koeffizient des Lastausgleichsverlusts.</translation>
+    </message>
+    <message>
+        <source>Coefficient of the load-balancing loss (0 = off).</source>
+        <translation>Koeffizient des Lastausgleichsverlusts (0 = aus).</translation>
+    </message>
+    <message>
+        <source>Layers that get an expert bank beside their MLP: &quot;all&quot;, a list or a policy.</source>
+        <translation>Schichten, die neben ihrem MLP eine Expertengruppe erhalten: "all", eine Liste oder eine Richtlinie.</translation>
+    </message>
+    <message>
+        <source>Depth expansion (LLaMA-Pro, ADEPT)</source>
+        <translation>Tiefenerweiterung (LLaMA-Pro, ADEPT)</translation>
+    </message>
+    <message>
+        <source>Copies of layers inserted right after them with zeroed output projections, so each starts as the identity; only new blocks train.</source>
+        <translation>Kopien von Schichten werden direkt nach ihnen eingefügt, mit genullten Ausgabeprojektionen, sodass jede als Identität beginnt; nur neue Blöcke werden trainiert.</translation>
+    </message>
+    <message>
+        <source>LLaMA-Pro (uniform)</source>
+        <translation>LLaMA-Pro (gleichmäßig)</translation>
+    </message>
+    <message>
+        <source>ADEPT</source>
+        <translation>ADEPT</translation>
+    </message>
+    <message>
+        <source>Style</source>
+        <translation>Stil</translation>
+    </message>
+    <message>
+        <source>LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k least-important ones for general competence”.</source>
+        <translation>LLaMA-Pro fügt P Blöcke gleichmäßig ein, nach jeweils L/P Schichten. ADEPT kopiert „die k für die allgemeine Kompetenz am wenigsten wichtigen“.</translation>
+    </message>
+    <message>
+        <source>Blocks P</source>
+        <translation>Blöcke P</translation>
+    </message>
+    <message>
+        <source>Number of blocks LLaMA-Pro inserts.</source>
+        <translation>Anzahl der Blöcke, die LLaMA-Pro einfügt.</translation>
+    </message>
+    <message>
+        <source>ADEPT: the layers copied (a list or a selection policy; not &quot;all&quot;).</source>
+        <translation>ADEPT: die kopierten Schichten (eine Liste oder eine Auswahlrichtlinie; nicht "all").</translation>
+    </message>
+    <message>
+        <source>EWC</source>
+        <translation>EWC</translation>
+    </message>
+    <message>
+        <source>Full fine-tuning plus λ/2 · Σ F_i (θ_i − θ*_i)² with the diagonal Fisher of the base model on the original domain.</source>
+        <translation>Vollständige Feinabstimmung plus λ/2 · Σ F_i (θ_i − θ*_i)² mit der diagonalen Fisher-Information des Basismodells auf der Ursprungsdomäne.</translation>
+    </message>
+    <message>
+        <source>EWC changes no weights at initialisation (its penalty needs the Fisher of a probe): nothing to check.</source>
+        <translation>EWC ändert bei der Initialisierung keine Gewichte (sein Strafterm braucht die Fisher-Information einer Sondierung): nichts zu prüfen.</translation>
+    </message>
+    <message>
+        <source>λ</source>
+        <translation>λ</translation>
+    </message>
+    <message>
+        <source>Strength of the penalty λ/2 · Σ F_i (θ_i − θ*_i)².</source>
+        <translation>Stärke des Strafterms λ/2 · Σ F_i (θ_i − θ*_i)².</translation>
+    </message>
+    <message>
+        <source>Freeze bottom layers</source>
+        <translation>Untere Schichten einfrieren</translation>
+    </message>
+    <message>
+        <source>Trains all but the bottom k layers and the input embedding.</source>
+        <translation>Trainiert alles außer den unteren k Schichten und der Eingabe-Einbettung.</translation>
+    </message>
+    <message>
+        <source>Frozen bottom layers</source>
+        <translation>Eingefrorene untere Schichten</translation>
+    </message>
+    <message>
+        <source>“Freeze trains all but the bottom k layers and the input embedding.”</source>
+        <translation>„Freeze trainiert alles außer den unteren k Schichten und der Eingabe-Einbettung.“</translation>
+    </message>
+    <message>
+        <source>Freeze the embedding</source>
+        <translation>Einbettung einfrieren</translation>
+    </message>
+    <message>
+        <source>Also freeze the token embedding (and with tied embeddings the LM head).</source>
+        <translation>Auch die Token-Einbettung einfrieren (und bei gekoppelten Einbettungen den LM-Kopf).</translation>
+    </message>
+    <message>
+        <source>Full fine-tuning</source>
+        <translation>Vollständige Feinabstimmung</translation>
+    </message>
+    <message>
+        <source>Every parameter trains. The baseline that forgets most.</source>
+        <translation>Alle Parameter werden trainiert. Die Vergleichsbasis, die am meisten vergisst.</translation>
+    </message>
+    <message>
+        <source>Grow (MLP width replication)</source>
+        <translation>Grow (Verbreiterung des MLP durch Replikation)</translation>
+    </message>
+    <message>
+        <source>“Grow, don&apos;t overwrite”: the up-projection is concatenated k times and each copy of the down-projection scaled by 1/k; function preserving for any k.</source>
+        <translation>„Grow, don&apos;t overwrite“: die Up-Projektion wird k-mal aneinandergehängt und jede Kopie der Down-Projektion mit 1/k skaliert; funktionserhaltend für jedes k.</translation>
+    </message>
+    <message>
+        <source>G-Freeze</source>
+        <translation>G-Freeze</translation>
+    </message>
+    <message>
+        <source>G-Train</source>
+        <translation>G-Train</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>Modus</translation>
+    </message>
+    <message>
+        <source>G-Freeze “strictly trains only the newly added weights”; G-Train trains “the entire expanded up-projection matrix while keeping the entire down-projection matrix and all other original parameters frozen”.</source>
+        <translation>G-Freeze „trainiert ausschließlich die neu hinzugefügten Gewichte“; G-Train trainiert „die gesamte erweiterte Up-Projektionsmatrix, während die gesamte Down-Projektionsmatrix und alle anderen ursprünglichen Parameter eingefroren bleiben“.</translation>
+    </message>
+    <message>
+        <source>Replication factor k</source>
+        <translation>Replikationsfaktor k</translation>
+    </message>
+    <message>
+        <source>k copies of each MLP unit, the down copies scaled by 1/k; “using k = 2 consistently provided the best trade-off”.</source>
+        <translation>k Kopien jeder MLP-Einheit, die Down-Kopien mit 1/k skaliert; „k = 2 lieferte durchgehend den besten Kompromiss“.</translation>
+    </message>
+    <message>
+        <source>Layers whose MLP grows: &quot;all&quot;, a list of indices or a selection policy.</source>
+        <translation>Schichten, deren MLP wächst: "all", eine Liste von Indizes oder eine Auswahlrichtlinie.</translation>
+    </message>
+    <message>
+        <source>LoRA</source>
+        <translation>LoRA</translation>
+    </message>
+    <message>
+        <source>Low-rank adapters W x + (alpha/r)·B A x on the target projections, W frozen, B = 0 at initialisation.</source>
+        <translation>Niedrigrang-Adapter W x + (alpha/r)·B A x auf den Zielprojektionen, W eingefroren, B = 0 bei der Initialisierung.</translation>
+    </message>
+    <message>
+        <source>Rank of A (r × in) and B (out × r); r · (in + out) trainable parameters per target and layer.</source>
+        <translation>Rang von A (r × in) und B (out × r); r · (in + out) trainierbare Parameter pro Ziel und Schicht.</translation>
+    </message>
+    <message>
+        <source>Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank).</source>
+        <translation>Zähler der Skalierung: die Aktualisierung B A x wird mit alpha / r skaliert (Standard 2 · Rang).</translation>
+    </message>
+    <message>
+        <source>Targets</source>
+        <translation>Ziele</translation>
+    </message>
+    <message>
+        <source>Projections that get adapters; gate exists only on gated MLPs (Llama, Qwen, Gemma).</source>
+        <translation>Projektionen, die Adapter erhalten; gate gibt es nur bei MLPs mit Gate (Llama, Qwen, Gemma).</translation>
+    </message>
+    <message>
+        <source>Layers that get adapters: &quot;all&quot;, a list of indices or a selection policy.</source>
+        <translation>Schichten, die Adapter erhalten: "all", eine Liste von Indizes oder eine Auswahlrichtlinie.</translation>
+    </message>
+    <message>
+        <source>LoRAMoE</source>
+        <translation>LoRAMoE</translation>
+    </message>
+    <message>
+        <source>A bank of K LoRA experts beside each selected MLP with a top-k router.</source>
+        <translation>Eine Gruppe von K LoRA-Experten neben jedem ausgewählten MLP mit einem Top-k-Router.</translation>
+    </message>
+    <message>
+        <source>MH-MoE (multi-head routing)</source>
+        <translation>MH-MoE (Multi-Head-Routing)</translation>
+    </message>
+    <message>
+        <source>The hidden state is split into H heads, each with its own router and expert bank; the outputs are summed.</source>
+        <translation>Der verborgene Zustand wird in H Heads aufgeteilt, jeder mit eigenem Router und eigener Expertengruppe; die Ausgaben werden summiert.</translation>
+    </message>
+    <message>
+        <source>Neutral residues (gated adapters)</source>
+        <translation>Neutral Residues (Adapter mit Gate)</translation>
+    </message>
+    <message>
+        <source>A gated adapter beside each selected MLP whose gate learns to output zero on original-domain data (ℓ1 local loss).</source>
+        <translation>Ein Adapter mit Gate neben jedem ausgewählten MLP, dessen Gate lernt, auf Daten der Ursprungsdomäne null auszugeben (lokaler ℓ1-Verlust).</translation>
+    </message>
+    <message>
+        <source>SCALE (width upscaling)</source>
+        <translation>SCALE (Verbreiterung)</translation>
+    </message>
+    <message>
+        <source>Every linear W becomes [[W, W12], [W21, W22]]; with W12 = 0 in every layer the original stream is the base model&apos;s bit for bit.</source>
+        <translation>Jede lineare Schicht W wird zu [[W, W12], [W21, W22]]; mit W12 = 0 in jeder Schicht ist der ursprüngliche Datenstrom bitgenau der des Basismodells.</translation>
+    </message>
+    <message>
+        <source>Preserve</source>
+        <translation>Preserve</translation>
+    </message>
+    <message>
+        <source>Adapt</source>
+        <translation>Adapt</translation>
+    </message>
+    <message>
+        <source>Route</source>
+        <translation>Route</translation>
+    </message>
+    <message>
+        <source>Preserve: W12 “initialized to 0 and kept frozen”, original weights frozen. Adapt: W12 zero-initialised and trainable above L_fp. Route: per token, “if Z_preserve and Z_adapt agree (high cosine similarity), we route to SCALE-Preserve; otherwise we route to SCALE-Adapt”.</source>
+        <translation>Preserve: W12 „mit 0 initialisiert und eingefroren“, ursprüngliche Gewichte eingefroren. Adapt: W12 mit null initialisiert und oberhalb von L_fp trainierbar. Route: pro Token „stimmen Z_preserve und Z_adapt überein (hohe Kosinus-Ähnlichkeit), wird zu SCALE-Preserve geleitet, andernfalls zu SCALE-Adapt“.</translation>
+    </message>
+    <message>
+        <source>Added hidden width d_up</source>
+        <translation>Zusätzliche verborgene Breite d_up</translation>
+    </message>
+    <message>
+        <source>A multiple of head_dim · (heads / kv heads), so whole kv groups of heads are added.</source>
+        <translation>Ein Vielfaches von head_dim · (Heads / KV-Heads), damit ganze KV-Gruppen von Heads hinzukommen.</translation>
+    </message>
+    <message>
+        <source>Added MLP width p_up</source>
+        <translation>Zusätzliche MLP-Breite p_up</translation>
+    </message>
+    <message>
+        <source>Added MLP inner width.</source>
+        <translation>Zusätzliche innere Breite des MLP.</translation>
+    </message>
+    <message>
+        <source>L_fp</source>
+        <translation>L_fp</translation>
+    </message>
+    <message>
+        <source>The lowest L_fp layers keep W12 zero and frozen; “forgetting increases exponentially with decreasing L_fp”.</source>
+        <translation>Die untersten L_fp Schichten behalten W12 bei null und eingefroren; „das Vergessen nimmt mit sinkendem L_fp exponentiell zu“.</translation>
+    </message>
+    <message>
+        <source>Collaboration in attention only</source>
+        <translation>Zusammenarbeit nur in der Attention</translation>
+    </message>
+    <message>
+        <source>Trainable W12 only in attention (“MHA as the preferred collaborative module”).</source>
+        <translation>Trainierbares W12 nur in der Attention („MHA als bevorzugtes kollaboratives Modul“).</translation>
+    </message>
+    <message>
+        <source>Route threshold τ</source>
+        <translation>Routing-Schwelle τ</translation>
+    </message>
+    <message>
+        <source>Threshold on cos(Z_p, Z_a); “we fix τ = 0.5 as a robust default”.</source>
+        <translation>Schwelle für cos(Z_p, Z_a); „wir setzen τ = 0.5 als robusten Standardwert“.</translation>
+    </message>
+    <message>
+        <source>(0, 0)</source>
+        <translation>(0, 0)</translation>
+    </message>
+    <message>
+        <source>(0, random)</source>
+        <translation>(0, zufällig)</translation>
+    </message>
+    <message>
+        <source>(0, SVD)</source>
+        <translation>(0, SVD)</translation>
+    </message>
+    <message>
+        <source>(random, 0)</source>
+        <translation>(zufällig, 0)</translation>
+    </message>
+    <message>
+        <source>(random, random)</source>
+        <translation>(zufällig, zufällig)</translation>
+    </message>
+    <message>
+        <source>(random, SVD)</source>
+        <translation>(zufällig, SVD)</translation>
+    </message>
+    <message>
+        <source>(SVD, 0)</source>
+        <translation>(SVD, 0)</translation>
+    </message>
+    <message>
+        <source>(SVD, random)</source>
+        <translation>(SVD, zufällig)</translation>
+    </message>
+    <message>
+        <source>(SVD, SVD)</source>
+        <translation>(SVD, SVD)</translation>
+    </message>
+    <message>
+        <source>W21, W22 initialisation</source>
+        <translation>Initialisierung von W21, W22</translation>
+    </message>
+    <message>
+        <source>Initialisation of the new rows: zero, random, or SVD (the top singular directions of W). Default (SVD, 0).</source>
+        <translation>Initialisierung der neuen Zeilen: null, zufällig oder SVD (die obersten singulären Richtungen von W). Standard (SVD, 0).</translation>
+    </message>
+</context>
+<context>
     <name>PlanEstimate</name>
     <message>
         <source>The layer policy is resolved from importance probes when the run starts; the figures assume its layer count.</source>
@@ -59,20 +478,8 @@
         <translation>Es lässt sich nicht bestimmen, welche Schichten der Plan auswählt.</translation>
     </message>
     <message>
-        <source>d_up must be a positive multiple of head_dim × (heads / kv heads).</source>
-        <translation>d_up muss ein positives Vielfaches von head_dim × (Heads / KV-Heads) sein.</translation>
-    </message>
-    <message>
         <source>SCALE counts follow the operator&apos;s block structure; the exact numbers come from “Check preservation”.</source>
         <translation>Die SCALE-Zahlen folgen der Blockstruktur des Operators; die genauen Werte liefert „Erhaltung prüfen“.</translation>
-    </message>
-    <message>
-        <source>The budget is too small for one adapter unit per layer.</source>
-        <translation>Das Budget reicht nicht für eine Adapter-Einheit pro Schicht.</translation>
-    </message>
-    <message>
-        <source>Unknown variant.</source>
-        <translation>Unbekannte Variante.</translation>
     </message>
 </context>
 <context>
@@ -477,376 +884,8 @@
 <context>
     <name>gb::gui::GrowPlanner</name>
     <message>
-        <source>Full fine-tuning</source>
-        <translation>Vollständige Feinabstimmung</translation>
-    </message>
-    <message>
-        <source>Every parameter trains. The baseline that forgets most.</source>
-        <translation>Alle Parameter werden trainiert. Die Vergleichsbasis, die am meisten vergisst.</translation>
-    </message>
-    <message>
-        <source>Freeze bottom layers</source>
-        <translation>Untere Schichten einfrieren</translation>
-    </message>
-    <message>
-        <source>Trains all but the bottom k layers and the input embedding.</source>
-        <translation>Trainiert alles außer den unteren k Schichten und der Eingabe-Einbettung.</translation>
-    </message>
-    <message>
-        <source>LoRA</source>
-        <translation>LoRA</translation>
-    </message>
-    <message>
-        <source>Low-rank adapters W x + (alpha/r)·B A x on the target projections, W frozen, B = 0 at initialisation.</source>
-        <translation>Niedrigrang-Adapter W x + (alpha/r)·B A x auf den Zielprojektionen, W eingefroren, B = 0 bei der Initialisierung.</translation>
-    </message>
-    <message>
-        <source>Grow (MLP width replication)</source>
-        <translation>Grow (Verbreiterung des MLP durch Replikation)</translation>
-    </message>
-    <message>
-        <source>“Grow, don&apos;t overwrite”: the up-projection is concatenated k times and each copy of the down-projection scaled by 1/k; function preserving for any k.</source>
-        <translation>„Grow, don&apos;t overwrite“: die Up-Projektion wird k-mal aneinandergehängt und jede Kopie der Down-Projektion mit 1/k skaliert; funktionserhaltend für jedes k.</translation>
-    </message>
-    <message>
-        <source>SCALE (width upscaling)</source>
-        <translation>SCALE (Verbreiterung)</translation>
-    </message>
-    <message>
-        <source>Every linear W becomes [[W, W12], [W21, W22]]; with W12 = 0 in every layer the original stream is the base model&apos;s bit for bit.</source>
-        <translation>Jede lineare Schicht W wird zu [[W, W12], [W21, W22]]; mit W12 = 0 in jeder Schicht ist der ursprüngliche Datenstrom bitgenau der des Basismodells.</translation>
-    </message>
-    <message>
-        <source>Depth expansion (LLaMA-Pro, ADEPT)</source>
-        <translation>Tiefenerweiterung (LLaMA-Pro, ADEPT)</translation>
-    </message>
-    <message>
-        <source>Copies of layers inserted right after them with zeroed output projections, so each starts as the identity; only new blocks train.</source>
-        <translation>Kopien von Schichten werden direkt nach ihnen eingefügt, mit genullten Ausgabeprojektionen, sodass jede als Identität beginnt; nur neue Blöcke werden trainiert.</translation>
-    </message>
-    <message>
-        <source>Neutral residues (gated adapters)</source>
-        <translation>Neutral Residues (Adapter mit Gate)</translation>
-    </message>
-    <message>
-        <source>A gated adapter beside each selected MLP whose gate learns to output zero on original-domain data (ℓ1 local loss).</source>
-        <translation>Ein Adapter mit Gate neben jedem ausgewählten MLP, dessen Gate lernt, auf Daten der Ursprungsdomäne null auszugeben (lokaler ℓ1-Verlust).</translation>
-    </message>
-    <message>
-        <source>Parallel adapters</source>
-        <translation>Parallele Adapter</translation>
-    </message>
-    <message>
-        <source>The neutral-residues block without a gate and without the local loss.</source>
-        <translation>Der Neutral-Residues-Block ohne Gate und ohne lokalen Verlust.</translation>
-    </message>
-    <message>
-        <source>EWC</source>
-        <translation>EWC</translation>
-    </message>
-    <message>
-        <source>Full fine-tuning plus λ/2 · Σ F_i (θ_i − θ*_i)² with the diagonal Fisher of the base model on the original domain.</source>
-        <translation>Vollständige Feinabstimmung plus λ/2 · Σ F_i (θ_i − θ*_i)² mit der diagonalen Fisher-Information des Basismodells auf der Ursprungsdomäne.</translation>
-    </message>
-    <message>
-        <source>LoRAMoE</source>
-        <translation>LoRAMoE</translation>
-    </message>
-    <message>
-        <source>A bank of K LoRA experts beside each selected MLP with a top-k router.</source>
-        <translation>Eine Gruppe von K LoRA-Experten neben jedem ausgewählten MLP mit einem Top-k-Router.</translation>
-    </message>
-    <message>
-        <source>MH-MoE (multi-head routing)</source>
-        <translation>MH-MoE (Multi-Head-Routing)</translation>
-    </message>
-    <message>
-        <source>The hidden state is split into H heads, each with its own router and expert bank; the outputs are summed.</source>
-        <translation>Der verborgene Zustand wird in H Heads aufgeteilt, jeder mit eigenem Router und eigener Expertengruppe; die Ausgaben werden summiert.</translation>
-    </message>
-    <message>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
-    </message>
-    <message>
-        <source>Frozen bottom layers</source>
-        <translation>Eingefrorene untere Schichten</translation>
-    </message>
-    <message>
-        <source>“Freeze trains all but the bottom k layers and the input embedding.”</source>
-        <translation>„Freeze trainiert alles außer den unteren k Schichten und der Eingabe-Einbettung.“</translation>
-    </message>
-    <message>
-        <source>Freeze the embedding</source>
-        <translation>Einbettung einfrieren</translation>
-    </message>
-    <message>
-        <source>Also freeze the token embedding (and with tied embeddings the LM head).</source>
-        <translation>Auch die Token-Einbettung einfrieren (und bei gekoppelten Einbettungen den LM-Kopf).</translation>
-    </message>
-    <message>
-        <source>Rank r</source>
-        <translation>Rang r</translation>
-    </message>
-    <message>
-        <source>Rank of A (r × in) and B (out × r); r · (in + out) trainable parameters per target and layer.</source>
-        <translation>Rang von A (r × in) und B (out × r); r · (in + out) trainierbare Parameter pro Ziel und Schicht.</translation>
-    </message>
-    <message>
-        <source>Alpha</source>
-        <translation>Alpha</translation>
-    </message>
-    <message>
-        <source>Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank).</source>
-        <translation>Zähler der Skalierung: die Aktualisierung B A x wird mit alpha / r skaliert (Standard 2 · Rang).</translation>
-    </message>
-    <message>
-        <source>Targets</source>
-        <translation>Ziele</translation>
-    </message>
-    <message>
-        <source>Projections that get adapters; gate exists only on gated MLPs (Llama, Qwen, Gemma).</source>
-        <translation>Projektionen, die Adapter erhalten; gate gibt es nur bei MLPs mit Gate (Llama, Qwen, Gemma).</translation>
-    </message>
-    <message>
-        <source>Mode</source>
-        <translation>Modus</translation>
-    </message>
-    <message>
-        <source>G-Freeze “strictly trains only the newly added weights”; G-Train trains “the entire expanded up-projection matrix while keeping the entire down-projection matrix and all other original parameters frozen”.</source>
-        <translation>G-Freeze „trainiert ausschließlich die neu hinzugefügten Gewichte“; G-Train trainiert „die gesamte erweiterte Up-Projektionsmatrix, während die gesamte Down-Projektionsmatrix und alle anderen ursprünglichen Parameter eingefroren bleiben“.</translation>
-    </message>
-    <message>
-        <source>G-Freeze</source>
-        <translation>G-Freeze</translation>
-    </message>
-    <message>
-        <source>G-Train</source>
-        <translation>G-Train</translation>
-    </message>
-    <message>
-        <source>Replication factor k</source>
-        <translation>Replikationsfaktor k</translation>
-    </message>
-    <message>
-        <source>k copies of each MLP unit, the down copies scaled by 1/k; “using k = 2 consistently provided the best trade-off”.</source>
-        <translation>k Kopien jeder MLP-Einheit, die Down-Kopien mit 1/k skaliert; „k = 2 lieferte durchgehend den besten Kompromiss“.</translation>
-    </message>
-    <message>
-        <source>Preserve: W12 “initialized to 0 and kept frozen”, original weights frozen. Adapt: W12 zero-initialised and trainable above L_fp. Route: per token, “if Z_preserve and Z_adapt agree (high cosine similarity), we route to SCALE-Preserve; otherwise we route to SCALE-Adapt”.</source>
-        <translation>Preserve: W12 „mit 0 initialisiert und eingefroren“, ursprüngliche Gewichte eingefroren. Adapt: W12 mit null initialisiert und oberhalb von L_fp trainierbar. Route: pro Token „stimmen Z_preserve und Z_adapt überein (hohe Kosinus-Ähnlichkeit), wird zu SCALE-Preserve geleitet, andernfalls zu SCALE-Adapt“.</translation>
-    </message>
-    <message>
-        <source>Preserve</source>
-        <translation>Preserve</translation>
-    </message>
-    <message>
-        <source>Adapt</source>
-        <translation>Adapt</translation>
-    </message>
-    <message>
-        <source>Route</source>
-        <translation>Route</translation>
-    </message>
-    <message>
-        <source>Added hidden width d_up</source>
-        <translation>Zusätzliche verborgene Breite d_up</translation>
-    </message>
-    <message>
-        <source>A multiple of head_dim · (heads / kv heads), so whole kv groups of heads are added.</source>
-        <translation>Ein Vielfaches von head_dim · (Heads / KV-Heads), damit ganze KV-Gruppen von Heads hinzukommen.</translation>
-    </message>
-    <message>
-        <source>Added MLP width p_up</source>
-        <translation>Zusätzliche MLP-Breite p_up</translation>
-    </message>
-    <message>
-        <source>Added MLP inner width.</source>
-        <translation>Zusätzliche innere Breite des MLP.</translation>
-    </message>
-    <message>
-        <source>L_fp</source>
-        <translation>L_fp</translation>
-    </message>
-    <message>
-        <source>The lowest L_fp layers keep W12 zero and frozen; “forgetting increases exponentially with decreasing L_fp”.</source>
-        <translation>Die untersten L_fp Schichten behalten W12 bei null und eingefroren; „das Vergessen nimmt mit sinkendem L_fp exponentiell zu“.</translation>
-    </message>
-    <message>
-        <source>Collaboration in attention only</source>
-        <translation>Zusammenarbeit nur in der Attention</translation>
-    </message>
-    <message>
-        <source>Trainable W12 only in attention (“MHA as the preferred collaborative module”).</source>
-        <translation>Trainierbares W12 nur in der Attention („MHA als bevorzugtes kollaboratives Modul“).</translation>
-    </message>
-    <message>
-        <source>Route threshold τ</source>
-        <translation>Routing-Schwelle τ</translation>
-    </message>
-    <message>
-        <source>Threshold on cos(Z_p, Z_a); “we fix τ = 0.5 as a robust default”.</source>
-        <translation>Schwelle für cos(Z_p, Z_a); „wir setzen τ = 0.5 als robusten Standardwert“.</translation>
-    </message>
-    <message>
-        <source>W21, W22 initialisation</source>
-        <translation>Initialisierung von W21, W22</translation>
-    </message>
-    <message>
-        <source>Initialisation of the new rows: zero, random, or SVD (the top singular directions of W). Default (SVD, 0).</source>
-        <translation>Initialisierung der neuen Zeilen: null, zufällig oder SVD (die obersten singulären Richtungen von W). Standard (SVD, 0).</translation>
-    </message>
-    <message>
-        <source>(SVD, 0)</source>
-        <translation>(SVD, 0)</translation>
-    </message>
-    <message>
-        <source>(0, random)</source>
-        <translation>(0, zufällig)</translation>
-    </message>
-    <message>
-        <source>(random, 0)</source>
-        <translation>(zufällig, 0)</translation>
-    </message>
-    <message>
-        <source>(0, SVD)</source>
-        <translation>(0, SVD)</translation>
-    </message>
-    <message>
-        <source>Style</source>
-        <translation>Stil</translation>
-    </message>
-    <message>
-        <source>LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k least-important ones for general competence”.</source>
-        <translation>LLaMA-Pro fügt P Blöcke gleichmäßig ein, nach jeweils L/P Schichten. ADEPT kopiert „die k für die allgemeine Kompetenz am wenigsten wichtigen“.</translation>
-    </message>
-    <message>
-        <source>LLaMA-Pro (uniform)</source>
-        <translation>LLaMA-Pro (gleichmäßig)</translation>
-    </message>
-    <message>
-        <source>ADEPT</source>
-        <translation>ADEPT</translation>
-    </message>
-    <message>
-        <source>Blocks P</source>
-        <translation>Blöcke P</translation>
-    </message>
-    <message>
-        <source>Number of blocks LLaMA-Pro inserts.</source>
-        <translation>Anzahl der Blöcke, die LLaMA-Pro einfügt.</translation>
-    </message>
-    <message>
-        <source>Gate</source>
-        <translation>Gate</translation>
-    </message>
-    <message>
-        <source>ELU: the implicit selector “that we refer to as neutral residues”. Sigmoid: an explicit selector “trained as a local binary classifier” of the domain.</source>
-        <translation>ELU: der implizite Selektor, „den wir als Neutral Residues bezeichnen“. Sigmoid: ein expliziter Selektor, „als lokaler binärer Klassifikator trainiert“ für die Domäne.</translation>
-    </message>
-    <message>
-        <source>ELU (implicit)</source>
-        <translation>ELU (implizit)</translation>
-    </message>
-    <message>
-        <source>Sigmoid (explicit)</source>
-        <translation>Sigmoid (explizit)</translation>
-    </message>
-    <message>
-        <source>Budget</source>
-        <translation>Budget</translation>
-    </message>
-    <message>
-        <source>Extra parameters as a fraction of the base model (“with only 20% extra learnable weights”).</source>
-        <translation>Zusätzliche Parameter als Anteil des Basismodells („mit nur 20 % zusätzlichen lernbaren Gewichten“).</translation>
-    </message>
-    <message>
-        <source>Inner size</source>
-        <translation>Innere Größe</translation>
-    </message>
-    <message>
-        <source>Adapter inner size; 0 derives it from the budget.</source>
-        <translation>Innere Größe des Adapters; 0 leitet sie aus dem Budget ab.</translation>
-    </message>
-    <message>
-        <source>Local loss α</source>
-        <translation>Lokaler Verlust α</translation>
-    </message>
-    <message>
-        <source>Coefficient of the ℓ1 local loss on original-domain batches (“best optimized when selected α = 100”); 0 switches it off.</source>
-        <translation>Koeffizient des lokalen ℓ1-Verlusts auf Batches der Ursprungsdomäne („am besten optimiert mit α = 100“); 0 schaltet ihn ab.</translation>
-    </message>
-    <message>
-        <source>Extra parameters as a fraction of the base model.</source>
-        <translation>Zusätzliche Parameter als Anteil des Basismodells.</translation>
-    </message>
-    <message>
-        <source>λ</source>
-        <translation>λ</translation>
-    </message>
-    <message>
-        <source>Strength of the penalty λ/2 · Σ F_i (θ_i − θ*_i)².</source>
-        <translation>Stärke des Strafterms λ/2 · Σ F_i (θ_i − θ*_i)².</translation>
-    </message>
-    <message>
-        <source>Experts K</source>
-        <translation>Experten K</translation>
-    </message>
-    <message>
-        <source>Experts per bank.</source>
-        <translation>Experten pro Gruppe.</translation>
-    </message>
-    <message>
-        <source>Top-k</source>
-        <translation>Top-k</translation>
-    </message>
-    <message>
-        <source>Experts per token.</source>
-        <translation>Experten pro Token.</translation>
-    </message>
-    <message>
-        <source>Rank of each expert (d → r → d).</source>
-        <translation>Rang jedes Experten (d → r → d).</translation>
-    </message>
-    <message>
-        <source>LoRA-style scale alpha / r; 0 = scale 1.</source>
-        <translation>Skalierung alpha / r wie bei LoRA; 0 = Skalierung 1.</translation>
-    </message>
-    <message>
-        <source>Balance loss</source>
-        <translation>Balance-Verlust</translation>
-    </message>
-    <message>
-        <source>Coefficient of the load-balancing loss (0 = off).</source>
-        <translation>Koeffizient des Lastausgleichsverlusts (0 = aus).</translation>
-    </message>
-    <message>
-        <source>Heads H</source>
-        <translation>Heads H</translation>
-    </message>
-    <message>
-        <source>Slices of the hidden state, each with “its own router and its own private expert bank”; “OP improves with M and is best at M = 16”. Must divide the hidden size.</source>
-        <translation>Abschnitte des verborgenen Zustands, jeder mit „eigenem Router und eigener privater Expertengruppe“; „OP verbessert sich mit M und ist bei M = 16 am besten“. Muss die verborgene Größe teilen.</translation>
-    </message>
-    <message>
-        <source>Experts per head.</source>
-        <translation>Experten pro Head.</translation>
-    </message>
-    <message>
-        <source>Experts per token and head.</source>
-        <translation>Experten pro Token und Head.</translation>
-    </message>
-    <message>
-        <source>Rank of each expert.</source>
-        <translation>Rang jedes Experten.</translation>
-    </message>
-    <message>
-        <source>Scale alpha / r; 0 = scale 1.</source>
-        <translation>Skalierung alpha / r; 0 = Skalierung 1.</translation>
-    </message>
-    <message>
-        <source>Load-balancing loss coefficient.</source>
-        <translation>Koeffizient des Lastausgleichsverlusts.</translation>
     </message>
     <message>
         <source>Check cancelled.</source>
@@ -1051,10 +1090,6 @@
     <message>
         <source>The check needs explicit layers: select some in the heatmap (the policy itself is resolved when the run starts).</source>
         <translation>Die Prüfung braucht konkrete Schichten: wählen Sie welche in der Heatmap aus (die Regel selbst wird erst beim Start des Laufs bestimmt).</translation>
-    </message>
-    <message>
-        <source>EWC changes no weights at initialisation (its penalty needs the Fisher of a probe): nothing to check.</source>
-        <translation>EWC ändert bei der Initialisierung keine Gewichte (sein Strafterm braucht die Fisher-Information einer Sondierung): nichts zu prüfen.</translation>
     </message>
     <message>
         <source>Checking…</source>
@@ -1955,6 +1990,10 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>growbench-cli crashed (exit status %1)</source>
         <translation>growbench-cli ist abgestürzt (Exit-Status %1)</translation>
+    </message>
+    <message>
+        <source>unreadable progress line: %1</source>
+        <translation>unlesbare Fortschrittszeile: %1</translation>
     </message>
 </context>
 <context>

@@ -49,6 +49,425 @@
     </message>
 </context>
 <context>
+    <name>GrowPlanner</name>
+    <message>
+        <source>Parallel adapters</source>
+        <translation>并行适配器</translation>
+    </message>
+    <message>
+        <source>The neutral-residues block without a gate and without the local loss.</source>
+        <translation>不带门控、也不带局部损失的中性残差块。</translation>
+    </message>
+    <message>
+        <source>ELU (implicit)</source>
+        <translation>ELU（隐式）</translation>
+    </message>
+    <message>
+        <source>Sigmoid (explicit)</source>
+        <translation>Sigmoid（显式）</translation>
+    </message>
+    <message>
+        <source>Gate</source>
+        <translation>门控</translation>
+    </message>
+    <message>
+        <source>ELU: the implicit selector “that we refer to as neutral residues”. Sigmoid: an explicit selector “trained as a local binary classifier” of the domain.</source>
+        <translation>ELU：隐式选择器，“我们称之为中性残差”。Sigmoid：显式选择器，“作为局部二分类器训练”，用于判别领域。</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Layers that get an adapter beside their MLP: &quot;all&quot;, a list or a policy.</source>
+        <translation>在其 MLP 旁添加适配器的层："all"、列表或策略。</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>Extra parameters as a fraction of the base model (“with only 20% extra learnable weights”).</source>
+        <translation>额外参数占基础模型的比例（“仅增加 20% 的可学习权重”）。</translation>
+    </message>
+    <message>
+        <source>Extra parameters as a fraction of the base model.</source>
+        <translation>额外参数占基础模型的比例。</translation>
+    </message>
+    <message>
+        <source>Inner size</source>
+        <translation>内部维度</translation>
+    </message>
+    <message>
+        <source>Adapter inner size; 0 derives it from the budget.</source>
+        <translation>适配器内部维度；0 表示根据预算推算。</translation>
+    </message>
+    <message>
+        <source>Local loss α</source>
+        <translation>局部损失 α</translation>
+    </message>
+    <message>
+        <source>Coefficient of the ℓ1 local loss on original-domain batches (“best optimized when selected α = 100”); 0 switches it off.</source>
+        <translation>原始领域批次上 ℓ1 局部损失的系数（“选取 α = 100 时优化效果最佳”）；0 表示关闭。</translation>
+    </message>
+    <message>
+        <source>Heads H</source>
+        <translation>头数 H</translation>
+    </message>
+    <message>
+        <source>Slices of the hidden state, each with “its own router and its own private expert bank”; “OP improves with M and is best at M = 16”. Must divide the hidden size.</source>
+        <translation>隐藏状态的切片，每个切片有“自己的路由器和专属专家组”；“OP 随 M 增大而提升，在 M = 16 时最佳”。必须能整除隐藏维度。</translation>
+    </message>
+    <message>
+        <source>Experts K</source>
+        <translation>专家数 K</translation>
+    </message>
+    <message>
+        <source>Experts per head.</source>
+        <translation>每个头的专家数。</translation>
+    </message>
+    <message>
+        <source>Experts per bank.</source>
+        <translation>每组专家数。</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Experts per token and head.</source>
+        <translation>每个词元、每个头使用的专家数。</translation>
+    </message>
+    <message>
+        <source>Experts per token.</source>
+        <translation>每个词元使用的专家数。</translation>
+    </message>
+    <message>
+        <source>Rank r</source>
+        <translation>秩 r</translation>
+    </message>
+    <message>
+        <source>Rank of each expert.</source>
+        <translation>每个专家的秩。</translation>
+    </message>
+    <message>
+        <source>Rank of each expert (d → r → d).</source>
+        <translation>每个专家的秩（d → r → d）。</translation>
+    </message>
+    <message>
+        <source>Alpha</source>
+        <translation>Alpha</translation>
+    </message>
+    <message>
+        <source>Scale alpha / r; 0 = scale 1.</source>
+        <translation>缩放 alpha / r；0 表示缩放为 1。</translation>
+    </message>
+    <message>
+        <source>LoRA-style scale alpha / r; 0 = scale 1.</source>
+        <translation>LoRA 式缩放 alpha / r；0 表示缩放为 1。</translation>
+    </message>
+    <message>
+        <source>Balance loss</source>
+        <translation>均衡损失</translation>
+    </message>
+    <message>
+        <source>Load-balancing loss coefficient.</source>
+        <translation>负载均衡损失系数。</translation>
+    </message>
+    <message>
+        <source>Coefficient of the load-balancing loss (0 = off).</source>
+        <translation>负载均衡损失的系数（0 = 关闭）。</translation>
+    </message>
+    <message>
+        <source>Layers that get an expert bank beside their MLP: &quot;all&quot;, a list or a policy.</source>
+        <translation>在其 MLP 旁添加专家组的层："all"、列表或策略。</translation>
+    </message>
+    <message>
+        <source>Depth expansion (LLaMA-Pro, ADEPT)</source>
+        <translation>深度扩展（LLaMA-Pro、ADEPT）</translation>
+    </message>
+    <message>
+        <source>Copies of layers inserted right after them with zeroed output projections, so each starts as the identity; only new blocks train.</source>
+        <translation>在各层之后插入其副本，输出投影置零，使每个新块初始为恒等映射；只训练新块。</translation>
+    </message>
+    <message>
+        <source>LLaMA-Pro (uniform)</source>
+        <translation>LLaMA-Pro（均匀）</translation>
+    </message>
+    <message>
+        <source>ADEPT</source>
+        <translation>ADEPT</translation>
+    </message>
+    <message>
+        <source>Style</source>
+        <translation>方式</translation>
+    </message>
+    <message>
+        <source>LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k least-important ones for general competence”.</source>
+        <translation>LLaMA-Pro 均匀插入 P 个块，每 L/P 层之后插入一个。ADEPT 复制“对通用能力最不重要的 k 层”。</translation>
+    </message>
+    <message>
+        <source>Blocks P</source>
+        <translation>块数 P</translation>
+    </message>
+    <message>
+        <source>Number of blocks LLaMA-Pro inserts.</source>
+        <translation>LLaMA-Pro 插入的块数。</translation>
+    </message>
+    <message>
+        <source>ADEPT: the layers copied (a list or a selection policy; not &quot;all&quot;).</source>
+        <translation>ADEPT：被复制的层（列表或选择策略；不能是 "all"）。</translation>
+    </message>
+    <message>
+        <source>EWC</source>
+        <translation>EWC</translation>
+    </message>
+    <message>
+        <source>Full fine-tuning plus λ/2 · Σ F_i (θ_i − θ*_i)² with the diagonal Fisher of the base model on the original domain.</source>
+        <translation>全参数微调，外加 λ/2 · Σ F_i (θ_i − θ*_i)²，其中使用基础模型在原始领域上的对角 Fisher 信息。</translation>
+    </message>
+    <message>
+        <source>EWC changes no weights at initialisation (its penalty needs the Fisher of a probe): nothing to check.</source>
+        <translation>EWC 在初始化时不改变任何权重（其惩罚项需要探测得到的 Fisher 信息）：无需检查。</translation>
+    </message>
+    <message>
+        <source>λ</source>
+        <translation>λ</translation>
+    </message>
+    <message>
+        <source>Strength of the penalty λ/2 · Σ F_i (θ_i − θ*_i)².</source>
+        <translation>惩罚项 λ/2 · Σ F_i (θ_i − θ*_i)² 的强度。</translation>
+    </message>
+    <message>
+        <source>Freeze bottom layers</source>
+        <translation>冻结底部层</translation>
+    </message>
+    <message>
+        <source>Trains all but the bottom k layers and the input embedding.</source>
+        <translation>训练除底部 k 层和输入嵌入之外的全部参数。</translation>
+    </message>
+    <message>
+        <source>Frozen bottom layers</source>
+        <translation>冻结的底部层数</translation>
+    </message>
+    <message>
+        <source>“Freeze trains all but the bottom k layers and the input embedding.”</source>
+        <translation>“Freeze 训练除底部 k 层和输入嵌入之外的全部参数。”</translation>
+    </message>
+    <message>
+        <source>Freeze the embedding</source>
+        <translation>冻结嵌入层</translation>
+    </message>
+    <message>
+        <source>Also freeze the token embedding (and with tied embeddings the LM head).</source>
+        <translation>同时冻结词元嵌入（若嵌入与输出层共享权重，则也冻结语言模型输出头）。</translation>
+    </message>
+    <message>
+        <source>Full fine-tuning</source>
+        <translation>全参数微调</translation>
+    </message>
+    <message>
+        <source>Every parameter trains. The baseline that forgets most.</source>
+        <translation>训练全部参数。遗忘最严重的基线方法。</translation>
+    </message>
+    <message>
+        <source>Grow (MLP width replication)</source>
+        <translation>Grow（MLP 宽度复制）</translation>
+    </message>
+    <message>
+        <source>“Grow, don&apos;t overwrite”: the up-projection is concatenated k times and each copy of the down-projection scaled by 1/k; function preserving for any k.</source>
+        <translation>“Grow, don&apos;t overwrite”：上投影拼接 k 次，下投影的每个副本乘以 1/k；对任意 k 都保持函数不变。</translation>
+    </message>
+    <message>
+        <source>G-Freeze</source>
+        <translation>G-Freeze</translation>
+    </message>
+    <message>
+        <source>G-Train</source>
+        <translation>G-Train</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>G-Freeze “strictly trains only the newly added weights”; G-Train trains “the entire expanded up-projection matrix while keeping the entire down-projection matrix and all other original parameters frozen”.</source>
+        <translation>G-Freeze“严格只训练新增的权重”；G-Train 训练“整个扩展后的上投影矩阵，同时冻结整个下投影矩阵和所有其他原始参数”。</translation>
+    </message>
+    <message>
+        <source>Replication factor k</source>
+        <translation>复制倍数 k</translation>
+    </message>
+    <message>
+        <source>k copies of each MLP unit, the down copies scaled by 1/k; “using k = 2 consistently provided the best trade-off”.</source>
+        <translation>每个 MLP 单元复制 k 份，下投影副本乘以 1/k；“k = 2 始终带来最佳权衡”。</translation>
+    </message>
+    <message>
+        <source>Layers whose MLP grows: &quot;all&quot;, a list of indices or a selection policy.</source>
+        <translation>MLP 被扩展的层："all"、索引列表或选择策略。</translation>
+    </message>
+    <message>
+        <source>LoRA</source>
+        <translation>LoRA</translation>
+    </message>
+    <message>
+        <source>Low-rank adapters W x + (alpha/r)·B A x on the target projections, W frozen, B = 0 at initialisation.</source>
+        <translation>在目标投影上加入低秩适配器 W x + (alpha/r)·B A x，W 冻结，初始化时 B = 0。</translation>
+    </message>
+    <message>
+        <source>Rank of A (r × in) and B (out × r); r · (in + out) trainable parameters per target and layer.</source>
+        <translation>A (r × in) 与 B (out × r) 的秩；每个目标、每层有 r · (in + out) 个可训练参数。</translation>
+    </message>
+    <message>
+        <source>Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank).</source>
+        <translation>缩放分子：更新量 B A x 按 alpha / r 缩放（默认 2 · 秩）。</translation>
+    </message>
+    <message>
+        <source>Targets</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>Projections that get adapters; gate exists only on gated MLPs (Llama, Qwen, Gemma).</source>
+        <translation>添加适配器的投影；gate 仅存在于门控 MLP 中（Llama、Qwen、Gemma）。</translation>
+    </message>
+    <message>
+        <source>Layers that get adapters: &quot;all&quot;, a list of indices or a selection policy.</source>
+        <translation>添加适配器的层："all"、索引列表或选择策略。</translation>
+    </message>
+    <message>
+        <source>LoRAMoE</source>
+        <translation>LoRAMoE</translation>
+    </message>
+    <message>
+        <source>A bank of K LoRA experts beside each selected MLP with a top-k router.</source>
+        <translation>在每个选中的 MLP 旁并联 K 个 LoRA 专家，并使用 top-k 路由器。</translation>
+    </message>
+    <message>
+        <source>MH-MoE (multi-head routing)</source>
+        <translation>MH-MoE（多头路由）</translation>
+    </message>
+    <message>
+        <source>The hidden state is split into H heads, each with its own router and expert bank; the outputs are summed.</source>
+        <translation>隐藏状态被拆分为 H 个头，每个头有自己的路由器和专家组；各输出相加。</translation>
+    </message>
+    <message>
+        <source>Neutral residues (gated adapters)</source>
+        <translation>中性残差（门控适配器）</translation>
+    </message>
+    <message>
+        <source>A gated adapter beside each selected MLP whose gate learns to output zero on original-domain data (ℓ1 local loss).</source>
+        <translation>在每个选中的 MLP 旁并联一个门控适配器，其门控学会在原始领域数据上输出零（ℓ1 局部损失）。</translation>
+    </message>
+    <message>
+        <source>SCALE (width upscaling)</source>
+        <translation>SCALE（宽度扩展）</translation>
+    </message>
+    <message>
+        <source>Every linear W becomes [[W, W12], [W21, W22]]; with W12 = 0 in every layer the original stream is the base model&apos;s bit for bit.</source>
+        <translation>每个线性层 W 变为 [[W, W12], [W21, W22]]；若每层 W12 = 0，原始数据流与基础模型逐位一致。</translation>
+    </message>
+    <message>
+        <source>Preserve</source>
+        <translation>Preserve（保持）</translation>
+    </message>
+    <message>
+        <source>Adapt</source>
+        <translation>Adapt（适应）</translation>
+    </message>
+    <message>
+        <source>Route</source>
+        <translation>Route（路由）</translation>
+    </message>
+    <message>
+        <source>Preserve: W12 “initialized to 0 and kept frozen”, original weights frozen. Adapt: W12 zero-initialised and trainable above L_fp. Route: per token, “if Z_preserve and Z_adapt agree (high cosine similarity), we route to SCALE-Preserve; otherwise we route to SCALE-Adapt”.</source>
+        <translation>Preserve：W12“初始化为 0 并保持冻结”，原始权重冻结。Adapt：W12 零初始化，在 L_fp 以上可训练。Route：逐词元判断，“若 Z_preserve 与 Z_adapt 一致（余弦相似度高），则路由到 SCALE-Preserve；否则路由到 SCALE-Adapt”。</translation>
+    </message>
+    <message>
+        <source>Added hidden width d_up</source>
+        <translation>新增隐藏宽度 d_up</translation>
+    </message>
+    <message>
+        <source>A multiple of head_dim · (heads / kv heads), so whole kv groups of heads are added.</source>
+        <translation>head_dim · (头数 / kv 头数) 的整数倍，以便按完整的 kv 头组添加。</translation>
+    </message>
+    <message>
+        <source>Added MLP width p_up</source>
+        <translation>新增 MLP 宽度 p_up</translation>
+    </message>
+    <message>
+        <source>Added MLP inner width.</source>
+        <translation>新增的 MLP 内部宽度。</translation>
+    </message>
+    <message>
+        <source>L_fp</source>
+        <translation>L_fp</translation>
+    </message>
+    <message>
+        <source>The lowest L_fp layers keep W12 zero and frozen; “forgetting increases exponentially with decreasing L_fp”.</source>
+        <translation>最低的 L_fp 层保持 W12 为零且冻结；“遗忘随 L_fp 减小呈指数增长”。</translation>
+    </message>
+    <message>
+        <source>Collaboration in attention only</source>
+        <translation>仅在注意力中协作</translation>
+    </message>
+    <message>
+        <source>Trainable W12 only in attention (“MHA as the preferred collaborative module”).</source>
+        <translation>仅在注意力中训练 W12（“MHA 是首选的协作模块”）。</translation>
+    </message>
+    <message>
+        <source>Route threshold τ</source>
+        <translation>路由阈值 τ</translation>
+    </message>
+    <message>
+        <source>Threshold on cos(Z_p, Z_a); “we fix τ = 0.5 as a robust default”.</source>
+        <translation>cos(Z_p, Z_a) 的阈值；“我们将 τ = 0.5 固定为稳健的默认值”。</translation>
+    </message>
+    <message>
+        <source>(0, 0)</source>
+        <translation>(0, 0)</translation>
+    </message>
+    <message>
+        <source>(0, random)</source>
+        <translation>(0, 随机)</translation>
+    </message>
+    <message>
+        <source>(0, SVD)</source>
+        <translation>(0, SVD)</translation>
+    </message>
+    <message>
+        <source>(random, 0)</source>
+        <translation>(随机, 0)</translation>
+    </message>
+    <message>
+        <source>(random, random)</source>
+        <translation>(随机, 随机)</translation>
+    </message>
+    <message>
+        <source>(random, SVD)</source>
+        <translation>(随机, SVD)</translation>
+    </message>
+    <message>
+        <source>(SVD, 0)</source>
+        <translation>(SVD, 0)</translation>
+    </message>
+    <message>
+        <source>(SVD, random)</source>
+        <translation>(SVD, 随机)</translation>
+    </message>
+    <message>
+        <source>(SVD, SVD)</source>
+        <translation>(SVD, SVD)</translation>
+    </message>
+    <message>
+        <source>W21, W22 initialisation</source>
+        <translation>W21、W22 初始化</translation>
+    </message>
+    <message>
+        <source>Initialisation of the new rows: zero, random, or SVD (the top singular directions of W). Default (SVD, 0).</source>
+        <translation>新增行的初始化方式：零、随机或 SVD（W 的前几个奇异方向）。默认 (SVD, 0)。</translation>
+    </message>
+</context>
+<context>
     <name>PlanEstimate</name>
     <message>
         <source>The layer policy is resolved from importance probes when the run starts; the figures assume its layer count.</source>
@@ -59,20 +478,8 @@
         <translation>无法确定该方案选择了哪些层。</translation>
     </message>
     <message>
-        <source>d_up must be a positive multiple of head_dim × (heads / kv heads).</source>
-        <translation>d_up 必须是 head_dim × (头数 / kv 头数) 的正整数倍。</translation>
-    </message>
-    <message>
         <source>SCALE counts follow the operator&apos;s block structure; the exact numbers come from “Check preservation”.</source>
         <translation>SCALE 的参数量按算子的分块结构估算；精确数值由“检查保持性”给出。</translation>
-    </message>
-    <message>
-        <source>The budget is too small for one adapter unit per layer.</source>
-        <translation>预算太小，无法为每层分配一个适配器单元。</translation>
-    </message>
-    <message>
-        <source>Unknown variant.</source>
-        <translation>未知变体。</translation>
     </message>
 </context>
 <context>
@@ -473,376 +880,8 @@
 <context>
     <name>gb::gui::GrowPlanner</name>
     <message>
-        <source>Full fine-tuning</source>
-        <translation>全参数微调</translation>
-    </message>
-    <message>
-        <source>Every parameter trains. The baseline that forgets most.</source>
-        <translation>训练全部参数。遗忘最严重的基线方法。</translation>
-    </message>
-    <message>
-        <source>Freeze bottom layers</source>
-        <translation>冻结底部层</translation>
-    </message>
-    <message>
-        <source>Trains all but the bottom k layers and the input embedding.</source>
-        <translation>训练除底部 k 层和输入嵌入之外的全部参数。</translation>
-    </message>
-    <message>
-        <source>LoRA</source>
-        <translation>LoRA</translation>
-    </message>
-    <message>
-        <source>Low-rank adapters W x + (alpha/r)·B A x on the target projections, W frozen, B = 0 at initialisation.</source>
-        <translation>在目标投影上加入低秩适配器 W x + (alpha/r)·B A x，W 冻结，初始化时 B = 0。</translation>
-    </message>
-    <message>
-        <source>Grow (MLP width replication)</source>
-        <translation>Grow（MLP 宽度复制）</translation>
-    </message>
-    <message>
-        <source>“Grow, don&apos;t overwrite”: the up-projection is concatenated k times and each copy of the down-projection scaled by 1/k; function preserving for any k.</source>
-        <translation>“Grow, don&apos;t overwrite”：上投影拼接 k 次，下投影的每个副本乘以 1/k；对任意 k 都保持函数不变。</translation>
-    </message>
-    <message>
-        <source>SCALE (width upscaling)</source>
-        <translation>SCALE（宽度扩展）</translation>
-    </message>
-    <message>
-        <source>Every linear W becomes [[W, W12], [W21, W22]]; with W12 = 0 in every layer the original stream is the base model&apos;s bit for bit.</source>
-        <translation>每个线性层 W 变为 [[W, W12], [W21, W22]]；若每层 W12 = 0，原始数据流与基础模型逐位一致。</translation>
-    </message>
-    <message>
-        <source>Depth expansion (LLaMA-Pro, ADEPT)</source>
-        <translation>深度扩展（LLaMA-Pro、ADEPT）</translation>
-    </message>
-    <message>
-        <source>Copies of layers inserted right after them with zeroed output projections, so each starts as the identity; only new blocks train.</source>
-        <translation>在各层之后插入其副本，输出投影置零，使每个新块初始为恒等映射；只训练新块。</translation>
-    </message>
-    <message>
-        <source>Neutral residues (gated adapters)</source>
-        <translation>中性残差（门控适配器）</translation>
-    </message>
-    <message>
-        <source>A gated adapter beside each selected MLP whose gate learns to output zero on original-domain data (ℓ1 local loss).</source>
-        <translation>在每个选中的 MLP 旁并联一个门控适配器，其门控学会在原始领域数据上输出零（ℓ1 局部损失）。</translation>
-    </message>
-    <message>
-        <source>Parallel adapters</source>
-        <translation>并行适配器</translation>
-    </message>
-    <message>
-        <source>The neutral-residues block without a gate and without the local loss.</source>
-        <translation>不带门控、也不带局部损失的中性残差块。</translation>
-    </message>
-    <message>
-        <source>EWC</source>
-        <translation>EWC</translation>
-    </message>
-    <message>
-        <source>Full fine-tuning plus λ/2 · Σ F_i (θ_i − θ*_i)² with the diagonal Fisher of the base model on the original domain.</source>
-        <translation>全参数微调，外加 λ/2 · Σ F_i (θ_i − θ*_i)²，其中使用基础模型在原始领域上的对角 Fisher 信息。</translation>
-    </message>
-    <message>
-        <source>LoRAMoE</source>
-        <translation>LoRAMoE</translation>
-    </message>
-    <message>
-        <source>A bank of K LoRA experts beside each selected MLP with a top-k router.</source>
-        <translation>在每个选中的 MLP 旁并联 K 个 LoRA 专家，并使用 top-k 路由器。</translation>
-    </message>
-    <message>
-        <source>MH-MoE (multi-head routing)</source>
-        <translation>MH-MoE（多头路由）</translation>
-    </message>
-    <message>
-        <source>The hidden state is split into H heads, each with its own router and expert bank; the outputs are summed.</source>
-        <translation>隐藏状态被拆分为 H 个头，每个头有自己的路由器和专家组；各输出相加。</translation>
-    </message>
-    <message>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
-    </message>
-    <message>
-        <source>Frozen bottom layers</source>
-        <translation>冻结的底部层数</translation>
-    </message>
-    <message>
-        <source>“Freeze trains all but the bottom k layers and the input embedding.”</source>
-        <translation>“Freeze 训练除底部 k 层和输入嵌入之外的全部参数。”</translation>
-    </message>
-    <message>
-        <source>Freeze the embedding</source>
-        <translation>冻结嵌入层</translation>
-    </message>
-    <message>
-        <source>Also freeze the token embedding (and with tied embeddings the LM head).</source>
-        <translation>同时冻结词元嵌入（若嵌入与输出层共享权重，则也冻结语言模型输出头）。</translation>
-    </message>
-    <message>
-        <source>Rank r</source>
-        <translation>秩 r</translation>
-    </message>
-    <message>
-        <source>Rank of A (r × in) and B (out × r); r · (in + out) trainable parameters per target and layer.</source>
-        <translation>A (r × in) 与 B (out × r) 的秩；每个目标、每层有 r · (in + out) 个可训练参数。</translation>
-    </message>
-    <message>
-        <source>Alpha</source>
-        <translation>Alpha</translation>
-    </message>
-    <message>
-        <source>Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank).</source>
-        <translation>缩放分子：更新量 B A x 按 alpha / r 缩放（默认 2 · 秩）。</translation>
-    </message>
-    <message>
-        <source>Targets</source>
-        <translation>目标</translation>
-    </message>
-    <message>
-        <source>Projections that get adapters; gate exists only on gated MLPs (Llama, Qwen, Gemma).</source>
-        <translation>添加适配器的投影；gate 仅存在于门控 MLP 中（Llama、Qwen、Gemma）。</translation>
-    </message>
-    <message>
-        <source>Mode</source>
-        <translation>模式</translation>
-    </message>
-    <message>
-        <source>G-Freeze “strictly trains only the newly added weights”; G-Train trains “the entire expanded up-projection matrix while keeping the entire down-projection matrix and all other original parameters frozen”.</source>
-        <translation>G-Freeze“严格只训练新增的权重”；G-Train 训练“整个扩展后的上投影矩阵，同时冻结整个下投影矩阵和所有其他原始参数”。</translation>
-    </message>
-    <message>
-        <source>G-Freeze</source>
-        <translation>G-Freeze</translation>
-    </message>
-    <message>
-        <source>G-Train</source>
-        <translation>G-Train</translation>
-    </message>
-    <message>
-        <source>Replication factor k</source>
-        <translation>复制倍数 k</translation>
-    </message>
-    <message>
-        <source>k copies of each MLP unit, the down copies scaled by 1/k; “using k = 2 consistently provided the best trade-off”.</source>
-        <translation>每个 MLP 单元复制 k 份，下投影副本乘以 1/k；“k = 2 始终带来最佳权衡”。</translation>
-    </message>
-    <message>
-        <source>Preserve: W12 “initialized to 0 and kept frozen”, original weights frozen. Adapt: W12 zero-initialised and trainable above L_fp. Route: per token, “if Z_preserve and Z_adapt agree (high cosine similarity), we route to SCALE-Preserve; otherwise we route to SCALE-Adapt”.</source>
-        <translation>Preserve：W12“初始化为 0 并保持冻结”，原始权重冻结。Adapt：W12 零初始化，在 L_fp 以上可训练。Route：逐词元判断，“若 Z_preserve 与 Z_adapt 一致（余弦相似度高），则路由到 SCALE-Preserve；否则路由到 SCALE-Adapt”。</translation>
-    </message>
-    <message>
-        <source>Preserve</source>
-        <translation>Preserve（保持）</translation>
-    </message>
-    <message>
-        <source>Adapt</source>
-        <translation>Adapt（适应）</translation>
-    </message>
-    <message>
-        <source>Route</source>
-        <translation>Route（路由）</translation>
-    </message>
-    <message>
-        <source>Added hidden width d_up</source>
-        <translation>新增隐藏宽度 d_up</translation>
-    </message>
-    <message>
-        <source>A multiple of head_dim · (heads / kv heads), so whole kv groups of heads are added.</source>
-        <translation>head_dim · (头数 / kv 头数) 的整数倍，以便按完整的 kv 头组添加。</translation>
-    </message>
-    <message>
-        <source>Added MLP width p_up</source>
-        <translation>新增 MLP 宽度 p_up</translation>
-    </message>
-    <message>
-        <source>Added MLP inner width.</source>
-        <translation>新增的 MLP 内部宽度。</translation>
-    </message>
-    <message>
-        <source>L_fp</source>
-        <translation>L_fp</translation>
-    </message>
-    <message>
-        <source>The lowest L_fp layers keep W12 zero and frozen; “forgetting increases exponentially with decreasing L_fp”.</source>
-        <translation>最低的 L_fp 层保持 W12 为零且冻结；“遗忘随 L_fp 减小呈指数增长”。</translation>
-    </message>
-    <message>
-        <source>Collaboration in attention only</source>
-        <translation>仅在注意力中协作</translation>
-    </message>
-    <message>
-        <source>Trainable W12 only in attention (“MHA as the preferred collaborative module”).</source>
-        <translation>仅在注意力中训练 W12（“MHA 是首选的协作模块”）。</translation>
-    </message>
-    <message>
-        <source>Route threshold τ</source>
-        <translation>路由阈值 τ</translation>
-    </message>
-    <message>
-        <source>Threshold on cos(Z_p, Z_a); “we fix τ = 0.5 as a robust default”.</source>
-        <translation>cos(Z_p, Z_a) 的阈值；“我们将 τ = 0.5 固定为稳健的默认值”。</translation>
-    </message>
-    <message>
-        <source>W21, W22 initialisation</source>
-        <translation>W21、W22 初始化</translation>
-    </message>
-    <message>
-        <source>Initialisation of the new rows: zero, random, or SVD (the top singular directions of W). Default (SVD, 0).</source>
-        <translation>新增行的初始化方式：零、随机或 SVD（W 的前几个奇异方向）。默认 (SVD, 0)。</translation>
-    </message>
-    <message>
-        <source>(SVD, 0)</source>
-        <translation>(SVD, 0)</translation>
-    </message>
-    <message>
-        <source>(0, random)</source>
-        <translation>(0, 随机)</translation>
-    </message>
-    <message>
-        <source>(random, 0)</source>
-        <translation>(随机, 0)</translation>
-    </message>
-    <message>
-        <source>(0, SVD)</source>
-        <translation>(0, SVD)</translation>
-    </message>
-    <message>
-        <source>Style</source>
-        <translation>方式</translation>
-    </message>
-    <message>
-        <source>LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k least-important ones for general competence”.</source>
-        <translation>LLaMA-Pro 均匀插入 P 个块，每 L/P 层之后插入一个。ADEPT 复制“对通用能力最不重要的 k 层”。</translation>
-    </message>
-    <message>
-        <source>LLaMA-Pro (uniform)</source>
-        <translation>LLaMA-Pro（均匀）</translation>
-    </message>
-    <message>
-        <source>ADEPT</source>
-        <translation>ADEPT</translation>
-    </message>
-    <message>
-        <source>Blocks P</source>
-        <translation>块数 P</translation>
-    </message>
-    <message>
-        <source>Number of blocks LLaMA-Pro inserts.</source>
-        <translation>LLaMA-Pro 插入的块数。</translation>
-    </message>
-    <message>
-        <source>Gate</source>
-        <translation>门控</translation>
-    </message>
-    <message>
-        <source>ELU: the implicit selector “that we refer to as neutral residues”. Sigmoid: an explicit selector “trained as a local binary classifier” of the domain.</source>
-        <translation>ELU：隐式选择器，“我们称之为中性残差”。Sigmoid：显式选择器，“作为局部二分类器训练”，用于判别领域。</translation>
-    </message>
-    <message>
-        <source>ELU (implicit)</source>
-        <translation>ELU（隐式）</translation>
-    </message>
-    <message>
-        <source>Sigmoid (explicit)</source>
-        <translation>Sigmoid（显式）</translation>
-    </message>
-    <message>
-        <source>Budget</source>
-        <translation>预算</translation>
-    </message>
-    <message>
-        <source>Extra parameters as a fraction of the base model (“with only 20% extra learnable weights”).</source>
-        <translation>额外参数占基础模型的比例（“仅增加 20% 的可学习权重”）。</translation>
-    </message>
-    <message>
-        <source>Inner size</source>
-        <translation>内部维度</translation>
-    </message>
-    <message>
-        <source>Adapter inner size; 0 derives it from the budget.</source>
-        <translation>适配器内部维度；0 表示根据预算推算。</translation>
-    </message>
-    <message>
-        <source>Local loss α</source>
-        <translation>局部损失 α</translation>
-    </message>
-    <message>
-        <source>Coefficient of the ℓ1 local loss on original-domain batches (“best optimized when selected α = 100”); 0 switches it off.</source>
-        <translation>原始领域批次上 ℓ1 局部损失的系数（“选取 α = 100 时优化效果最佳”）；0 表示关闭。</translation>
-    </message>
-    <message>
-        <source>Extra parameters as a fraction of the base model.</source>
-        <translation>额外参数占基础模型的比例。</translation>
-    </message>
-    <message>
-        <source>λ</source>
-        <translation>λ</translation>
-    </message>
-    <message>
-        <source>Strength of the penalty λ/2 · Σ F_i (θ_i − θ*_i)².</source>
-        <translation>惩罚项 λ/2 · Σ F_i (θ_i − θ*_i)² 的强度。</translation>
-    </message>
-    <message>
-        <source>Experts K</source>
-        <translation>专家数 K</translation>
-    </message>
-    <message>
-        <source>Experts per bank.</source>
-        <translation>每组专家数。</translation>
-    </message>
-    <message>
-        <source>Top-k</source>
-        <translation>Top-k</translation>
-    </message>
-    <message>
-        <source>Experts per token.</source>
-        <translation>每个词元使用的专家数。</translation>
-    </message>
-    <message>
-        <source>Rank of each expert (d → r → d).</source>
-        <translation>每个专家的秩（d → r → d）。</translation>
-    </message>
-    <message>
-        <source>LoRA-style scale alpha / r; 0 = scale 1.</source>
-        <translation>LoRA 式缩放 alpha / r；0 表示缩放为 1。</translation>
-    </message>
-    <message>
-        <source>Balance loss</source>
-        <translation>均衡损失</translation>
-    </message>
-    <message>
-        <source>Coefficient of the load-balancing loss (0 = off).</source>
-        <translation>负载均衡损失的系数（0 = 关闭）。</translation>
-    </message>
-    <message>
-        <source>Heads H</source>
-        <translation>头数 H</translation>
-    </message>
-    <message>
-        <source>Slices of the hidden state, each with “its own router and its own private expert bank”; “OP improves with M and is best at M = 16”. Must divide the hidden size.</source>
-        <translation>隐藏状态的切片，每个切片有“自己的路由器和专属专家组”；“OP 随 M 增大而提升，在 M = 16 时最佳”。必须能整除隐藏维度。</translation>
-    </message>
-    <message>
-        <source>Experts per head.</source>
-        <translation>每个头的专家数。</translation>
-    </message>
-    <message>
-        <source>Experts per token and head.</source>
-        <translation>每个词元、每个头使用的专家数。</translation>
-    </message>
-    <message>
-        <source>Rank of each expert.</source>
-        <translation>每个专家的秩。</translation>
-    </message>
-    <message>
-        <source>Scale alpha / r; 0 = scale 1.</source>
-        <translation>缩放 alpha / r；0 表示缩放为 1。</translation>
-    </message>
-    <message>
-        <source>Load-balancing loss coefficient.</source>
-        <translation>负载均衡损失系数。</translation>
     </message>
     <message>
         <source>Check cancelled.</source>
@@ -1047,10 +1086,6 @@
     <message>
         <source>The check needs explicit layers: select some in the heatmap (the policy itself is resolved when the run starts).</source>
         <translation>检查需要明确的层：请在热力图中选择（策略本身在运行开始时才确定）。</translation>
-    </message>
-    <message>
-        <source>EWC changes no weights at initialisation (its penalty needs the Fisher of a probe): nothing to check.</source>
-        <translation>EWC 在初始化时不改变任何权重（其惩罚项需要探测得到的 Fisher 信息）：无需检查。</translation>
     </message>
     <message>
         <source>Checking…</source>
@@ -1948,6 +1983,10 @@ Probe set: %2</source>
     <message>
         <source>growbench-cli crashed (exit status %1)</source>
         <translation>growbench-cli 崩溃（退出状态 %1）</translation>
+    </message>
+    <message>
+        <source>unreadable progress line: %1</source>
+        <translation>无法读取的进度行：%1</translation>
     </message>
 </context>
 <context>

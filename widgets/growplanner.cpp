@@ -22,281 +22,38 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include "clijob.h"
 #include "grow/plan.h"
+#include "grow/variant.h"
 #include "guiutil.h"
+#include "model/units.h"
 #include "session.h"
 
 using namespace Qt::StringLiterals;
 
 namespace gb::gui {
 
-struct GrowPlanner::ParamSpec {
-  enum Type { Int, Double, Bool, Choice, Targets };
-  const char* variant;
-  const char* key;
-  Type type;
-  QString label;
-  QString tip;
-  double def = 0, lo = 0, hi = 0, step = 1;
-  QStringList choices = {};
-  QStringList choiceLabels = {};
-  const char* showKey = nullptr;  // shown only when this key's value is in showValues
-  QStringList showValues = {};
-};
-
 namespace {
 
-struct VariantInfo {
-  const char* name;
-  QString title;
-  QString description;
-  bool takesLayers;
-};
+using Spec = gb::grow::ParamSpec;
 
-const std::vector<VariantInfo>& variants() {
-  static const std::vector<VariantInfo> v = {
-      {"full", GrowPlanner::tr("Full fine-tuning"),
-       GrowPlanner::tr("Every parameter trains. The baseline that forgets most."), false},
-      {"freeze", GrowPlanner::tr("Freeze bottom layers"),
-       GrowPlanner::tr("Trains all but the bottom k layers and the input embedding."), false},
-      {"lora", GrowPlanner::tr("LoRA"),
-       GrowPlanner::tr("Low-rank adapters W x + (alpha/r)·B A x on the target projections, W "
-                       "frozen, B = 0 at initialisation."),
-       true},
-      {"grow", GrowPlanner::tr("Grow (MLP width replication)"),
-       GrowPlanner::tr("“Grow, don't overwrite”: the up-projection is concatenated k times and "
-                       "each copy of the down-projection scaled by 1/k; function preserving "
-                       "for any k."),
-       true},
-      {"scale", GrowPlanner::tr("SCALE (width upscaling)"),
-       GrowPlanner::tr("Every linear W becomes [[W, W12], [W21, W22]]; with W12 = 0 in every "
-                       "layer the original stream is the base model's bit for bit."),
-       false},
-      {"depth", GrowPlanner::tr("Depth expansion (LLaMA-Pro, ADEPT)"),
-       GrowPlanner::tr("Copies of layers inserted right after them with zeroed output "
-                       "projections, so each starts as the identity; only new blocks train."),
-       true},
-      {"neutral-residues", GrowPlanner::tr("Neutral residues (gated adapters)"),
-       GrowPlanner::tr("A gated adapter beside each selected MLP whose gate learns to output "
-                       "zero on original-domain data (ℓ1 local loss)."),
-       true},
-      {"adapters", GrowPlanner::tr("Parallel adapters"),
-       GrowPlanner::tr("The neutral-residues block without a gate and without the local "
-                       "loss."),
-       true},
-      {"ewc", GrowPlanner::tr("EWC"),
-       GrowPlanner::tr("Full fine-tuning plus λ/2 · Σ F_i (θ_i − θ*_i)² with the diagonal "
-                       "Fisher of the base model on the original domain."),
-       false},
-      {"loramoe", GrowPlanner::tr("LoRAMoE"),
-       GrowPlanner::tr("A bank of K LoRA experts beside each selected MLP with a top-k "
-                       "router."),
-       true},
-      {"mh-moe", GrowPlanner::tr("MH-MoE (multi-head routing)"),
-       GrowPlanner::tr("The hidden state is split into H heads, each with its own router and "
-                       "expert bank; the outputs are summed."),
-       true},
-  };
-  return v;
-}
-
-const VariantInfo* variantInfo(const QString& name) {
-  for (const auto& v : variants()) {
-    if (QLatin1String(v.name) == name) return &v;
-  }
-  return nullptr;
+// Display strings of the variant registry (marked with GB_TR in core/grow/variants/).
+QString trVariant(const std::string& text) {
+  return QCoreApplication::translate("GrowPlanner", text.c_str());
 }
 
 QString fmtParams(qint64 n) {
   return GrowPlanner::tr("%1 (%2)").arg(QLocale().toString(n), formatCount(double(n)));
 }
 
-}  // namespace
-
-const std::vector<GrowPlanner::ParamSpec>& GrowPlanner::specs() {
-  using P = ParamSpec;
-  static const std::vector<ParamSpec> s = {
-      {"freeze", "bottom", P::Int, tr("Frozen bottom layers"),
-       tr("“Freeze trains all but the bottom k layers and the input embedding.”"), 2, 0, 1000},
-      {"freeze", "freeze_embedding", P::Bool, tr("Freeze the embedding"),
-       tr("Also freeze the token embedding (and with tied embeddings the LM head)."), 1},
-      {"lora", "rank", P::Int, tr("Rank r"),
-       tr("Rank of A (r × in) and B (out × r); r · (in + out) trainable parameters per target "
-          "and layer."),
-       8, 1, 4096},
-      {"lora", "alpha", P::Double, tr("Alpha"),
-       tr("Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank)."), 16,
-       0.001, 1e6, 1},
-      {"lora", "targets", P::Targets, tr("Targets"),
-       tr("Projections that get adapters; gate exists only on gated MLPs (Llama, Qwen, "
-          "Gemma)."),
-       0},
-      {"grow",
-       "mode",
-       P::Choice,
-       tr("Mode"),
-       tr("G-Freeze “strictly trains only the newly added weights”; G-Train trains “the entire "
-          "expanded up-projection matrix while keeping the entire down-projection matrix and "
-          "all other original parameters frozen”."),
-       0,
-       0,
-       0,
-       1,
-       {u"freeze"_s, u"train"_s},
-       {tr("G-Freeze"), tr("G-Train")}},
-      {"grow", "k", P::Int, tr("Replication factor k"),
-       tr("k copies of each MLP unit, the down copies scaled by 1/k; “using k = 2 consistently "
-          "provided the best trade-off”."),
-       2, 2, 64},
-      {"scale",
-       "mode",
-       P::Choice,
-       tr("Mode"),
-       tr("Preserve: W12 “initialized to 0 and kept frozen”, original weights frozen. Adapt: "
-          "W12 zero-initialised and trainable above L_fp. Route: per token, “if Z_preserve and "
-          "Z_adapt agree (high cosine similarity), we route to SCALE-Preserve; otherwise we "
-          "route to SCALE-Adapt”."),
-       0,
-       0,
-       0,
-       1,
-       {u"preserve"_s, u"adapt"_s, u"route"_s},
-       {tr("Preserve"), tr("Adapt"), tr("Route")}},
-      {"scale", "d_up", P::Int, tr("Added hidden width d_up"),
-       tr("A multiple of head_dim · (heads / kv heads), so whole kv groups of heads are "
-          "added."),
-       0, 1, 1e6},
-      {"scale", "p_up", P::Int, tr("Added MLP width p_up"), tr("Added MLP inner width."), 0, 0,
-       1e7},
-      {"scale",
-       "l_fp",
-       P::Int,
-       tr("L_fp"),
-       tr("The lowest L_fp layers keep W12 zero and frozen; “forgetting increases "
-          "exponentially with decreasing L_fp”."),
-       0,
-       0,
-       1000,
-       1,
-       {},
-       {},
-       "mode",
-       {u"adapt"_s, u"route"_s}},
-      {"scale",
-       "attention_only",
-       P::Bool,
-       tr("Collaboration in attention only"),
-       tr("Trainable W12 only in attention (“MHA as the preferred collaborative module”)."),
-       0,
-       0,
-       0,
-       1,
-       {},
-       {},
-       "mode",
-       {u"adapt"_s, u"route"_s}},
-      {"scale",
-       "tau",
-       P::Double,
-       tr("Route threshold τ"),
-       tr("Threshold on cos(Z_p, Z_a); “we fix τ = 0.5 as a robust default”."),
-       0.5,
-       -1,
-       1,
-       0.05,
-       {},
-       {},
-       "mode",
-       {u"route"_s}},
-      {"scale",
-       "init",
-       P::Choice,
-       tr("W21, W22 initialisation"),
-       tr("Initialisation of the new rows: zero, random, or SVD (the top singular directions "
-          "of W). Default (SVD, 0)."),
-       0,
-       0,
-       0,
-       1,
-       {u"svd,zero"_s, u"zero,random"_s, u"random,zero"_s, u"zero,svd"_s},
-       {tr("(SVD, 0)"), tr("(0, random)"), tr("(random, 0)"), tr("(0, SVD)")}},
-      {"depth",
-       "style",
-       P::Choice,
-       tr("Style"),
-       tr("LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k "
-          "least-important ones for general competence”."),
-       0,
-       0,
-       0,
-       1,
-       {u"llama-pro"_s, u"adept"_s},
-       {tr("LLaMA-Pro (uniform)"), tr("ADEPT")}},
-      {"depth",
-       "count",
-       P::Int,
-       tr("Blocks P"),
-       tr("Number of blocks LLaMA-Pro inserts."),
-       2,
-       1,
-       1000,
-       1,
-       {},
-       {},
-       "style",
-       {u"llama-pro"_s}},
-      {"neutral-residues",
-       "gate",
-       P::Choice,
-       tr("Gate"),
-       tr("ELU: the implicit selector “that we refer to as neutral residues”. Sigmoid: an "
-          "explicit selector “trained as a local binary classifier” of the domain."),
-       0,
-       0,
-       0,
-       1,
-       {u"elu"_s, u"sigmoid"_s},
-       {tr("ELU (implicit)"), tr("Sigmoid (explicit)")}},
-      {"neutral-residues", "budget", P::Double, tr("Budget"),
-       tr("Extra parameters as a fraction of the base model (“with only 20% extra learnable "
-          "weights”)."),
-       0.2, 0, 10, 0.05},
-      {"neutral-residues", "inner", P::Int, tr("Inner size"),
-       tr("Adapter inner size; 0 derives it from the budget."), 0, 0, 1e6},
-      {"neutral-residues", "alpha", P::Double, tr("Local loss α"),
-       tr("Coefficient of the ℓ1 local loss on original-domain batches (“best optimized when "
-          "selected α = 100”); 0 switches it off."),
-       100, 0, 1e6, 10},
-      {"adapters", "budget", P::Double, tr("Budget"),
-       tr("Extra parameters as a fraction of the base model."), 0.2, 0, 10, 0.05},
-      {"adapters", "inner", P::Int, tr("Inner size"),
-       tr("Adapter inner size; 0 derives it from the budget."), 0, 0, 1e6},
-      {"ewc", "lambda", P::Double, tr("λ"),
-       tr("Strength of the penalty λ/2 · Σ F_i (θ_i − θ*_i)²."), 1.0, 0, 1e9, 0.1},
-      {"loramoe", "experts", P::Int, tr("Experts K"), tr("Experts per bank."), 4, 1, 256},
-      {"loramoe", "top_k", P::Int, tr("Top-k"), tr("Experts per token."), 2, 1, 256},
-      {"loramoe", "rank", P::Int, tr("Rank r"), tr("Rank of each expert (d → r → d)."), 4, 1, 4096},
-      {"loramoe", "alpha", P::Double, tr("Alpha"), tr("LoRA-style scale alpha / r; 0 = scale 1."),
-       0, 0, 1e6, 1},
-      {"loramoe", "balance", P::Double, tr("Balance loss"),
-       tr("Coefficient of the load-balancing loss (0 = off)."), 0, 0, 100, 0.01},
-      {"mh-moe", "heads", P::Int, tr("Heads H"),
-       tr("Slices of the hidden state, each with “its own router and its own private expert "
-          "bank”; “OP improves with M and is best at M = 16”. Must divide the hidden size."),
-       4, 1, 256},
-      {"mh-moe", "experts", P::Int, tr("Experts K"), tr("Experts per head."), 4, 1, 256},
-      {"mh-moe", "top_k", P::Int, tr("Top-k"), tr("Experts per token and head."), 1, 1, 256},
-      {"mh-moe", "rank", P::Int, tr("Rank r"), tr("Rank of each expert."), 4, 1, 4096},
-      {"mh-moe", "alpha", P::Double, tr("Alpha"), tr("Scale alpha / r; 0 = scale 1."), 0, 0, 1e6,
-       1},
-      {"mh-moe", "balance", P::Double, tr("Balance loss"), tr("Load-balancing loss coefficient."),
-       0, 0, 100, 0.01},
-  };
-  return s;
+const gb::grow::VariantModule* moduleOf(const QString& id) {
+  return gb::grow::find_variant(id.toStdString());
 }
+
+}  // namespace
 
 GrowPlanner::GrowPlanner(Session* session, QWidget* parent) : QWidget(parent), m_session(session) {
   buildUi();
@@ -371,9 +128,9 @@ void GrowPlanner::buildUi() {
   top->setContentsMargins(6, 6, 6, 6);
   auto* head = new QFormLayout;
   m_variant = new QComboBox;
-  for (const auto& v : variants()) {
-    m_variant->addItem(v.title, QLatin1String(v.name));
-    m_variant->setItemData(m_variant->count() - 1, v.description, Qt::ToolTipRole);
+  for (const gb::grow::VariantModule* v : gb::grow::variants()) {
+    m_variant->addItem(trVariant(v->name), qs(v->id));
+    m_variant->setItemData(m_variant->count() - 1, trVariant(v->description), Qt::ToolTipRole);
   }
   m_variant->setCurrentIndex(m_variant->findData(u"grow"_s));
   head->addRow(tr("Variant:"), m_variant);
@@ -508,7 +265,8 @@ void GrowPlanner::setVariant(const QString& v) {
 }
 
 void GrowPlanner::rebuildForm() {
-  // The layers row is kept across variants (taken out, not deleted); the rest is rebuilt.
+  // The form is generated from the variant's parameter schema (core/grow/variant.h). The
+  // layers row is kept across variants (taken out, not deleted); the rest is rebuilt.
   for (int r = 0; r < m_form->rowCount(); ++r) {
     QLayoutItem* field = m_form->itemAt(r, QFormLayout::FieldRole);
     if (field && field->widget() == m_layersRow) {
@@ -518,47 +276,42 @@ void GrowPlanner::rebuildForm() {
   }
   while (m_form->rowCount() > 0) m_form->removeRow(0);
   m_fields.clear();
-  const QString v = variant();
-  const VariantInfo* info = variantInfo(v);
-  m_variantInfo->setText(info ? info->description : QString());
+  const gb::grow::VariantModule* module = moduleOf(variant());
+  m_variantInfo->setText(module ? trVariant(module->description) : QString());
   const auto& cfg = m_session->model().config;
-  for (const ParamSpec& s : specs()) {
-    if (QLatin1String(s.variant) != v) continue;
+  const std::vector<std::string> units =
+      cfg ? gb::units::names_of(*cfg) : std::vector<std::string>{};
+  for (const Spec& s : module ? module->params : std::vector<Spec>{}) {
+    if (s.hidden || s.type == Spec::Type::Layers) continue;
+    Spec::ModelHint hint;
+    if (cfg && s.model_hint) hint = s.model_hint(*cfg);
+    const nlohmann::json def = hint.value.value_or(s.default_value);
     QWidget* w = nullptr;
     switch (s.type) {
-      case ParamSpec::Int: {
+      case Spec::Type::Int: {
         auto* sb = new QSpinBox;
-        sb->setRange(static_cast<int>(s.lo), static_cast<int>(std::min(s.hi, 2e9)));
-        double def = s.def;
-        if (cfg && v == u"scale"_s && QLatin1String(s.key) == u"d_up"_s) {
-          const qint64 unit = cfg->head_dim * std::max<qint64>(1, cfg->kv_groups());
-          sb->setSingleStep(static_cast<int>(unit));
-          def = static_cast<double>(std::max<qint64>(unit, (cfg->hidden_size / 2 / unit) * unit));
-        }
-        if (cfg && v == u"scale"_s && QLatin1String(s.key) == u"p_up"_s) {
-          def = static_cast<double>(cfg->intermediate_size / 2);
-        }
-        if (cfg && QLatin1String(s.key) == u"bottom"_s) {
-          sb->setMaximum(static_cast<int>(std::max<int64_t>(0, cfg->num_layers - 1)));
-        }
-        sb->setValue(static_cast<int>(def));
+        const double hi = std::min(hint.max.value_or(s.max.value_or(2e9)), 2e9);
+        sb->setRange(static_cast<int>(s.min.value_or(-2e9)), static_cast<int>(hi));
+        sb->setSingleStep(static_cast<int>(hint.step.value_or(s.step)));
+        sb->setValue(static_cast<int>(def.is_number() ? def.get<double>() : 0));
         connect(sb, &QSpinBox::valueChanged, this, [this] { refresh(); });
         w = sb;
         break;
       }
-      case ParamSpec::Double: {
+      case Spec::Type::Number: {
         auto* sb = new QDoubleSpinBox;
-        sb->setDecimals(s.step < 0.1 ? 3 : 2);
-        sb->setRange(s.lo, s.hi);
-        sb->setSingleStep(s.step);
-        sb->setValue(s.def);
+        const double step = hint.step.value_or(s.step);
+        sb->setDecimals(step < 0.1 ? 3 : 2);
+        sb->setRange(s.min.value_or(-1e12), hint.max.value_or(s.max.value_or(1e12)));
+        sb->setSingleStep(step);
+        sb->setValue(def.is_number() ? def.get<double>() : 0.0);
         connect(sb, &QDoubleSpinBox::valueChanged, this, [this] { refresh(); });
         w = sb;
         break;
       }
-      case ParamSpec::Bool: {
+      case Spec::Type::Bool: {
         auto* cb = new QCheckBox;
-        cb->setChecked(s.def != 0);
+        cb->setChecked(def.is_boolean() && def.get<bool>());
         connect(cb, &QCheckBox::toggled, this, [this] {
           updateVisibility();
           refresh();
@@ -566,11 +319,13 @@ void GrowPlanner::rebuildForm() {
         w = cb;
         break;
       }
-      case ParamSpec::Choice: {
+      case Spec::Type::Choice: {
         auto* combo = new QComboBox;
-        for (int i = 0; i < s.choices.size(); ++i) {
-          combo->addItem(s.choiceLabels.value(i, s.choices[i]), s.choices[i]);
+        for (size_t i = 0; i < s.choices.size(); ++i) {
+          const std::string& label = i < s.choice_labels.size() ? s.choice_labels[i] : s.choices[i];
+          combo->addItem(trVariant(label), qs(s.choices[i]));
         }
+        if (def.is_string()) combo->setCurrentIndex(combo->findData(qs(def.get<std::string>())));
         connect(combo, &QComboBox::currentIndexChanged, this, [this] {
           updateVisibility();
           refresh();
@@ -578,15 +333,21 @@ void GrowPlanner::rebuildForm() {
         w = combo;
         break;
       }
-      case ParamSpec::Targets: {
+      case Spec::Type::StringList: {
+        // One check box per allowed item; items the model lacks (units of other families,
+        // such as gate on a non-gated MLP) are disabled.
         auto* box = new QWidget;
         auto* h = new QHBoxLayout(box);
         h->setContentsMargins(0, 0, 0, 0);
-        for (const char* unit : {"q", "k", "v", "o", "gate", "up", "down"}) {
-          auto* cb = new QCheckBox(QLatin1String(unit));
-          cb->setObjectName(QLatin1String(unit));
-          cb->setChecked(QLatin1String(unit) == u"q"_s || QLatin1String(unit) == u"v"_s);
-          if (QLatin1String(unit) == u"gate"_s && cfg && !cfg->gated_mlp) cb->setEnabled(false);
+        for (const std::string& item : s.choices) {
+          auto* cb = new QCheckBox(qs(item));
+          cb->setObjectName(qs(item));
+          cb->setChecked(def.is_array() &&
+                         std::find(def.begin(), def.end(), nlohmann::json(item)) != def.end());
+          if (cfg && gb::units::find(item) &&
+              std::find(units.begin(), units.end(), item) == units.end()) {
+            cb->setEnabled(false);
+          }
           connect(cb, &QCheckBox::toggled, this, [this] { refresh(); });
           h->addWidget(cb);
         }
@@ -594,12 +355,16 @@ void GrowPlanner::rebuildForm() {
         w = box;
         break;
       }
+      case Spec::Type::Layers:
+        break;
     }
-    w->setToolTip(s.tip);
-    auto* label = new QLabel(tr("%1:", "form label").arg(s.label));
-    label->setToolTip(s.tip);
+    if (!w) continue;
+    const QString tip = trVariant(s.help);
+    w->setToolTip(tip);
+    auto* label = new QLabel(tr("%1:", "form label").arg(trVariant(s.label)));
+    label->setToolTip(tip);
     m_form->addRow(label, w);
-    m_fields.insert(QLatin1String(s.key), w);
+    m_fields.insert(qs(s.name), w);
   }
   if (m_form->rowCount() == 0) {
     m_form->addRow(new QLabel(tr("This variant has no hyper-parameters.")));
@@ -609,20 +374,45 @@ void GrowPlanner::rebuildForm() {
   refresh();
 }
 
-void GrowPlanner::updateVisibility() {
-  const QString v = variant();
-  for (const ParamSpec& s : specs()) {
-    if (QLatin1String(s.variant) != v || !s.showKey) continue;
-    QWidget* w = m_fields.value(QLatin1String(s.key));
-    QWidget* dep = m_fields.value(QLatin1String(s.showKey));
-    auto* combo = qobject_cast<QComboBox*>(dep);
-    const bool show = !combo || s.showValues.contains(combo->currentData().toString());
-    if (w) m_form->setRowVisible(w, show);
+nlohmann::json GrowPlanner::formValues() const {
+  nlohmann::json j = nlohmann::json::object();
+  const gb::grow::VariantModule* module = moduleOf(variant());
+  if (!module) return j;
+  for (const Spec& s : module->params) {
+    QWidget* w = m_fields.value(qs(s.name));
+    if (!w) {
+      j[s.name] = s.default_value;
+    } else if (auto* sb = qobject_cast<QSpinBox*>(w)) {
+      j[s.name] = sb->value();
+    } else if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) {
+      j[s.name] = d->value();
+    } else if (auto* c = qobject_cast<QCheckBox*>(w)) {
+      j[s.name] = c->isChecked();
+    } else if (auto* combo = qobject_cast<QComboBox*>(w)) {
+      j[s.name] = ss(combo->currentData().toString());
+    } else {
+      nlohmann::json t = nlohmann::json::array();
+      for (auto* cb : w->findChildren<QCheckBox*>()) {
+        if (cb->isChecked()) t.push_back(ss(cb->objectName()));
+      }
+      j[s.name] = t;
+    }
   }
-  bool takesLayers = variantInfo(v) && variantInfo(v)->takesLayers;
-  if (v == u"depth"_s) {
-    auto* style = qobject_cast<QComboBox*>(m_fields.value(u"style"_s));
-    takesLayers = style && style->currentData().toString() == u"adept"_s;
+  return j;
+}
+
+void GrowPlanner::updateVisibility() {
+  // A row shows when its key applies (ParamSpec::when_key), and the layers row when the
+  // variant's layers parameter does.
+  const gb::grow::VariantModule* module = moduleOf(variant());
+  const nlohmann::json values = formValues();
+  bool takesLayers = false;
+  for (const Spec& s : module ? module->params : std::vector<Spec>{}) {
+    if (s.type == Spec::Type::Layers) {
+      takesLayers = s.applies(values);
+    } else if (QWidget* w = m_fields.value(qs(s.name))) {
+      m_form->setRowVisible(w, s.applies(values));
+    }
   }
   m_form->setRowVisible(m_layersRow, takesLayers);
   const auto src = static_cast<LayerSource>(m_layerSource->currentIndex());
@@ -630,6 +420,15 @@ void GrowPlanner::updateVisibility() {
                        src == LayerSource::UpdateMagnitude || src == LayerSource::Calibrated);
   m_manual->setVisible(src == LayerSource::Manual || src == LayerSource::Selection);
   m_manual->setReadOnly(src == LayerSource::Selection);
+}
+
+bool GrowPlanner::fieldShown(const QString& key) const {
+  QWidget* w = m_fields.value(key);
+  return w && m_form->isRowVisible(w);
+}
+
+bool GrowPlanner::layersShown() const {
+  return m_form->isRowVisible(m_layersRow);
 }
 
 bool GrowPlanner::setParameter(const QString& key, const QVariant& value) {
@@ -659,27 +458,13 @@ void GrowPlanner::setLayerSource(LayerSource source, int k) {
 
 nlohmann::json GrowPlanner::plan() const {
   nlohmann::json j = nlohmann::json::object();
-  const QString v = variant();
-  j["variant"] = ss(v);
+  j["variant"] = ss(variant());
   if (!m_name->text().trimmed().isEmpty()) j["name"] = ss(m_name->text().trimmed());
-  for (const ParamSpec& s : specs()) {
-    if (QLatin1String(s.variant) != v) continue;
-    QWidget* w = m_fields.value(QLatin1String(s.key));
-    if (!w || (s.showKey && !m_form->isRowVisible(w))) continue;
-    if (auto* sb = qobject_cast<QSpinBox*>(w))
-      j[s.key] = sb->value();
-    else if (auto* d = qobject_cast<QDoubleSpinBox*>(w))
-      j[s.key] = d->value();
-    else if (auto* c = qobject_cast<QCheckBox*>(w))
-      j[s.key] = c->isChecked();
-    else if (auto* combo = qobject_cast<QComboBox*>(w))
-      j[s.key] = ss(combo->currentData().toString());
-    else {
-      nlohmann::json t = nlohmann::json::array();
-      for (auto* cb : w->findChildren<QCheckBox*>()) {
-        if (cb->isChecked()) t.push_back(ss(cb->objectName()));
-      }
-      j[s.key] = t;
+  // The keys of the form that apply (hidden rows are left to their defaults).
+  const nlohmann::json values = formValues();
+  if (const gb::grow::VariantModule* module = moduleOf(variant())) {
+    for (const Spec& s : module->params) {
+      if (m_fields.contains(qs(s.name)) && s.applies(values)) j[s.name] = values[s.name];
     }
   }
   if (!m_layersRow->isHidden()) {
@@ -770,7 +555,8 @@ void GrowPlanner::refresh() {
   } else {
     for (QLabel* l : {m_added, m_trainable, m_memory}) l->setText(u"–"_s);
   }
-  QString note = m_estimate.ok ? m_estimate.note : m_estimate.error;
+  // An invalid plan has no estimate either: its error shows once.
+  QString note = m_estimate.ok ? m_estimate.note : m_error.isEmpty() ? m_estimate.error : QString();
   if (!m_error.isEmpty()) {
     note = tr("<span style='color:#c62828'>%1</span>").arg(m_error.toHtmlEscaped()) +
            (note.isEmpty() ? QString() : u"<br/>"_s + note.toHtmlEscaped());
@@ -827,10 +613,9 @@ bool GrowPlanner::checkPreservation() {
     }
     j["layers"] = a;
   }
-  if (j.value("variant", std::string()) == "ewc") {
-    m_check->setText(
-        tr("EWC changes no weights at initialisation (its penalty needs the "
-           "Fisher of a probe): nothing to check."));
+  const gb::grow::VariantModule* module = moduleOf(variant());
+  if (module && !module->no_check_reason.empty()) {
+    m_check->setText(trVariant(module->no_check_reason));
     return false;
   }
   if (!m_error.isEmpty()) {

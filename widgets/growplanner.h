@@ -1,6 +1,7 @@
 #pragma once
 // GrowPlanner: build a GrowthPlan. The variant combo shows a form with only that variant's
-// hyper-parameters (tooltips quote what each does, after docs/plans.md and the papers); the
+// hyper-parameters, generated from its parameter schema (core/grow/variants/: labels,
+// ranges, choices, tooltips quoting the papers, when a key applies); the
 // layers come from the Importance view's selection, a policy the runner resolves, or a
 // manual list. Live figures (parameters added, trainable parameters and share, memory) are
 // computed in closed form from the config; "Check preservation" runs `growbench-cli grow
@@ -48,6 +49,11 @@ class GrowPlanner : public QWidget {
   QString variant() const;
   // Sets a hyper-parameter of the current variant's form (for tests and templates).
   bool setParameter(const QString& key, const QVariant& value);
+  // The editor of a key of the current variant's form (nullptr: no field), and whether
+  // its row shows (the key applies in the form's current mode).
+  QWidget* field(const QString& key) const { return m_fields.value(key); }
+  bool fieldShown(const QString& key) const;
+  bool layersShown() const;
   enum class LayerSource {
     All,
     Selection,
@@ -76,13 +82,14 @@ class GrowPlanner : public QWidget {
   void launchRequested();
 
  private:
-  struct ParamSpec;
   void buildUi();
   void rebuildForm();
   void updateVisibility();
   void refresh();
   void onModelChanged(const ModelRef& model);
-  static const std::vector<ParamSpec>& specs();
+  // Every key of the variant's schema: the form's value, or the default for keys without a
+  // field (hidden ones).
+  nlohmann::json formValues() const;
 
   Session* m_session;
   QComboBox* m_variant = nullptr;

@@ -1,8 +1,10 @@
 #pragma once
 // Closed-form figures of a growth plan on a model config, for the Grow planner's live
-// display: parameters added, trainable parameters (and their share of the base model), and
-// the memory of weights, gradients and AdamW state. Computed from config.json alone (no
-// LibTorch, no weights); `growbench-cli grow --json` gives the exact counts.
+// display: parameters added, trainable parameters (and their share of the base model), the
+// parameters active per token (routed experts), and the memory of weights, gradients and
+// AdamW state. The counts are the variant module's own estimate (core/grow/variant.h):
+// computed from config.json alone (no LibTorch, no weights); `growbench-cli grow --json`
+// gives the exact counts.
 
 #include <QString>
 
@@ -14,12 +16,13 @@ namespace gb::gui {
 
 struct PlanEstimate {
   bool ok = false;
-  QString error;  // why no estimate (unknown variant, layers unresolved, ...)
-  QString note;   // caveats ("policy resolved by the runner: assumes k layers")
+  QString error;  // why no estimate (invalid plan, budget too small, ...)
+  QString note;   // caveats ("policy resolved by the runner: assumes k layers"), translated
   qint64 baseParams = 0;
   qint64 addedParams = 0;
   qint64 totalParams = 0;
   qint64 trainableParams = 0;
+  qint64 activatedParams = 0;  // trainable parameters active per token (= trainable unless routed)
   int layersTouched = 0;
   double trainableShare() const {
     return baseParams > 0 ? double(trainableParams) / double(baseParams) : 0.0;
@@ -29,11 +32,6 @@ struct PlanEstimate {
   bool functionPreserving = true;
 };
 
-// Parameters of one transformer block of this config.
-qint64 layerParams(const gb::ModelConfig& config);
-// The number of layers a plan's "layers" value selects on an L-layer model ("all", a list,
-// or a policy object: its k / count / L − l_fp). -1 when it cannot be told.
-int selectedLayerCount(const nlohmann::json& layers, int numLayers, QString* note);
 PlanEstimate estimatePlan(const gb::ModelConfig& config, const nlohmann::json& plan);
 
 }  // namespace gb::gui

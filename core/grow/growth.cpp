@@ -1,10 +1,13 @@
 #include "grow/growth.h"
 
+#include "grow/variant.h"
+
 #include <map>
 
 #include <torch/torch.h>
 
 #include "model/arch.h"
+#include "model/units.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -60,24 +63,7 @@ std::pair<int64_t, std::string> unit_of(const std::string& name) {
     size_t dot = name.find('.', layers.size());
     int64_t layer = std::stoll(name.substr(layers.size(), dot - layers.size()));
     std::string rest = name.substr(dot + 1);
-    static const std::pair<const char*, const char*> kPaths[] = {
-        {"self_attn.q_proj", "q"},
-        {"self_attn.k_proj", "k"},
-        {"self_attn.v_proj", "v"},
-        {"self_attn.o_proj", "o"},
-        {"self_attn.q_norm", "q_norm"},
-        {"self_attn.k_norm", "k_norm"},
-        {"mlp.gate_proj", "gate"},
-        {"mlp.up_proj", "up"},
-        {"mlp.down_proj", "down"},
-        {"input_layernorm", "input_norm"},
-        {"post_attention_layernorm", "post_attn_norm"},
-        {"pre_feedforward_layernorm", "pre_ffn_norm"},
-        {"post_feedforward_layernorm", "post_ffn_norm"}};
-    for (const auto& [path, unit] : kPaths) {
-      std::string p = std::string(path) + ".";
-      if (rest.rfind(p, 0) == 0) return {layer, unit};
-    }
+    if (const units::UnitInfo* u = units::of_path(rest)) return {layer, u->name};
     // A branch (adapter, moe, ...): its registered name is the unit.
     return {layer, rest.substr(0, rest.find('.'))};
   }
@@ -142,38 +128,7 @@ GrowthResult apply_plan(CausalLMImpl& model, const GrowthPlan& plan, const Apply
   if (LayerSelection* sel = resolved.layers()) {
     *sel = LayerSelection::list(resolve_layers(*sel, model.num_layers(), ctx));
   }
-  GrowthResult r;
-  switch (plan.variant) {
-    case Variant::Full:
-      r = apply_full(model, resolved, ctx);
-      break;
-    case Variant::Freeze:
-      r = apply_freeze(model, resolved, ctx);
-      break;
-    case Variant::Lora:
-      r = apply_lora(model, resolved, ctx);
-      break;
-    case Variant::Grow:
-      r = apply_grow(model, resolved, ctx);
-      break;
-    case Variant::Scale:
-      r = apply_scale(model, resolved, ctx);
-      break;
-    case Variant::Depth:
-      r = apply_depth(model, resolved, ctx);
-      break;
-    case Variant::NeutralResidues:
-    case Variant::Adapters:
-      r = apply_adapters(model, resolved, ctx);
-      break;
-    case Variant::Ewc:
-      r = apply_ewc(model, resolved, ctx);
-      break;
-    case Variant::LoraMoe:
-    case Variant::MhMoe:
-      r = apply_moe(model, resolved, ctx);
-      break;
-  }
+  GrowthResult r = variant_module(plan.variant).apply(model, resolved, ctx);
   r.plan = resolved;
   r.base_params = base;
   r.total_params = count_parameters(model);

@@ -24,7 +24,8 @@
 
 #include <cstdint>
 #include <string>
-#include <variant>
+#include <memory>
+#include <typeinfo>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -48,27 +49,40 @@ struct LayerSelection {
   static LayerSelection list(std::vector<int64_t> layers);
 };
 
-struct FullParams {};
+// The parameters of a variant: a struct deriving from VariantParamsOf<itself>. The
+// variant module (core/grow/variants/<id>.cpp) binds its fields to the parameter schema.
+struct VariantParams {
+  virtual ~VariantParams() = default;
+  virtual std::unique_ptr<VariantParams> clone() const = 0;
+};
+template <typename Derived>
+struct VariantParamsOf : VariantParams {
+  std::unique_ptr<VariantParams> clone() const override {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
+};
 
-struct FreezeParams {
+struct FullParams : VariantParamsOf<FullParams> {};
+
+struct FreezeParams : VariantParamsOf<FreezeParams> {
   int64_t bottom = 2;  // the bottom k layers and the input embedding are frozen
   bool freeze_embedding = true;
 };
 
-struct LoraParams {
+struct LoraParams : VariantParamsOf<LoraParams> {
   int64_t rank = 8;
   double alpha = 16;
   std::vector<std::string> targets = {"q", "v"};  // units: q k v o gate up down
   LayerSelection layers;
 };
 
-struct GrowParams {
+struct GrowParams : VariantParamsOf<GrowParams> {
   std::string mode = "freeze";  // "freeze" (G-Freeze) or "train" (G-Train)
   int64_t k = 2;                // replication factor, >= 2
   LayerSelection layers;
 };
 
-struct ScaleParams {
+struct ScaleParams : VariantParamsOf<ScaleParams> {
   std::string mode = "preserve";  // "preserve", "adapt" or "route"
   int64_t d_up = 0;               // added hidden width: whole kv groups of heads
   int64_t p_up = 0;               // added MLP width
@@ -77,15 +91,16 @@ struct ScaleParams {
   double tau = 0.5;               // Route threshold on cos(Z_p, Z_a)
   std::string init_w21 = "svd";   // "zero", "random" or "svd"
   std::string init_w22 = "zero";
+  std::string init() const { return init_w21 + "," + init_w22; }
 };
 
-struct DepthParams {
+struct DepthParams : VariantParamsOf<DepthParams> {
   std::string style = "llama-pro";  // "llama-pro" (uniform) or "adept" (after chosen layers)
   int64_t count = 0;                // llama-pro: number of blocks P
   LayerSelection layers;            // adept: copies go right after these layers
 };
 
-struct AdapterParams {
+struct AdapterParams : VariantParamsOf<AdapterParams> {
   std::string gate = "elu";  // "elu" (neutral residues), "sigmoid" (explicit selector),
                              // "none" (vanilla parallel adapters)
   LayerSelection layers;
@@ -95,11 +110,11 @@ struct AdapterParams {
                          // gate's BCE has coefficient 1, see grow/adapters.h)
 };
 
-struct EwcParams {
+struct EwcParams : VariantParamsOf<EwcParams> {
   double lambda = 1.0;
 };
 
-struct MoeParams {
+struct MoeParams : VariantParamsOf<MoeParams> {
   int64_t heads = 1;  // 1 = LoRAMoE; > 1 = MH-MoE with head-wise routing
   int64_t experts = 4;
   int64_t top_k = 2;
@@ -109,41 +124,66 @@ struct MoeParams {
   LayerSelection layers;
 };
 
-enum class Variant {
-  Full,
-  Freeze,
-  Lora,
-  Grow,
-  Scale,
-  Depth,
-  NeutralResidues,
-  Adapters,
-  Ewc,
-  LoraMoe,
-  MhMoe
+// The ids of the built-in variants (the JSON "variant" values). A plan's variant is its id
+// string: `plan.variant == Variant::Ewc`. The registry (grow/variant.h) knows them all.
+namespace Variant {
+inline constexpr char Full[] = "full";
+inline constexpr char Freeze[] = "freeze";
+inline constexpr char Lora[] = "lora";
+inline constexpr char Grow[] = "grow";
+inline constexpr char Scale[] = "scale";
+inline constexpr char Depth[] = "depth";
+inline constexpr char NeutralResidues[] = "neutral-residues";
+inline constexpr char Adapters[] = "adapters";
+inline constexpr char Ewc[] = "ewc";
+inline constexpr char LoraMoe[] = "loramoe";
+inline constexpr char MhMoe[] = "mh-moe";
+}  // namespace Variant
+const char* variant_name(const std::string& id);  // the id itself (kept for call sites)
+std::vector<std::string> variant_names();         // every registered id
+
+// A value-semantic holder of a variant's parameters.
+class ParamsHolder {
+ public:
+  ParamsHolder() = default;
+  ParamsHolder(std::unique_ptr<VariantParams> p) : m_p(std::move(p)) {}
+  ParamsHolder(const ParamsHolder& o) : m_p(o.m_p ? o.m_p->clone() : nullptr) {}
+  ParamsHolder& operator=(const ParamsHolder& o) {
+    if (this != &o) m_p = o.m_p ? o.m_p->clone() : nullptr;
+    return *this;
+  }
+  ParamsHolder(ParamsHolder&&) = default;
+  ParamsHolder& operator=(ParamsHolder&&) = default;
+  VariantParams* get() const { return m_p.get(); }
+  explicit operator bool() const { return m_p != nullptr; }
+
+ private:
+  std::unique_ptr<VariantParams> m_p;
 };
-const char* variant_name(Variant v);  // the JSON "variant" string
-std::vector<std::string> variant_names();
 
 struct GrowthPlan {
-  Variant variant = Variant::Full;
-  std::variant<FullParams, FreezeParams, LoraParams, GrowParams, ScaleParams, DepthParams,
-               AdapterParams, EwcParams, MoeParams>
-      params;
-  std::string name;  // optional label ("G-Freeze k=2"); defaults to a generated one
+  std::string variant = Variant::Full;
+  ParamsHolder params;  // the variant's parameter struct (FullParams, LoraParams, ...)
+  std::string name;     // optional label ("G-Freeze k=2"); defaults to a generated one
 
   template <typename T>
   const T& get() const {
-    return std::get<T>(params);
+    return const_cast<GrowthPlan*>(this)->get<T>();
   }
   template <typename T>
   T& get() {
-    return std::get<T>(params);
+    auto* p = dynamic_cast<T*>(params.get());
+    if (!p) throw_wrong_params(typeid(T).name());
+    return *p;
   }
-  // The layer selection of the variant, or nullptr when the variant takes none.
+  // The layer selection of the variant, or nullptr when the variant takes none (or the
+  // layers key does not apply in its mode, e.g. depth/llama-pro).
   const LayerSelection* layers() const;
   LayerSelection* layers();
   std::string label() const;  // name, or e.g. "grow/freeze k=2 layers=all"
+
+ private:
+  [[noreturn]] void throw_wrong_params(const char* type) const;
 };
 
 // Parses and validates everything that does not depend on a model (types, ranges, known

@@ -1,0 +1,176 @@
+#include "grow/variants/common.h"
+
+#include <fmt/format.h>
+
+#include "grow/adapters.h"
+#include "util/error.h"
+
+namespace gb::grow {
+
+using T = ParamSpec::Type;
+
+void add_adapter_params(VariantModule& m, bool gated) {
+  if (gated) {
+    auto& s = m.param("gate", &AdapterParams::gate, T::Choice);
+    s.choices = {"elu", "sigmoid"};
+    s.choice_labels = {GB_TR("GrowPlanner", "ELU (implicit)"), GB_TR("GrowPlanner", "Sigmoid (explicit)")};
+    s.label = GB_TR("GrowPlanner", "Gate");
+    s.help =
+        GB_TR("GrowPlanner", "ELU: the implicit selector “that we refer to as neutral residues”. Sigmoid: an "
+        "explicit selector “trained as a local binary classifier” of the domain.");
+  }
+  {
+    auto& s = m.param("layers", &AdapterParams::layers, T::Layers);
+    s.label = GB_TR("GrowPlanner", "Layers");
+    s.help = GB_TR("GrowPlanner", "Layers that get an adapter beside their MLP: \"all\", a list or a policy.");
+  }
+  {
+    auto& s = m.param("budget", &AdapterParams::budget, T::Number);
+    s.min = 0;
+    s.max = 10;
+    s.step = 0.05;
+    s.unit = "fraction of the base model";
+    s.label = GB_TR("GrowPlanner", "Budget");
+    s.help = gated ? GB_TR("GrowPlanner",
+                           "Extra parameters as a fraction of the base model (“with only 20% "
+                           "extra learnable weights”).")
+                   : GB_TR("GrowPlanner", "Extra parameters as a fraction of the base model.");
+  }
+  {
+    auto& s = m.param("inner", &AdapterParams::inner, T::Int);
+    s.min = 0;
+    s.max = 1e6;
+    s.label = GB_TR("GrowPlanner", "Inner size");
+    s.help = GB_TR("GrowPlanner", "Adapter inner size; 0 derives it from the budget.");
+  }
+  if (gated) {
+    auto& s = m.param("alpha", &AdapterParams::alpha, T::Number);
+    s.min = 0;
+    s.max = 1e9;
+    s.step = 10;
+    s.label = GB_TR("GrowPlanner", "Local loss α");
+    s.help =
+        GB_TR("GrowPlanner", "Coefficient of the ℓ1 local loss on original-domain batches (“best optimized when "
+        "selected α = 100”); 0 switches it off.");
+  }
+  m.validate = [](VariantParams& vp, const nlohmann::json&, const std::string& ctx) {
+    const auto& p = static_cast<const AdapterParams&>(vp);
+    if (p.inner == 0 && p.budget <= 0) fail("{}: give a positive 'budget' or 'inner'", ctx);
+  };
+}
+
+VariantEstimate estimate_adapters(const AdapterParams& p, const ModelConfig& c, bool gated) {
+  VariantEstimate e;
+  e.layers_touched = estimate_layer_count(p.layers, c.num_layers, &e.note);
+  const int64_t inner =
+      p.inner > 0 ? p.inner
+                  : adapter_inner_size(c.param_count(), p.budget, e.layers_touched, c.hidden_size,
+                                       gated);
+  e.added = e.trainable = e.layers_touched * adapter_params_per_layer(c.hidden_size, inner, gated);
+  return e;
+}
+
+void add_moe_params(VariantModule& m, bool multi_head) {
+  {
+    auto& s = m.param("heads", &MoeParams::heads, T::Int);
+    s.min = 1;
+    s.max = 256;
+    s.label = GB_TR("GrowPlanner", "Heads H");
+    s.help =
+        GB_TR("GrowPlanner", "Slices of the hidden state, each with “its own router and its own private expert "
+        "bank”; “OP improves with M and is best at M = 16”. Must divide the hidden size.");
+    if (!multi_head) {
+      s.hidden = true;  // LoRAMoE: 1 (validate_moe names mh-moe for more)
+      s.max.reset();
+    }
+  }
+  {
+    auto& s = m.param("experts", &MoeParams::experts, T::Int);
+    s.min = 1;
+    s.max = 256;
+    s.label = GB_TR("GrowPlanner", "Experts K");
+    s.help = multi_head ? GB_TR("GrowPlanner", "Experts per head.") : GB_TR("GrowPlanner", "Experts per bank.");
+  }
+  {
+    auto& s = m.param("top_k", &MoeParams::top_k, T::Int);
+    s.min = 1;
+    s.max = 256;
+    s.label = GB_TR("GrowPlanner", "Top-k");
+    s.help = multi_head ? GB_TR("GrowPlanner", "Experts per token and head.") : GB_TR("GrowPlanner", "Experts per token.");
+  }
+  {
+    auto& s = m.param("rank", &MoeParams::rank, T::Int);
+    s.min = 1;
+    s.max = 4096;
+    s.label = GB_TR("GrowPlanner", "Rank r");
+    s.help = multi_head ? GB_TR("GrowPlanner", "Rank of each expert.") : GB_TR("GrowPlanner", "Rank of each expert (d → r → d).");
+  }
+  {
+    auto& s = m.param("alpha", &MoeParams::alpha, T::Number);
+    s.min = 0;
+    s.max = 1e9;
+    s.label = GB_TR("GrowPlanner", "Alpha");
+    s.help = multi_head ? GB_TR("GrowPlanner", "Scale alpha / r; 0 = scale 1.") : GB_TR("GrowPlanner", "LoRA-style scale alpha / r; 0 = scale 1.");
+  }
+  {
+    auto& s = m.param("balance", &MoeParams::balance, T::Number);
+    s.min = 0;
+    s.max = 1e9;
+    s.step = 0.01;
+    s.label = GB_TR("GrowPlanner", "Balance loss");
+    s.help = multi_head ? GB_TR("GrowPlanner", "Load-balancing loss coefficient.")
+                        : GB_TR("GrowPlanner", "Coefficient of the load-balancing loss (0 = off).");
+  }
+  {
+    auto& s = m.param("layers", &MoeParams::layers, T::Layers);
+    s.label = GB_TR("GrowPlanner", "Layers");
+    s.help = GB_TR("GrowPlanner", "Layers that get an expert bank beside their MLP: \"all\", a list or a policy.");
+  }
+  m.validate = [multi_head](VariantParams& vp, const nlohmann::json&, const std::string& ctx) {
+    const auto& p = static_cast<const MoeParams&>(vp);
+    if (!multi_head && p.heads != 1) {
+      fail("{}: LoRAMoE routes whole tokens; use variant \"mh-moe\" for 'heads' > 1", ctx);
+    }
+    validate_moe(p, ctx);
+  };
+  m.validate_model = [multi_head](const VariantParams& vp, const ModelConfig& c,
+                                  const std::string& ctx) {
+    const auto& p = static_cast<const MoeParams&>(vp);
+    if (multi_head && c.hidden_size % p.heads != 0) {
+      fail(
+          "{}: MH-MoE splits the hidden state into 'heads' = {} equal slices; hidden size {} is "
+          "not divisible",
+          ctx, p.heads, c.hidden_size);
+    }
+  };
+  m.label = [](const VariantParams& vp) { return moe_label(static_cast<const MoeParams&>(vp)); };
+  m.estimate = [](const VariantParams& vp, const ModelConfig& c) {
+    return estimate_moe(static_cast<const MoeParams&>(vp), c);
+  };
+}
+
+void validate_moe(const MoeParams& p, const std::string& ctx) {
+  if (p.top_k > p.experts) {
+    fail("{}: 'top_k' ({}) cannot exceed 'experts' ({})", ctx, p.top_k, p.experts);
+  }
+}
+
+std::string moe_label(const MoeParams& p) {
+  std::string s = fmt::format(" K={} top{}", p.experts, p.top_k);
+  if (p.heads > 1) s += fmt::format(" H={}", p.heads);
+  return s;
+}
+
+VariantEstimate estimate_moe(const MoeParams& p, const ModelConfig& c) {
+  VariantEstimate e;
+  e.layers_touched = estimate_layer_count(p.layers, c.num_layers, &e.note);
+  const int64_t d = c.hidden_size, H = std::max<int64_t>(1, p.heads), K = p.experts, r = p.rank;
+  const int64_t dh = d / H;
+  // Per head: a router (K × d/H) and K experts d/H → r → d.
+  const int64_t router = K * dh, expert = r * dh + d * r;
+  e.added = e.trainable = e.layers_touched * H * (router + K * expert);
+  e.activated = e.layers_touched * H * (router + p.top_k * expert);
+  return e;
+}
+
+}  // namespace gb::grow
