@@ -21,6 +21,7 @@
 #include "plotutil.h"
 #include "runtablemodel.h"
 #include "session.h"
+#include "util/metrics.h"
 
 using namespace Qt::StringLiterals;
 
@@ -28,10 +29,22 @@ namespace gb::gui {
 
 namespace {
 
-// Metrics where lower is better (losses, perplexities); the rest (accuracy, OP, cosine)
-// improve upwards.
+namespace mk = gb::metrics;
+
+QString keyText(const char* key) {
+  return QString::fromLatin1(key);
+}
+
+// Metrics where lower is better (losses, perplexities), from the metric registry; the rest
+// (accuracy, OP, cosine) improve upwards.
 bool lowerIsBetter(const QString& key) {
-  return key.endsWith(u"/loss"_s) || key.endsWith(u"/ppl"_s) || key.endsWith(u"_loss"_s);
+  return mk::lower_is_better(key.toStdString());
+}
+
+// Axis title of a metric: the key, with its unit from the registry when it has one.
+QString axisLabel(const QString& key) {
+  const std::string unit = mk::unit(key.toStdString());
+  return unit.empty() ? key : key + u" ("_s + QString::fromStdString(unit) + u")"_s;
 }
 
 // Relative change of a metric from its first value, signed so that larger = more
@@ -258,7 +271,7 @@ void CurvesView::updateKeyCombos() {
     const QString keep = combo->currentText();
     QStringList items;
     for (const QString& k : keys) {
-      if (k.startsWith(u"perf/"_s)) continue;
+      if (mk::is_perf(k.toStdString())) continue;
       items << k;
     }
     QStringList current;
@@ -282,12 +295,14 @@ void CurvesView::updateKeyCombos() {
     }
     combo->setCurrentIndex(std::max(0, idx));
   };
-  fill(m_forgetKey, {u"eval/orig/ppl"_s, u"eval/orig/loss"_s}, u"eval/orig/"_s);
-  QStringList learnPreferred = {u"eval/new/ppl"_s, u"eval/new/loss"_s};
+  fill(m_forgetKey, {keyText(mk::kEvalOrigPpl), keyText(mk::kEvalOrigLoss)},
+       keyText(mk::kEvalOrigPrefix));
+  QStringList learnPreferred = {keyText(mk::kEvalNewPpl), keyText(mk::kEvalNewLoss)};
   for (const QString& k : keys) {
-    if (k.endsWith(u"/acc"_s)) learnPreferred << k;
+    auto tk = mk::split_task_key(k.toStdString());
+    if (tk && tk->suffix == mk::kAcc) learnPreferred << k;
   }
-  fill(m_learnKey, learnPreferred, u"eval/"_s);
+  fill(m_learnKey, learnPreferred, keyText(mk::kEvalPrefix));
 }
 
 void CurvesView::setForgettingKey(const QString& key) {
@@ -339,8 +354,8 @@ void CurvesView::replotCurves() {
   const QString fk = forgettingKey(), lk = learningKey();
   const double w = m_smooth->value() / 100.0;
   const bool log = m_log->isChecked();
-  m_forgetRect->axis(QCPAxis::atLeft)->setLabel(fk.isEmpty() ? tr("Forgetting") : fk);
-  m_learnRect->axis(QCPAxis::atLeft)->setLabel(lk.isEmpty() ? tr("Learning") : lk);
+  m_forgetRect->axis(QCPAxis::atLeft)->setLabel(fk.isEmpty() ? tr("Forgetting") : axisLabel(fk));
+  m_learnRect->axis(QCPAxis::atLeft)->setLabel(lk.isEmpty() ? tr("Learning") : axisLabel(lk));
   for (QCPAxisRect* r : {m_forgetRect, m_learnRect}) {
     QCPAxis* y = r->axis(QCPAxis::atLeft);
     y->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);

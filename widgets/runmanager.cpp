@@ -3,20 +3,25 @@
 #include <QDir>
 
 #include <algorithm>
-#include <QJsonArray>
-#include <QJsonDocument>
+#include <cmath>
+#include <exception>
+#include <optional>
+#include <variant>
 #include <QRegularExpression>
 
+#include <nlohmann/json.hpp>
+
 #include "guiutil.h"
+#include "util/events.h"
 
 using namespace Qt::StringLiterals;
 
 namespace gb::gui {
 
 namespace {
-double num(const QJsonObject& o, const char* key, double fallback = qQNaN()) {
-  const QJsonValue v = o.value(QLatin1String(key));
-  return v.isDouble() ? v.toDouble() : fallback;
+// A number of a progress event; absent, NaN (null on the wire) or infinite: the fallback.
+double number(const std::optional<double>& v, double fallback = qQNaN()) {
+  return v && std::isfinite(*v) ? *v : fallback;
 }
 }  // namespace
 
@@ -200,53 +205,22 @@ void RunManager::startJob(RunJob& job) {
 void RunManager::onStdout(int jobId, const QByteArray& line) {
   RunJob* j = findJob(jobId);
   if (!j || line.trimmed().isEmpty()) return;
-  QJsonParseError err{};
-  const QJsonDocument doc = QJsonDocument::fromJson(line, &err);
-  if (!doc.isObject()) {
+  const nlohmann::json o =
+      nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
+  if (!o.is_object()) {
     onStderr(jobId, QString::fromUtf8(line));
     return;
   }
-  const QJsonObject o = doc.object();
-  const QString event = o.value(u"event"_s).toString();
-  const qint64 run =
-      o.contains(u"run"_s) ? static_cast<qint64>(o.value(u"run"_s).toDouble()) : j->currentRun;
-  if (event == u"run_started"_s) {
-    j->currentRun = run;
-    if (!j->runIds.contains(run)) j->runIds.push_back(run);
-    emit jobsChanged();
-    emit runStarted(run);
-    emit storeChanged();
-  } else if (event == u"progress"_s) {
-    LiveProgress p;
-    p.stage = o.value(u"stage"_s).toString();
-    p.step = static_cast<qint64>(num(o, "step", -1));
-    p.total = static_cast<qint64>(num(o, "total", 0));
-    p.fraction = num(o, "fraction", -1);
-    p.loss = num(o, "loss");
-    p.lr = num(o, "lr");
-    p.tokensPerS = num(o, "tokens_per_s");
-    p.etaS = num(o, "eta_s", -1);
-    if (run >= 0) emit progress(run, p);
-  } else if (event == u"run_finished"_s) {
-    const QString status = o.value(u"status"_s).toString();
-    const QString error = o.value(u"error"_s).toString();
-    emit runFinished(run, status, error);
-    emit storeChanged();
-  } else if (event == u"stage"_s || event == u"grown"_s || event == u"checkpoint"_s ||
-             event == u"eval"_s) {
-    QString text;
-    if (event == u"stage"_s) {
-      text = tr("stage: %1").arg(o.value(u"stage"_s).toString());
-    } else if (event == u"eval"_s) {
-      text = tr("evaluated at step %1").arg(o.value(u"step"_s).toDouble());
-      emit storeChanged();
-    } else if (event == u"checkpoint"_s) {
-      text = tr("checkpoint at step %1: %2")
-                 .arg(o.value(u"step"_s).toDouble())
-                 .arg(o.value(u"path"_s).toString());
-    } else {
-      text = tr("model grown");
-    }
+  events::Event event;
+  try {
+    event = events::parse(o);
+  } catch (const std::exception& e) {
+    onStderr(jobId, QString::fromUtf8(line));
+    onStderr(jobId, tr("unreadable progress line: %1").arg(QString::fromUtf8(e.what())));
+    return;
+  }
+  const qint64 run = events::run_of(event).value_or(j->currentRun);
+  auto logLine = [&](const QString& text) {
     if (run >= 0) {
       m_logs[run] += u"» "_s + text + QLatin1Char('\n');
       emit logAppended(run, u"» "_s + text);
@@ -254,15 +228,48 @@ void RunManager::onStdout(int jobId, const QByteArray& line) {
       j->preamble += u"» "_s + text + QLatin1Char('\n');
       emit logAppended(-1, u"» "_s + text);
     }
-    if (event == u"stage"_s && run < 0) {
+  };
+  if (std::holds_alternative<events::RunStarted>(event)) {
+    j->currentRun = run;
+    if (!j->runIds.contains(run)) j->runIds.push_back(run);
+    emit jobsChanged();
+    emit runStarted(run);
+    emit storeChanged();
+  } else if (const auto* e = std::get_if<events::Progress>(&event)) {
+    LiveProgress p;
+    p.stage = QString::fromStdString(e->stage);
+    p.step = e->step.value_or(-1);
+    p.total = e->total.value_or(0);
+    p.fraction = number(e->fraction, -1);
+    p.loss = number(e->loss);
+    p.lr = number(e->lr);
+    p.tokensPerS = number(e->tokens_per_s);
+    p.etaS = number(e->eta_s, -1);
+    if (run >= 0) emit progress(run, p);
+  } else if (const auto* e = std::get_if<events::RunFinished>(&event)) {
+    emit runFinished(run, QString::fromStdString(e->status), QString::fromStdString(e->error));
+    emit storeChanged();
+  } else if (const auto* e = std::get_if<events::Stage>(&event)) {
+    const QString stage = QString::fromStdString(e->stage);
+    logLine(tr("stage: %1").arg(stage));
+    if (run < 0) {
       // Preset building and data preparation: show it as the progress of every run of the
       // job (they are all waiting for it).
       LiveProgress p;
-      p.stage = o.value(u"stage"_s).toString();
+      p.stage = stage;
       for (qint64 r : j->runIds) emit progress(r, p);
     }
-  } else if (event == u"done"_s) {
-    j->exitCode = static_cast<int>(num(o, "exit_code", 0));
+  } else if (const auto* e = std::get_if<events::Eval>(&event)) {
+    logLine(tr("evaluated at step %1").arg(static_cast<double>(e->step)));
+    emit storeChanged();
+  } else if (const auto* e = std::get_if<events::Checkpoint>(&event)) {
+    logLine(tr("checkpoint at step %1: %2")
+                .arg(static_cast<double>(e->step))
+                .arg(QString::fromStdString(e->path)));
+  } else if (std::holds_alternative<events::Grown>(event)) {
+    logLine(tr("model grown"));
+  } else if (const auto* e = std::get_if<events::Done>(&event)) {
+    j->exitCode = e->exit_code;
   }
 }
 

@@ -18,12 +18,14 @@
 #include "guiutil.h"
 #include "importance/probe_writer.h"
 #include "store/store.h"
+#include "util/metrics.h"
 
 using namespace Qt::StringLiterals;
 
 namespace gb::gui {
 
 namespace st = gb::store;
+namespace mk = gb::metrics;
 
 namespace {
 
@@ -74,8 +76,6 @@ void deriveFromSpec(RunRow& row) {
     } else if (row.variant == u"freeze"_s) {
       row.layers =
           QCoreApplication::translate("Runs", "bottom %1 frozen").arg(plan.value("bottom", 2));
-    } else if (row.variant == u"full"_s || row.variant == u"ewc"_s || row.variant == u"scale"_s) {
-      row.layers = u"all"_s;
     } else {
       row.layers = u"all"_s;
     }
@@ -204,9 +204,9 @@ void StoreWorker::relistRuns() {
     deriveFromSpec(row);
     d->specCache.insert(id, row);
   }
-  const std::vector<std::string> keys = {
-      st::keys::kTrainLoss, st::keys::kOrigPpl,  st::keys::kNewPpl, "perf/trainable_params",
-      "perf/added_params",  "perf/total_params", "eval/op",         "eval/bwt"};
+  const std::vector<std::string> keys = {mk::kTrainLoss,       mk::kEvalOrigPpl, mk::kEvalNewPpl,
+                                         mk::kTrainableParams, mk::kAddedParams, mk::kTotalParams,
+                                         mk::kEvalOp,          mk::kEvalBwt};
   std::map<int64_t, std::map<std::string, st::LatestMetric>> latest;
   for (auto& m : s.latest_metrics({}, keys)) latest[m.run_id][m.key] = m;
   const double now = QDateTime::currentMSecsSinceEpoch() / 1000.0;
@@ -225,35 +225,35 @@ void StoreWorker::relistRuns() {
       auto it = lit->second.find(k);
       return it == lit->second.end() ? nullptr : &it->second;
     };
-    if (auto m = get(st::keys::kTrainLoss)) row.lastStep = m->step;
-    if (auto m = get("perf/trainable_params")) row.trainableParams = m->value;
-    if (auto m = get("perf/added_params")) row.addedParams = m->value;
-    if (auto m = get("perf/total_params")) {
+    if (auto m = get(mk::kTrainLoss)) row.lastStep = m->step;
+    if (auto m = get(mk::kTrainableParams)) row.trainableParams = m->value;
+    if (auto m = get(mk::kAddedParams)) row.addedParams = m->value;
+    if (auto m = get(mk::kTotalParams)) {
       const double base = m->value - (std::isnan(row.addedParams) ? 0 : row.addedParams);
       if (base > 0 && !std::isnan(row.trainableParams)) {
         row.trainableShare = row.trainableParams / base;
       }
     }
-    if (auto m = get(st::keys::kOrigPpl)) {
+    if (auto m = get(mk::kEvalOrigPpl)) {
       row.origLast = m->value;
       row.lastStep = std::max<qint64>(row.lastStep, m->step);
     }
-    if (auto m = get(st::keys::kNewPpl)) row.newLast = m->value;
-    if (auto m = get("eval/op")) row.op = m->value;
-    if (auto m = get("eval/bwt")) row.bwt = m->value;
+    if (auto m = get(mk::kEvalNewPpl)) row.newLast = m->value;
+    if (auto m = get(mk::kEvalOp)) row.op = m->value;
+    if (auto m = get(mk::kEvalBwt)) row.bwt = m->value;
     // Step-0 values, read once per run (step 0 is always evaluated first).
     auto& f = d->first[r.id];
-    if (!f.done && (get(st::keys::kOrigPpl) || get(st::keys::kNewPpl))) {
+    if (!f.done && (get(mk::kEvalOrigPpl) || get(mk::kEvalNewPpl))) {
       st::MetricQuery q;
-      q.keys = {st::keys::kOrigPpl, st::keys::kNewPpl};
+      q.keys = {mk::kEvalOrigPpl, mk::kEvalNewPpl};
       auto series = s.metric_series(r.id, q);
       auto firstOf = [&](const char* k) {
         auto it = series.find(k);
         return it == series.end() || it->second.values.empty() ? qQNaN()
                                                                : it->second.values.front();
       };
-      f.orig = firstOf(st::keys::kOrigPpl);
-      f.nw = firstOf(st::keys::kNewPpl);
+      f.orig = firstOf(mk::kEvalOrigPpl);
+      f.nw = firstOf(mk::kEvalNewPpl);
       f.done = true;
     }
     row.origFirst = f.orig;

@@ -34,6 +34,7 @@
 #include "runtablemodel.h"
 #include "session.h"
 #include "storeservice.h"
+#include "util/metrics.h"
 #include "workspaceview.h"
 
 using namespace Qt::StringLiterals;
@@ -312,12 +313,12 @@ int runMeasure(MainWindow* w, const MeasureOptions& o) {
         f.values << a;
         l.values << b;
       }
-      s.insert(u"eval/orig/ppl"_s, f);
-      s.insert(u"eval/new/ppl"_s, l);
+      s.insert(QString::fromLatin1(gb::metrics::kEvalOrigPpl), f);
+      s.insert(QString::fromLatin1(gb::metrics::kEvalNewPpl), l);
       cv->setSeriesForTesting(-1000 - r, u"synthetic %1"_s.arg(r), s);
     }
-    cv->setForgettingKey(u"eval/orig/ppl"_s);
-    cv->setLearningKey(u"eval/new/ppl"_s);
+    cv->setForgettingKey(QString::fromLatin1(gb::metrics::kEvalOrigPpl));
+    cv->setLearningKey(QString::fromLatin1(gb::metrics::kEvalNewPpl));
     QVector<double> times, smooth;
     for (int i = 0; i < 10; ++i) {
       QElapsedTimer t;

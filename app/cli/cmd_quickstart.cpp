@@ -9,6 +9,7 @@
 #include "store/store.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/metrics.h"
 #include "util/paths.h"
 
 namespace gb::cli {
@@ -53,10 +54,10 @@ void print_summary(store::Store& store, const std::vector<experiment::RunOutcome
               "German ppl (learn)", "drift", "status", "time");
   for (const auto& oc : outcomes) {
     auto series = store.metric_series(oc.run_id);
-    Span en = span(series["eval/orig/ppl"]);
-    Span de = span(series["eval/new/ppl"]);
-    Span drift = span(series["eval/drift/cosine"]);
-    Span trainable = span(series["perf/trainable_params"]);
+    Span en = span(series[metrics::kEvalOrigPpl]);
+    Span de = span(series[metrics::kEvalNewPpl]);
+    Span drift = span(series[metrics::kDriftCosine]);
+    Span trainable = span(series[metrics::kTrainableParams]);
     double base = oc.growth.value("base_params", 0.0);
     std::string share = base > 0 && !std::isnan(trainable.first)
                             ? fmt::format("{:.1f}%", 100.0 * trainable.first / base)
@@ -74,37 +75,51 @@ void print_summary(store::Store& store, const std::vector<experiment::RunOutcome
 
 namespace {
 
-int run_quickstart(const Args& args) {
+struct QuickstartOptions {
+  std::string db, spec, cache;
+  bool progress = false;
+};
+
+void declare_quickstart(CLI::App& app, QuickstartOptions& o) {
+  add_option(app, "--db", o.db, "DB",
+             "the run store (default: the default workspace's growbench.db)");
+  add_option(app, "--spec", o.spec, "FILE",
+             "another spec instead of resources/experiments/quickstart.json");
+  add_option(app, "--cache", o.cache, "DIR",
+             "presets and tokenised corpora (default ~/.cache/growbench)");
+  add_flag(app, "--progress", o.progress,
+           "print every progress object (JSON lines) instead of a summary");
+}
+
+int run_quickstart(const QuickstartOptions& args) {
   CancelToken cancel;
   cancel_on_signals(cancel);
 
   auto start = std::chrono::steady_clock::now();
   experiment::RunnerOptions o;
-  o.db_path = args.get("db", default_store_path());
+  o.db_path = args.db.empty() ? default_store_path() : args.db;
   fs::create_directories(fs::absolute(o.db_path).parent_path());
-  o.cache_dir = args.get("cache");
+  o.cache_dir = args.cache;
   o.cancel = cancel;
   o.tags = {"quickstart"};
-  const bool verbose = args.flag("progress");
-  o.on_event = [verbose](const nlohmann::json& e) {
-    const std::string ev = e.value("event", "");
+  const bool verbose = args.progress;
+  o.on_event = [verbose](const events::Event& ev) {
     if (verbose) {
-      print_json(e);
-    } else if (ev == "run_started") {
-      std::printf("[%lld/%lld] %s ...\n", e.value("index", 0LL) + 1, e.value("runs", 0LL),
-                  e.value("label", std::string()).c_str());
+      print_json(events::to_json(ev));
+    } else if (const auto* e = std::get_if<events::RunStarted>(&ev)) {
+      std::printf("[%lld/%lld] %s ...\n", static_cast<long long>(e->index.value_or(0) + 1),
+                  static_cast<long long>(e->runs.value_or(0)), e->label.c_str());
       std::fflush(stdout);
-    } else if (ev == "stage" && e.value("stage", "") == "preset") {
+    } else if (const auto* e = std::get_if<events::Stage>(&ev); e && e->stage == "preset") {
       std::printf("preparing the built-in base model (tiny-llama) ...\n");
       std::fflush(stdout);
-    } else if (ev == "run_finished") {
-      std::printf("      %s in %.0f s%s%s\n", e.value("status", std::string()).c_str(),
-                  e.value("seconds", 0.0), e.value("error", std::string()).empty() ? "" : ": ",
-                  e.value("error", std::string()).c_str());
+    } else if (const auto* e = std::get_if<events::RunFinished>(&ev)) {
+      std::printf("      %s in %.0f s%s%s\n", e->status.c_str(), e->seconds,
+                  e->error.empty() ? "" : ": ", e->error.c_str());
       std::fflush(stdout);
     }
   };
-  auto spec = experiment::load_spec(args.get("spec", quickstart_spec_path()));
+  auto spec = experiment::load_spec(args.spec.empty() ? quickstart_spec_path() : args.spec);
   auto outcomes = experiment::run_experiment(spec, o);
   store::Store store = store::Store::open(o.db_path, store::OpenMode::ReadOnly);
   print_summary(store, outcomes);
@@ -124,11 +139,7 @@ GB_REGISTER_COMMAND(
     "Runs the built-in quickstart headless: a tiny English Llama-shaped model (built once\n"
     "from the committed preset spec, or shipped) adapted to German (Debian's fortunes and\n"
     "fortunes-de) with full fine-tuning, LoRA, Grow G-Freeze, ADEPT and LLaMA-Pro depth\n"
-    "expansion and SCALE-Preserve, then prints the forgetting/learning summary table.\n\n"
-    "  --db DB          the run store (default: the default workspace's growbench.db)\n"
-    "  --spec FILE      another spec instead of resources/experiments/quickstart.json\n"
-    "  --cache DIR      presets and tokenised corpora (default ~/.cache/growbench)\n"
-    "  --progress       print every progress object (JSON lines) instead of a summary",
-    {"progress"}, &run_quickstart);
+    "expansion and SCALE-Preserve, then prints the forgetting/learning summary table.",
+    &declare_quickstart, &run_quickstart);
 
 }  // namespace gb::cli

@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "common.h"
 #include "experiment/runner.h"
@@ -11,28 +12,60 @@ namespace gb::cli {
 
 namespace {
 
-int run_run(const Args& args) {
+struct RunOptions {
+  std::string spec, db, workspace, cache, tag, log;
+  std::optional<int64_t> resume;
+  int64_t inject_nan_at = -1;
+  bool quiet = false;
+};
+
+void declare_run(CLI::App& app, RunOptions& o) {
+  auto* spec = app.add_option("SPEC.json", o.spec, "the experiment spec (see docs/experiments.md)")
+                   ->type_name("SPEC.json");
+  add_option(app, "--db", o.db, "DB",
+             "the run store (default: the default workspace's growbench.db)");
+  auto* resume = add_option(app, "--resume", o.resume, "RUN_ID",
+                            "continue an interrupted or cancelled run from its last\n"
+                            "checkpoint (SPEC.json not needed: the run's spec is in the store);\n"
+                            "the result equals an uninterrupted run")
+                     ->check(at_least(1));
+  spec->excludes(resume);
+  add_option(app, "--workspace", o.workspace, "DIR",
+             "where checkpoints go (default: <db without .db>.runs)");
+  add_option(app, "--cache", o.cache, "DIR",
+             "presets and tokenised corpora (default ~/.cache/growbench)");
+  add_option(app, "--tag", o.tag, "TAG", "add a tag to every run");
+  add_option(app, "--log", o.log, "FILE", "also write the log to FILE");
+  add_flag(app, "--quiet", o.quiet, "no progress lines");
+  // Tests: a NaN loss at this step (divergence handling).
+  add_option(app, "--inject-nan-at", o.inject_nan_at, "STEP", "")->check(at_least(0))->group("");
+}
+
+int run_run(const RunOptions& in) {
+  if (in.spec.empty() && !in.resume) {
+    throw UsageError("missing argument SPEC.json (or --resume RUN_ID)");
+  }
   CancelToken cancel;
   cancel_on_signals(cancel);
 
   experiment::RunnerOptions o;
-  o.db_path = args.get("db", default_store_path());
+  o.db_path = in.db.empty() ? default_store_path() : in.db;
   std::filesystem::create_directories(std::filesystem::absolute(o.db_path).parent_path());
-  o.workspace = args.get("workspace");
-  o.cache_dir = args.get("cache");
+  o.workspace = in.workspace;
+  o.cache_dir = in.cache;
   o.cancel = cancel;
-  o.inject_nan_at = args.get_int("inject-nan-at", -1);
-  if (args.has("tag")) o.tags.push_back(args.get("tag"));
-  if (args.has("log")) log::add_file(args.get("log"));
-  const bool quiet = args.flag("quiet");
-  o.on_event = [quiet](const nlohmann::json& e) {
-    if (!quiet) print_json(e);
+  o.inject_nan_at = in.inject_nan_at;
+  if (!in.tag.empty()) o.tags.push_back(in.tag);
+  if (!in.log.empty()) log::add_file(in.log);
+  const bool quiet = in.quiet;
+  o.on_event = [quiet](const events::Event& e) {
+    if (!quiet) print_json(events::to_json(e));
   };
   std::vector<experiment::RunOutcome> outcomes;
-  if (args.has("resume")) {
-    outcomes.push_back(experiment::resume_run(args.get_int("resume", 0), o));
+  if (in.resume) {
+    outcomes.push_back(experiment::resume_run(*in.resume, o));
   } else {
-    auto spec = experiment::load_spec(args.positional_at(0, "SPEC.json"));
+    auto spec = experiment::load_spec(in.spec);
     outcomes = experiment::run_experiment(spec, o);
   }
   int code = 0;
@@ -42,19 +75,11 @@ int run_run(const Args& args) {
     else if (oc.status != "finished" && code == 0)
       code = 3;
   }
-  print_json({{"event", "done"},
-              {"db", o.db_path},
-              {"exit_code", code},
-              {"runs", [&] {
-                 nlohmann::json a = nlohmann::json::array();
-                 for (const auto& oc : outcomes) {
-                   a.push_back({{"run", oc.run_id},
-                                {"label", oc.label},
-                                {"status", oc.status},
-                                {"error", oc.error}});
-                 }
-                 return a;
-               }()}});
+  events::Done done;
+  done.db = o.db_path;
+  done.exit_code = code;
+  for (const auto& oc : outcomes) done.runs.push_back({oc.run_id, oc.label, oc.status, oc.error});
+  print_json(events::to_json(done));
   return code;
 }
 
@@ -67,17 +92,8 @@ GB_REGISTER_COMMAND(
     "Prints one JSON object per line on stdout: {\"event\": \"stage\"|\"progress\"|\"eval\"|\n"
     "\"grown\"|\"checkpoint\"|\"run_started\"|\"run_finished\"|\"done\", ...}; progress objects\n"
     "carry stage, step, total, loss, lr, tokens_per_s and eta_s. Logs go to stderr.\n"
-    "SIGINT/SIGTERM cancel cleanly: the run is marked cancelled and a checkpoint written.\n\n"
-    "  --db DB            the run store (default: the default workspace's growbench.db)\n"
-    "  --resume RUN_ID    continue an interrupted or cancelled run from its last\n"
-    "                     checkpoint (SPEC.json not needed: the run's spec is in the store);\n"
-    "                     the result equals an uninterrupted run\n"
-    "  --workspace DIR    where checkpoints go (default: <db without .db>.runs)\n"
-    "  --cache DIR        presets and tokenised corpora (default ~/.cache/growbench)\n"
-    "  --tag TAG          add a tag to every run\n"
-    "  --log FILE         also write the log to FILE\n"
-    "  --quiet            no progress lines\n\n"
-    "Exit code: 0 all runs finished, 3 a run failed or diverged, 130 cancelled.",
-    {"quiet"}, &run_run);
+    "SIGINT/SIGTERM cancel cleanly: the run is marked cancelled and a checkpoint written.",
+    &declare_run, &run_run,
+    "Exit code: 0 all runs finished, 3 a run failed or diverged, 130 cancelled, 2 usage.");
 
 }  // namespace gb::cli

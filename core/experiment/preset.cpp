@@ -17,6 +17,7 @@
 #include "model/tokenizer.h"
 #include "train/trainer.h"
 #include "util/error.h"
+#include "util/events.h"
 #include "util/files.h"
 #include "util/json.h"
 #include "util/log.h"
@@ -86,7 +87,7 @@ bool is_complete(const fs::path& dir) {
 
 std::string build(const PresetSpec& preset, uint64_t seed, const fs::path& final_dir,
                   const std::string& cache_dir, const Progress& progress,
-                  const std::function<void(const Json&)>& on_event) {
+                  const std::function<void(const events::Event&)>& on_event) {
   auto logger = log::get("preset");
   const std::string key = final_dir.filename().string();
   logger->info("building preset {} ({}) into {}", preset.preset, key, final_dir.string());
@@ -148,13 +149,14 @@ std::string build(const PresetSpec& preset, uint64_t seed, const fs::path& final
         double frac = double(s + 1) / st.steps;
         stage_progress.report(frac, fmt::format("loss {:.3f}", last));
         if (on_event) {
-          on_event({{"event", "progress"},
-                    {"stage", "pretrain/" + st.name},
-                    {"step", s + 1},
-                    {"total", st.steps},
-                    {"loss", last},
-                    {"tokens_per_s", tokens / std::max(el, 1e-9)},
-                    {"eta_s", el * (1 - frac) / frac}});
+          events::Progress e;
+          e.stage = "pretrain/" + st.name;
+          e.step = s + 1;
+          e.total = st.steps;
+          e.loss = last;
+          e.tokens_per_s = tokens / std::max(el, 1e-9);
+          e.eta_s = el * (1 - frac) / frac;
+          on_event(events::Event(e));
         }
       }
     }
@@ -188,7 +190,7 @@ std::string build(const PresetSpec& preset, uint64_t seed, const fs::path& final
 
 std::string ensure_preset(const PresetSpec& preset, uint64_t seed, const std::string& cache_dir,
                           const Progress& progress,
-                          const std::function<void(const Json&)>& on_event) {
+                          const std::function<void(const events::Event&)>& on_event) {
   const std::string key = preset.preset + "-" + preset_key(preset, seed);
   for (const auto& dir : preset_search_dirs()) {
     fs::path p = fs::path(dir) / key;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiment/spec.h"
+#include "util/events.h"
 #include "util/progress.h"
 
 namespace gb::experiment {
@@ -26,7 +27,7 @@ std::string preset_key(const PresetSpec& preset, uint64_t seed);
 // built now (reporting progress through `progress`, one stage per training stage).
 std::string ensure_preset(const PresetSpec& preset, uint64_t seed, const std::string& cache_dir,
                           const Progress& progress,
-                          const std::function<void(const nlohmann::json&)>& on_event = {});
+                          const std::function<void(const events::Event&)>& on_event = {});
 
 // Folders searched for shipped presets: $GROWBENCH_RESOURCES/presets, the source tree's
 // resources/presets, and <prefix>/share/growbench/presets.

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiment/spec.h"
+#include "util/events.h"
 #include "util/progress.h"
 
 namespace gb::experiment {
@@ -26,7 +27,8 @@ struct RunnerOptions {
   std::string workspace;
   // Presets and tokenised corpora; default data::default_cache_dir().
   std::string cache_dir;
-  std::function<void(const nlohmann::json&)> on_event;  // progress objects
+  // Progress (util/events.h); `growbench-cli run` prints events::to_json of each.
+  std::function<void(const events::Event&)> on_event;
   CancelToken cancel;
   std::vector<std::string> tags;  // added to every run
   // Fault injection for tests: make the training loss NaN at this step (-1: off).

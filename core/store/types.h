@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/metrics.h"
+
 namespace gb::store {
 
 // Run status as stored in runs.status (the lower-case names are the contract).
@@ -24,17 +26,18 @@ bool is_terminal(RunStatus status);
 // Every status, in declaration order (for filters and combo boxes).
 const std::vector<RunStatus>& all_run_statuses();
 
-// Well-known metric keys (the metrics.key values other tools rely on).
+// Well-known metric keys (the metrics.key values other tools rely on): aliases of the
+// metric registry (util/metrics.h), which documents every key.
 namespace keys {
-inline constexpr char kTrainLoss[] = "train/loss";
-inline constexpr char kOrigLoss[] = "eval/orig/loss";
-inline constexpr char kOrigPpl[] = "eval/orig/ppl";
-inline constexpr char kNewLoss[] = "eval/new/loss";
-inline constexpr char kNewPpl[] = "eval/new/ppl";
-inline constexpr char kTokensPerS[] = "perf/tokens_per_s";
-// "eval/<task>/acc": accuracy on a named task.
+inline constexpr const char* kTrainLoss = metrics::kTrainLoss;
+inline constexpr const char* kOrigLoss = metrics::kEvalOrigLoss;
+inline constexpr const char* kOrigPpl = metrics::kEvalOrigPpl;
+inline constexpr const char* kNewLoss = metrics::kEvalNewLoss;
+inline constexpr const char* kNewPpl = metrics::kEvalNewPpl;
+inline constexpr const char* kTokensPerS = metrics::kTokensPerS;
+// Accuracy on a named task: metrics::task_key(task, metrics::kAcc).
 inline std::string task_acc(std::string_view task) {
-  return "eval/" + std::string(task) + "/acc";
+  return metrics::task_key(std::string(task), metrics::kAcc);
 }
 }  // namespace keys
 

@@ -1,0 +1,187 @@
+#include "util/metrics.h"
+
+#include <unordered_map>
+
+namespace gb::metrics {
+namespace {
+
+constexpr const char* kTaskPlaceholder = "<task>";
+constexpr const char* kTermPlaceholder = "<term>";
+
+bool starts_with(const std::string& s, std::string_view prefix) {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+std::string pattern_key(const char* suffix) {
+  return std::string(kEvalPrefix) + kTaskPlaceholder + "/" + suffix;
+}
+
+struct Registry {
+  std::vector<MetricInfo> entries;  // fixed keys, then patterns
+  std::unordered_map<std::string, size_t> fixed;
+  std::unordered_map<std::string, size_t> task_suffix;  // suffix → pattern entry
+  size_t train_term = 0;
+
+  Registry() {
+    const auto L = Direction::Lower;
+    const auto H = Direction::Higher;
+    const auto N = Direction::None;
+    auto fix = [&](const char* key, const char* meaning, const char* unit, Direction d,
+                   const char* label) {
+      fixed[key] = entries.size();
+      entries.push_back({key, meaning, unit, d, label});
+    };
+    fix(kTrainLoss, "training loss: next-token cross-entropy plus the variant's extra terms",
+        "nats/token", L, "train loss");
+    fix(kTrainLmLoss, "next-token cross-entropy part of the training loss", "nats/token", L,
+        "train LM loss");
+    fix(kTrainGradNorm, "gradient norm before clipping", "", N, "gradient norm");
+    fix(kTrainLr, "base learning rate of the step", "", N, "learning rate");
+    fix(kEvalOrigLoss, "cross-entropy on the original-domain eval set (forgetting)", "nats/token",
+        L, "original loss");
+    fix(kEvalOrigPpl, "perplexity on the original-domain eval set (forgetting)", "", L,
+        "original perplexity");
+    fix(kEvalNewLoss, "cross-entropy on the new-domain eval set (learning)", "nats/token", L,
+        "new loss");
+    fix(kEvalNewPpl, "perplexity on the new-domain eval set (learning)", "", L, "new perplexity");
+    fix(kDriftCosine,
+        "mean cosine of final hidden states on the original eval set to the base model's", "", H,
+        "representation drift");
+    fix(kEvalOp, "average performance over the sequential tasks after the last phase", "", H,
+        "average performance");
+    fix(kEvalBwt, "backward transfer over the sequential tasks (negative: forgetting)", "", H,
+        "backward transfer");
+    fix(kTokensPerS, "training throughput", "tokens/s", H, "throughput");
+    fix(kPeakMemoryMb, "peak accelerator memory allocated", "MB", L, "peak memory");
+    fix(kTotalParams, "parameters of the grown model", "parameters", N, "total parameters");
+    fix(kTrainableParams, "parameters the optimizer updates", "parameters", N,
+        "trainable parameters");
+    fix(kAddedParams, "parameters growth added to the base model", "parameters", N,
+        "added parameters");
+
+    auto task = [&](const char* suffix, const char* meaning, const char* unit, Direction d,
+                    const char* label) {
+      task_suffix[suffix] = entries.size();
+      entries.push_back({pattern_key(suffix), meaning, unit, d, label});
+    };
+    task(kAcc, "accuracy on a task (multiple choice; first answer token for QA)", "fraction", H,
+         "<task> accuracy");
+    task(kAccNorm, "length-normalised multiple-choice accuracy on a task", "fraction", H,
+         "<task> normalised accuracy");
+    task(kEm, "exact-match accuracy of generated answers on a QA task", "fraction", H,
+         "<task> exact match");
+    task(kAnswerLoss, "cross-entropy over the answer tokens of a QA task", "nats/token", L,
+         "<task> answer loss");
+    task(kLoss, "cross-entropy on a language-modelling task", "nats/token", L, "<task> loss");
+    task(kPpl, "perplexity on a language-modelling task", "", L, "<task> perplexity");
+
+    train_term = entries.size();
+    entries.push_back({std::string(kTrainPrefix) + kTermPlaceholder,
+                       "an extra loss term of the variant (coefficient times value)", "nats/token",
+                       L, "<term> loss term"});
+  }
+};
+
+const Registry& registry() {
+  static const Registry r;
+  return r;
+}
+
+std::string replace_placeholder(std::string s, std::string_view placeholder,
+                                const std::string& with) {
+  if (auto pos = s.find(placeholder); pos != std::string::npos) {
+    s.replace(pos, placeholder.size(), with);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string task_key(const std::string& task, const char* suffix) {
+  return std::string(kEvalPrefix) + task + "/" + suffix;
+}
+
+std::string train_term_key(const std::string& term) {
+  return std::string(kTrainPrefix) + term;
+}
+
+std::optional<TaskKey> split_task_key(const std::string& key) {
+  const auto& r = registry();
+  if (!starts_with(key, kEvalPrefix) || r.fixed.count(key)) return std::nullopt;
+  const size_t start = std::string_view(kEvalPrefix).size();
+  const size_t slash = key.rfind('/');
+  if (slash == std::string::npos || slash <= start) return std::nullopt;
+  std::string suffix = key.substr(slash + 1);
+  if (!r.task_suffix.count(suffix)) return std::nullopt;
+  return TaskKey{key.substr(start, slash - start), std::move(suffix)};
+}
+
+const MetricInfo* find(const std::string& key) {
+  const auto& r = registry();
+  if (auto it = r.fixed.find(key); it != r.fixed.end()) return &r.entries[it->second];
+  if (auto tk = split_task_key(key)) return &r.entries[r.task_suffix.at(tk->suffix)];
+  if (starts_with(key, kTrainPrefix) && key.size() > std::string_view(kTrainPrefix).size()) {
+    return &r.entries[r.train_term];
+  }
+  return nullptr;
+}
+
+const std::vector<MetricInfo>& all() {
+  return registry().entries;
+}
+
+Direction direction(const std::string& key) {
+  const MetricInfo* info = find(key);
+  return info ? info->direction : Direction::None;
+}
+
+bool lower_is_better(const std::string& key) {
+  return direction(key) == Direction::Lower;
+}
+
+bool higher_is_better(const std::string& key) {
+  return direction(key) == Direction::Higher;
+}
+
+std::string unit(const std::string& key) {
+  const MetricInfo* info = find(key);
+  return info ? info->unit : std::string();
+}
+
+std::string axis_title(const std::string& key) {
+  const MetricInfo* info = find(key);
+  if (!info) return key;
+  std::string title = info->label;
+  if (auto tk = split_task_key(key)) {
+    title = replace_placeholder(title, kTaskPlaceholder, tk->task);
+  } else if (starts_with(key, kTrainPrefix)) {
+    title = replace_placeholder(title, kTermPlaceholder,
+                                key.substr(std::string_view(kTrainPrefix).size()));
+  }
+  if (!info->unit.empty()) title += " (" + info->unit + ")";
+  return title;
+}
+
+bool is_eval(const std::string& key) {
+  return starts_with(key, kEvalPrefix);
+}
+bool is_train(const std::string& key) {
+  return starts_with(key, kTrainPrefix);
+}
+bool is_perf(const std::string& key) {
+  return starts_with(key, kPerfPrefix);
+}
+
+const char* to_string(Direction direction) {
+  switch (direction) {
+    case Direction::Lower:
+      return "lower";
+    case Direction::Higher:
+      return "higher";
+    case Direction::None:
+      break;
+  }
+  return "none";
+}
+
+}  // namespace gb::metrics
