@@ -13,13 +13,10 @@
 
 #include "common.h"
 #include "data/tokenized.h"
-#include "importance/effective_rank.h"
-#include "importance/masking.h"
+#include "importance/probe.h"
 #include "importance/probe_set.h"
 #include "importance/probe_writer.h"
 #include "importance/selection.h"
-#include "importance/unit_importance.h"
-#include "importance/update_magnitude.h"
 #include "model/tokenizer.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -39,20 +36,76 @@ struct ProbeData {
   std::string kind;
 };
 
-int64_t positive(const Args& args, const char* name, int64_t fallback, int64_t min = 1) {
-  const int64_t v = args.get_int(name, fallback);
-  if (v < min) throw UsageError(fmt::format("--{} must be at least {}, got {}", name, min, v));
-  return v;
-}
+struct ProbeCommandOptions {
+  ModelArg model;
+  std::string data, method, domain_data, db, out, tokenizer;
+  std::string format = "auto", field = "text", fisher_mode = "sequence", reference = "previous";
+  std::vector<std::string> checkpoints;
+  int64_t tokens = -1, examples = -1, seq_len = 128, batch = 8, seed = 0;
+  int64_t steps = 50, snapshot_every = 0;  // snapshot_every 0: max(1, steps / 5)
+  double lr = 1e-4;
+  bool json = false, progress = false;
+};
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
+void declare_probe(CLI::App& app, ProbeCommandOptions& o) {
+  declare_model(app, o.model);
+  add_option(app, "--data", o.data, "FILE",
+             "the general (original-domain) probe set: text file or folder, JSONL\n"
+             "with a text field, or multiple-choice JSONL")
+      ->required();
+  add_option(app, "--domain-data", o.domain_data, "FILE",
+             "a domain probe set (calibrated importance; the fine-tuning data of\n"
+             "update-magnitude and effective-rank)");
+  add_option(app, "--method", o.method, "M", "the probe (see Methods above)")
+      ->required()
+      ->check(one_of(imp::method_names()));
+  add_flag(app, "--json", o.json,
+           "print one JSON object: {\"method\", \"layers\": [per layer], \"units\":\n"
+           "{\"names\": [...], \"values\": [[per layer, per unit]]}, \"base_loss\",\n"
+           "\"layers_mean_rank\" (unit methods), \"stages\": {\"names\", \"steps\",\n"
+           "\"values\": [[per layer, per stage]]} (effective-rank; \"layers\" = the last\n"
+           "stage), \"probe_set\", \"duration_s\", \"details\", and with --domain-data\n"
+           "\"domain\" and \"calibrated\"}");
+  add_option(app, "--db", o.db, "DB", "record the probe in the run store DB (created if missing)");
+  add_option(app, "--out", o.out, "FILE", "also write the JSON object to FILE");
+  add_option(app, "--tokens", o.tokens, "N", "token budget of the probe set")
+      ->default_str("all")
+      ->check(at_least(1));
+  add_option(app, "--examples", o.examples, "N",
+             "documents (text: paragraphs) or items to use")
+      ->default_str("all")
+      ->check(at_least(1));
+  add_option(app, "--seq-len", o.seq_len, "T", "tokens per row")->check(at_least(1));
+  add_option(app, "--batch", o.batch, "B", "rows per batch")->check(at_least(1));
+  add_option(app, "--seed", o.seed, "S",
+             "selection order of documents/items and the preliminary run's batch\n"
+             "order")
+      ->check(at_least(0));
+  add_option(app, "--format", o.format, "F", "the probe set's format")
+      ->check(one_of({"auto", "text", "jsonl", "mc"}, {"multiple-choice"}));
+  add_option(app, "--field", o.field, "NAME", "JSONL text field");
+  add_option(app, "--tokenizer", o.tokenizer, "FILE", "tokenizer.json to use (default: MODEL's)");
+  add_option(app, "--fisher-mode", o.fisher_mode, "M",
+             "sequence: per-row gradients, the empirical Fisher EWC uses; batch:\n"
+             "squared per-batch gradients (cheaper)")
+      ->check(one_of({"sequence", "batch"}, {"per-sequence", "per-batch"}));
+  add_option(app, "--steps", o.steps, "N", "preliminary fine-tuning steps")->check(at_least(1));
+  add_option(app, "--lr", o.lr, "LR", "preliminary fine-tuning learning rate")
+      ->check(positive_number());
+  add_option(app, "--snapshot-every", o.snapshot_every, "N",
+             "effective-rank stage length in steps")
+      ->default_str("steps / 5")
+      ->check(at_least(1));
+  add_option(app, "--checkpoints", o.checkpoints, "A,B",
+             "effective-rank of checkpoint folders (in training order) instead of a\n"
+             "preliminary run")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  add_option(app, "--reference", o.reference, "R",
+             "effective-rank delta: previous (W_t - W_(t-1) as Grow §4.4) or base\n"
+             "(W_t - W_0)")
+      ->check(one_of({"previous", "base"}));
+  add_flag(app, "--progress", o.progress, "progress lines (fraction done, ETA) on stderr");
 }
 
 ProbeData load_data(const std::string& path, const data::TextEncoder& encoder,
@@ -116,33 +169,25 @@ void print_text(const imp::ProbeResult& r, const std::string& title) {
   std::fwrite(out.data(), 1, out.size(), stdout);
 }
 
-int run_probe(const Args& args) {
-  const std::string method = args.required("method");
-  bool known = false;
-  for (const auto& m : imp::method_names()) known |= m == method;
-  if (!known) {
-    throw UsageError(
-        "--method must be masking, taylor, taylor-abs, fisher, update-magnitude or "
-        "effective-rank, got '" +
-        method + "'");
-  }
-  const std::string data_path = args.required("data");
-  const bool as_json = args.flag("json");
-  const bool show_progress = args.flag("progress");
+int run_probe(const ProbeCommandOptions& args) {
+  const std::string& method = args.method;
+  const std::string& data_path = args.data;
+  const bool as_json = args.json;
+  const bool show_progress = args.progress;
 
   imp::ProbeSetOptions po;
-  po.format = imp::parse_probe_format(args.get("format", "auto"));
-  po.field = args.get("field", "text");
-  po.seq_len = positive(args, "seq-len", 128);
-  po.batch_size = positive(args, "batch", 8);
-  po.max_tokens = args.get_int("tokens", -1);
-  po.max_examples = args.get_int("examples", -1);
-  po.seed = static_cast<uint64_t>(args.get_int("seed", 0));
+  po.format = imp::parse_probe_format(args.format);
+  po.field = args.field;
+  po.seq_len = args.seq_len;
+  po.batch_size = args.batch;
+  po.max_tokens = args.tokens;
+  po.max_examples = args.examples;
+  po.seed = static_cast<uint64_t>(args.seed);
 
-  LoadedModel m = load_model_arg(args);
+  LoadedModel m = load_model_arg(args.model);
   CausalLMImpl& model = *m.model;
   model.eval();
-  std::string tokenizer_path = args.get("tokenizer", m.tokenizer_file);
+  std::string tokenizer_path = args.tokenizer.empty() ? m.tokenizer_file : args.tokenizer;
   if (tokenizer_path.empty()) {
     fail(
         "probe: MODEL '{}' has no tokenizer.json; pass --tokenizer FILE (a tokenizer.json or a "
@@ -159,76 +204,30 @@ int run_probe(const Args& args) {
 
   ProbeData general = load_data(data_path, encoder, po);
   std::optional<ProbeData> domain;
-  if (args.has("domain-data")) domain = load_data(args.get("domain-data"), encoder, po);
+  if (!args.domain_data.empty()) domain = load_data(args.domain_data, encoder, po);
 
-  Json params = {{"seq_len", po.seq_len},
-                 {"batch", po.batch_size},
-                 {"tokens", po.max_tokens},
-                 {"examples", po.max_examples},
-                 {"seed", po.seed},
-                 {"format", general.kind},
-                 {"layout", imp::layout_name(general.set.layout)}};
+  // The one probe dispatcher (importance/probe.h), shared with the runner and the GUI.
+  imp::ProbeOptions options;
+  options.method = method;
+  options.fisher_mode = imp::parse_fisher_mode(args.fisher_mode);
+  options.steps = args.steps;
+  options.lr = args.lr;
+  options.snapshot_every = args.snapshot_every;
+  options.reference = imp::parse_delta_reference(args.reference);
+  options.seed = po.seed;
+  options.checkpoints = args.checkpoints;
+  imp::validate(options, "probe");
   Progress progress = make_progress(show_progress);
   const auto start = std::chrono::steady_clock::now();
 
-  imp::ProbeResult result;
+  // Update-magnitude and effective-rank fine-tune on --domain-data when given (Grow §4.2);
+  // masking and the unit methods also run on it (calibrated importance).
+  const imp::ProbeSet* train_set = domain ? &domain->set : nullptr;
+  imp::ProbeResult result = imp::run_probe(model, general.set, options, progress, train_set);
+  const ProbeData* recorded_data = domain && imp::fine_tunes(options) ? &*domain : &general;
   std::optional<imp::ProbeResult> domain_result;
-  const ProbeData* recorded_data = &general;
-  if (method == imp::methods::kMasking) {
-    result = imp::to_probe_result(
-        imp::masking_importance(model, general.set, imp::MaskingMode::Cached, progress));
-    if (domain) {
-      domain_result = imp::to_probe_result(
-          imp::masking_importance(model, domain->set, imp::MaskingMode::Cached, progress));
-    }
-  } else if (imp::is_unit_method(method)) {
-    imp::UnitOptions uo;
-    uo.fisher = method == imp::methods::kFisher;
-    uo.fisher_mode = imp::parse_fisher_mode(args.get("fisher-mode", "sequence"));
-    if (uo.fisher) params["fisher_mode"] = imp::fisher_mode_name(uo.fisher_mode);
-    result = imp::unit_importance(model, general.set, uo, progress).result(method);
-    if (domain) {
-      domain_result = imp::unit_importance(model, domain->set, uo, progress).result(method);
-    }
-  } else if (method == imp::methods::kEffectiveRank && args.has("checkpoints")) {
-    auto ref = imp::parse_delta_reference(args.get("reference", "previous"));
-    params["reference"] = imp::delta_reference_name(ref);
-    params["checkpoints"] = split_list(args.get("checkpoints"));
-    result = imp::effective_rank_of_checkpoints(model, split_list(args.get("checkpoints")), ref,
-                                                progress)
-                 .result();
-  } else {
-    // Preliminary fine-tuning on the new-domain data (Grow §4.2): --domain-data when given.
-    const ProbeData& train = domain ? *domain : general;
-    recorded_data = &train;
-    imp::UpdateMagnitudeOptions uo;
-    uo.steps = positive(args, "steps", 50);
-    uo.lr = args.get_double("lr", 1e-4);
-    uo.seed = po.seed;
-    if (method == imp::methods::kEffectiveRank) {
-      uo.snapshot_every = positive(args, "snapshot-every", std::max<int64_t>(1, uo.steps / 5));
-    }
-    params["steps"] = uo.steps;
-    params["lr"] = uo.lr;
-    params["trained_on"] = train.path;
-    auto um = imp::update_magnitude(model, train.set, uo, progress);
-    if (method == imp::methods::kUpdateMagnitude) {
-      result = um.result();
-    } else {
-      auto ref = imp::parse_delta_reference(args.get("reference", "previous"));
-      params["reference"] = imp::delta_reference_name(ref);
-      params["snapshot_every"] = uo.snapshot_every;
-      std::vector<std::vector<torch::Tensor>> stages(um.up_snapshots.begin() + 1,
-                                                     um.up_snapshots.end());
-      std::vector<std::string> names;
-      for (size_t s = 1; s < um.snapshot_steps.size(); ++s) {
-        names.push_back("step " + std::to_string(um.snapshot_steps[s]));
-      }
-      auto er = imp::effective_rank_stages(um.up_snapshots.front(), stages, names, ref);
-      er.stage_steps.assign(um.snapshot_steps.begin() + 1, um.snapshot_steps.end());
-      result = er.result();
-      result.details["losses"] = um.losses;
-    }
+  if (domain && imp::measures_probe_set(method)) {
+    domain_result = imp::run_probe(model, domain->set, options, progress);
   }
   const double duration =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -244,30 +243,20 @@ int run_probe(const Args& args) {
     out["calibrated"] = imp::calibrated_scores(result.layers, domain_result->layers);
   }
 
-  if (args.has("db")) {
-    auto st = store::Store::open(args.get("db"));
+  if (!args.db.empty()) {
+    auto st = store::Store::open(args.db);
+    const std::string model_key = fs::absolute(m.folder).lexically_normal().string();
     auto record = [&](const imp::ProbeResult& r, const ProbeData& d) {
-      imp::ProbeRecord rec;
-      rec.model_key = fs::absolute(m.folder).lexically_normal().string();
-      rec.model_family = family_name(m.config.family);
-      rec.model_config = m.config.raw.dump();
-      rec.model_params = count_parameters(model);
-      rec.dataset_name = fs::path(d.path).filename().string();
-      rec.dataset_path = d.path;
-      rec.dataset_kind = d.kind;
-      rec.dataset_hash = hex64(d.set.fingerprint());
-      rec.dataset_tokens = d.set.scored_tokens;
-      rec.probe_set = d.set.description;
-      rec.params = params;
-      rec.duration_s = duration;
-      return imp::record_probe(st, r, rec);
+      const imp::ProbeDataInfo info{fs::path(d.path).filename().string(), d.path, d.kind};
+      return imp::record_probe(
+          st, r, imp::probe_record(model_key, m.config, model, d.set, info, po, options, duration));
     };
     out["probe_id"] = record(result, *recorded_data);
     if (domain_result) out["domain"]["probe_id"] = record(*domain_result, *domain);
     log::get("importance")
-        ->info("recorded probe {} in {}", out["probe_id"].get<int64_t>(), args.get("db"));
+        ->info("recorded probe {} in {}", out["probe_id"].get<int64_t>(), args.db);
   }
-  if (args.has("out")) imp::write_probe_json(args.get("out"), result, out);
+  if (!args.out.empty()) imp::write_probe_json(args.out, result, out);
 
   if (as_json) {
     print_json(out);
@@ -285,7 +274,7 @@ int run_probe(const Args& args) {
   }
   if (out.contains("probe_id")) {
     std::printf("recorded as probe %lld in %s\n",
-                static_cast<long long>(out["probe_id"].get<int64_t>()), args.get("db").c_str());
+                static_cast<long long>(out["probe_id"].get<int64_t>()), args.db.c_str());
   }
   return 0;
 }
@@ -316,42 +305,7 @@ GB_REGISTER_COMMAND(
     "Output: the layer vector and, for unit methods, the layers x units matrix (columns q, k,\n"
     "v, o, gate, up, down, norms; 'total' = cumulation, 'mean-rank' = rank aggregation).\n"
     "With --domain-data the probe also runs on the domain set and prints the calibrated score\n"
-    "domain rank - general rank (rank 1 = most important; negative = domain-critical).\n\n"
-    "  --data FILE         the general (original-domain) probe set: text file or folder,\n"
-    "                      JSONL with a text field, or multiple-choice JSONL\n"
-    "  --domain-data FILE  a domain probe set (calibrated importance; the fine-tuning data\n"
-    "                      of update-magnitude and effective-rank)\n"
-    "  --method M          see above (required)\n"
-    "  --json              print one JSON object: {\"method\", \"layers\": [per layer],\n"
-    "                      \"units\": {\"names\": [...], \"values\": [[per layer, per unit]]},\n"
-    "                      \"base_loss\", \"layers_mean_rank\" (unit methods), \"stages\":\n"
-    "                      {\"names\", \"steps\", \"values\": [[per layer, per stage]]}\n"
-    "                      (effective-rank; \"layers\" = the last stage), \"probe_set\",\n"
-    "                      \"duration_s\", \"details\", and with --domain-data \"domain\" and\n"
-    "                      \"calibrated\"}\n"
-    "  --db DB             record the probe in the run store DB (created if missing)\n"
-    "  --out FILE          also write the JSON object to FILE\n"
-    "  --tokens N          token budget of the probe set (default: all)\n"
-    "  --examples N        documents (text: paragraphs) or items to use (default: all)\n"
-    "  --seq-len T         tokens per row (default 128)\n"
-    "  --batch B           rows per batch (default 8)\n"
-    "  --seed S            selection order of documents/items and the preliminary run's\n"
-    "                      batch order (default 0)\n"
-    "  --format F          auto (default), text, jsonl or mc\n"
-    "  --field NAME        JSONL text field (default text)\n"
-    "  --tokenizer FILE    tokenizer.json to use (default: MODEL's)\n"
-    "  --fisher-mode M     sequence (default: per-row gradients, the empirical Fisher EWC\n"
-    "                      uses) or batch (squared per-batch gradients; cheaper)\n"
-    "  --steps N           preliminary fine-tuning steps (default 50)\n"
-    "  --lr LR             preliminary fine-tuning learning rate (default 1e-4)\n"
-    "  --snapshot-every N  effective-rank stage length in steps (default steps/5)\n"
-    "  --checkpoints A,B   effective-rank of checkpoint folders (in training order) instead\n"
-    "                      of a preliminary run\n"
-    "  --reference R       effective-rank delta: previous (default, W_t - W_(t-1) as Grow\n"
-    "                      §4.4) or base (W_t - W_0)\n"
-    "  --progress          progress lines (fraction done, ETA) on stderr\n"
-    "  --device D          cpu (default), cuda, cuda:N\n"
-    "  --dtype T           float32 (default), bfloat16, float16",
-    {"json", "progress"}, &run_probe);
+    "domain rank - general rank (rank 1 = most important; negative = domain-critical).",
+    &declare_probe, &run_probe);
 
 }  // namespace gb::cli

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -15,25 +16,27 @@
 #include "experiment/sources.h"
 #include "grow/checkpoint.h"
 #include "grow/growth.h"
-#include "importance/masking.h"
+#include "importance/probe.h"
 #include "importance/probe_set.h"
 #include "importance/probe_writer.h"
 #include "importance/selection.h"
-#include "importance/unit_importance.h"
-#include "importance/update_magnitude.h"
 #include "model/runtime.h"
 #include "model/tokenizer.h"
 #include "store/store.h"
 #include "train/trainer.h"
 #include "util/error.h"
+#include "util/events.h"
 #include "util/files.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/metrics.h"
 #include "util/torch_compat.h"
 
 namespace gb::experiment {
 
 namespace fs = std::filesystem;
+namespace mk = gb::metrics;
+namespace ev = gb::events;
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
@@ -77,13 +80,36 @@ struct Prepared {
   std::shared_ptr<data::TokenStream> replay;
   std::vector<data::Batch> orig_eval, new_eval;
   std::vector<TaskData> tasks, seq_tasks;
+  importance::ProbeSetOptions probe_set_options;  // the spec's probe section
+  importance::ProbeOptions probe_options;         // its method options (method set per probe)
   std::unique_ptr<importance::ProbeSet> general_probe, domain_probe;
+  std::string general_kind, domain_kind;  // their data's kind, as the store names it
   importance::ImportanceResults importance;
   std::map<std::string, torch::Tensor> fisher;
 };
 
-void emit(const Prepared& p, Json event) {
-  if (p.options.on_event) p.options.on_event(event);
+// Progress events (util/events.h) go to the runner's callback.
+template <typename Event>
+void emit(const Prepared& p, const Event& event) {
+  if (p.options.on_event) p.options.on_event(ev::Event(event));
+}
+
+ev::Stage stage_event(const std::string& stage, std::optional<int64_t> run = std::nullopt) {
+  ev::Stage e;
+  e.stage = stage;
+  e.run = run;
+  return e;
+}
+
+// A progress event of a probe (with the run) or of data preparation (with the message).
+ev::Progress progress_event(const ProgressUpdate& u, std::optional<int64_t> run) {
+  ev::Progress e;
+  e.run = run;
+  e.stage = u.stage;
+  e.fraction = u.fraction;
+  e.eta_s = u.eta_s;
+  if (!run) e.message = u.message;
+  return e;
 }
 
 std::vector<data::Batch> eval_batches(const data::TokenStream& stream, int64_t seq_len,
@@ -113,6 +139,105 @@ TaskData prepare_task(const TaskSpec& t, Prepared& p) {
   return td;
 }
 
+// The base model folder (a preset is built once) and its tokenizer.
+void prepare_base_model(Prepared& p, const Progress& progress) {
+  const ExperimentSpec& spec = p.spec;
+  if (spec.model.preset) {
+    ev::Stage stage = stage_event("preset");
+    stage.preset = spec.model.preset->preset;
+    emit(p, stage);
+    p.base_folder = ensure_preset(*spec.model.preset, spec.seed, p.options.cache_dir, progress,
+                                  p.options.on_event);
+    p.model_key =
+        "preset:" + spec.model.preset->preset + "-" + preset_key(*spec.model.preset, spec.seed);
+  } else {
+    p.base_folder = spec.model.path;
+    p.model_key = fs::absolute(spec.model.path).lexically_normal().string();
+  }
+  std::string tok_path = find_tokenizer(p.base_folder);
+  if (tok_path.empty()) {
+    fail("{} has no tokenizer.json: experiments tokenise text with the model's tokenizer",
+         p.base_folder);
+  }
+  p.tokenizer = std::make_unique<tok::Tokenizer>(tok::Tokenizer::from_file(tok_path));
+  p.encoder = data::encoder_for(*p.tokenizer);
+}
+
+// The training phases, the replay stream, the evaluation sets and the tasks.
+void prepare_data(Prepared& p) {
+  const ExperimentSpec& spec = p.spec;
+  emit(p, stage_event("data"));
+  const std::string& cache = p.options.cache_dir;  // tokenised corpora
+  const int64_t T = spec.train.seq_len;
+  if (spec.is_sequence()) {
+    for (const auto& st : spec.sequence) {
+      Phase ph;
+      ph.name = st.name;
+      ph.stream = source_tokens(st.train, p.encoder, spec.seed, "seq-" + st.name, cache);
+      ph.steps = st.steps > 0 ? st.steps : spec.train.steps;
+      p.phases.push_back(ph);
+      p.seq_tasks.push_back(prepare_task(st.eval, p));
+    }
+  } else {
+    Phase ph;
+    ph.name = "new";
+    ph.stream = source_tokens(spec.new_train, p.encoder, spec.seed, "new-train", cache);
+    ph.steps = spec.train.steps;
+    p.phases.push_back(ph);
+  }
+  for (const auto& ph : p.phases) {
+    if (static_cast<int64_t>(ph.stream->size()) < T + 1) {
+      fail("training data of phase '{}' has {} tokens, fewer than one sequence of {}", ph.name,
+           ph.stream->size(), T + 1);
+    }
+  }
+  if (spec.original_replay.defined()) {
+    p.replay = source_tokens(spec.original_replay, p.encoder, spec.seed, "orig-replay", cache);
+  }
+  if (spec.original_eval.defined()) {
+    auto s = source_tokens(spec.original_eval, p.encoder, spec.seed, "orig-eval", cache);
+    p.orig_eval = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
+  }
+  if (spec.new_eval.defined()) {
+    auto s = source_tokens(spec.new_eval, p.encoder, spec.seed, "new-eval", cache);
+    p.new_eval = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
+  }
+  for (const auto& t : spec.tasks) p.tasks.push_back(prepare_task(t, p));
+}
+
+// The kind of a source's data, as the store's datasets name it: the corpus format ("text",
+// "jsonl", "fortunes"), "qa" or "biography".
+std::string source_kind(const DataSource& source) {
+  if (source.kind == DataSource::Kind::Qa) return "qa";
+  if (source.kind == DataSource::Kind::Biography) return "biography";
+  data::CorpusSpec corpus = data::corpus_spec_from_json(source.corpus, "data source");
+  if (corpus.format == data::CorpusFormat::Auto) corpus.format = data::detect_format(corpus.path);
+  return data::format_name(corpus.format);
+}
+
+// Probe sets: general = the original domain; domain = the new domain.
+void prepare_probe_sets(Prepared& p) {
+  const ExperimentSpec& spec = p.spec;
+  importance::ProbeSetOptions& po = p.probe_set_options;
+  po.seq_len = spec.probe.seq_len;
+  po.batch_size = spec.probe.batch_size;
+  po.max_tokens = spec.probe.tokens;
+  po.seed = spec.seed;
+  p.probe_options = spec.probe.options;
+  p.probe_options.seed = spec.seed;
+  const DataSource& general =
+      spec.original_probe.defined() ? spec.original_probe : spec.original_eval;
+  if (general.defined()) {
+    auto s = source_tokens(general, p.encoder, spec.seed, "probe-general", p.options.cache_dir);
+    p.general_probe = std::make_unique<importance::ProbeSet>(
+        importance::pack_stream(*s, po, "general: " + general.describe()));
+    p.general_kind = source_kind(general);
+  }
+  p.domain_probe = std::make_unique<importance::ProbeSet>(
+      importance::pack_stream(*p.phases.front().stream, po, "domain: " + p.phases.front().name));
+  p.domain_kind = source_kind(spec.is_sequence() ? spec.sequence.front().train : spec.new_train);
+}
+
 std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOptions& options) {
   auto p = std::make_unique<Prepared>();
   p->spec = spec;
@@ -122,94 +247,17 @@ std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOption
   p->dtype = parse_dtype(spec.dtype);
   torch::set_num_threads(static_cast<int>(spec.threads));
   Progress progress(
-      [&](const ProgressUpdate& u) {
-        emit(*p, {{"event", "progress"},
-                  {"stage", u.stage},
-                  {"fraction", u.fraction},
-                  {"eta_s", u.eta_s},
-                  {"message", u.message}});
-      },
+      [&p = *p](const ProgressUpdate& u) { emit(p, progress_event(u, std::nullopt)); },
       options.cancel);
-
-  // Base model.
-  if (spec.model.preset) {
-    emit(*p, {{"event", "stage"}, {"stage", "preset"}, {"preset", spec.model.preset->preset}});
-    p->base_folder = ensure_preset(*spec.model.preset, spec.seed, p->options.cache_dir, progress,
-                                   options.on_event);
-    p->model_key =
-        "preset:" + spec.model.preset->preset + "-" + preset_key(*spec.model.preset, spec.seed);
-  } else {
-    p->base_folder = spec.model.path;
-    p->model_key = fs::absolute(spec.model.path).lexically_normal().string();
-  }
-  std::string tok_path = find_tokenizer(p->base_folder);
-  if (tok_path.empty()) {
-    fail("{} has no tokenizer.json: experiments tokenise text with the model's tokenizer",
-         p->base_folder);
-  }
-  p->tokenizer = std::make_unique<tok::Tokenizer>(tok::Tokenizer::from_file(tok_path));
-  p->encoder = data::encoder_for(*p->tokenizer);
-
-  // Data.
-  emit(*p, {{"event", "stage"}, {"stage", "data"}});
-  const std::string& cache = p->options.cache_dir;  // tokenised corpora
-  const int64_t T = spec.train.seq_len;
-  if (spec.is_sequence()) {
-    for (size_t i = 0; i < spec.sequence.size(); ++i) {
-      const auto& st = spec.sequence[i];
-      Phase ph;
-      ph.name = st.name;
-      ph.stream = source_tokens(st.train, p->encoder, spec.seed, "seq-" + st.name, cache);
-      ph.steps = st.steps > 0 ? st.steps : spec.train.steps;
-      p->phases.push_back(ph);
-      p->seq_tasks.push_back(prepare_task(st.eval, *p));
-    }
-  } else {
-    Phase ph;
-    ph.name = "new";
-    ph.stream = source_tokens(spec.new_train, p->encoder, spec.seed, "new-train", cache);
-    ph.steps = spec.train.steps;
-    p->phases.push_back(ph);
-  }
-  for (const auto& ph : p->phases) {
-    if (static_cast<int64_t>(ph.stream->size()) < T + 1) {
-      fail("training data of phase '{}' has {} tokens, fewer than one sequence of {}", ph.name,
-           ph.stream->size(), T + 1);
-    }
-  }
-  if (spec.original_replay.defined()) {
-    p->replay = source_tokens(spec.original_replay, p->encoder, spec.seed, "orig-replay", cache);
-  }
-  if (spec.original_eval.defined()) {
-    auto s = source_tokens(spec.original_eval, p->encoder, spec.seed, "orig-eval", cache);
-    p->orig_eval = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
-  }
-  if (spec.new_eval.defined()) {
-    auto s = source_tokens(spec.new_eval, p->encoder, spec.seed, "new-eval", cache);
-    p->new_eval = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
-  }
-  for (const auto& t : spec.tasks) p->tasks.push_back(prepare_task(t, *p));
-
-  // Probe sets: general = the original domain; domain = the new domain.
-  importance::ProbeSetOptions po;
-  po.seq_len = spec.probe.seq_len;
-  po.batch_size = spec.probe.batch_size;
-  po.max_tokens = spec.probe.tokens;
-  po.seed = spec.seed;
-  const DataSource& general =
-      spec.original_probe.defined() ? spec.original_probe : spec.original_eval;
-  if (general.defined()) {
-    auto s = source_tokens(general, p->encoder, spec.seed, "probe-general", cache);
-    p->general_probe = std::make_unique<importance::ProbeSet>(
-        importance::pack_stream(*s, po, "general: " + general.describe()));
-  }
-  p->domain_probe = std::make_unique<importance::ProbeSet>(
-      importance::pack_stream(*p->phases.front().stream, po, "domain: " + p->phases.front().name));
+  prepare_base_model(*p, progress);
+  prepare_data(*p);
+  prepare_probe_sets(*p);
   return p;
 }
 
 // ---------------------------------------------------------------------------------------
-// Probes on the base model, cached across the runs of an experiment and recorded.
+// Probes on the base model (importance/probe.h), cached across the runs of an experiment
+// and recorded.
 
 const importance::ProbeSet& probe_set(Prepared& p, bool domain) {
   if (domain) return *p.domain_probe;
@@ -221,24 +269,11 @@ const importance::ProbeSet& probe_set(Prepared& p, bool domain) {
   return *p.general_probe;
 }
 
-void record(Prepared& p, store::Store& store, const importance::ProbeResult& r,
-            const importance::ProbeSet& set, CausalLMImpl& model, double seconds,
-            std::optional<int64_t> run_id) {
-  importance::ProbeRecord rec;
-  rec.model_key = p.model_key;
-  rec.model_family = family_name(model.config.family);
-  rec.model_config = model.config.raw.dump();
-  rec.model_params = count_parameters(model);
-  rec.dataset_name = set.description;
-  rec.dataset_kind = "text";
-  rec.dataset_hash = hex64(set.fingerprint());
-  rec.dataset_tokens = set.scored_tokens;
-  rec.probe_set = set.description;
-  rec.params = {
-      {"seq_len", p.spec.probe.seq_len}, {"tokens", p.spec.probe.tokens}, {"seed", p.spec.seed}};
-  rec.duration_s = seconds;
-  rec.run_id = run_id;
-  importance::record_probe(store, r, rec);
+// The probe options of the spec for `method`.
+importance::ProbeOptions probe_options(const Prepared& p, const std::string& method) {
+  importance::ProbeOptions o = p.probe_options;
+  o.method = method;
+  return o;
 }
 
 void ensure_probe(Prepared& p, store::Store& store, const importance::ProbeNeed& need,
@@ -246,40 +281,24 @@ void ensure_probe(Prepared& p, store::Store& store, const importance::ProbeNeed&
   auto& cache = need.domain ? p.importance.domain : p.importance.general;
   if (cache.count(need.method)) return;
   const auto& set = probe_set(p, need.domain);
-  emit(p, {{"event", "stage"},
-           {"stage", "probe/" + need.method},
-           {"run", run_id},
-           {"domain", need.domain}});
-  Progress progress(
-      [&](const ProgressUpdate& u) {
-        emit(p, {{"event", "progress"},
-                 {"run", run_id},
-                 {"stage", u.stage},
-                 {"fraction", u.fraction},
-                 {"eta_s", u.eta_s}});
-      },
-      p.options.cancel);
-  auto start = Clock::now();
-  importance::ProbeResult r;
-  if (need.method == importance::methods::kMasking) {
-    r = importance::to_probe_result(
-        importance::masking_importance(base, set, importance::MaskingMode::Cached, progress));
-  } else if (importance::is_unit_method(need.method)) {
-    importance::UnitOptions uo;
-    uo.fisher = need.method == importance::methods::kFisher;
-    r = importance::unit_importance(base, set, uo, progress).result(need.method);
-  } else if (need.method == importance::methods::kUpdateMagnitude) {
-    // The preliminary fine-tuning changes the weights: run it on a separate copy.
-    LoadedModel copy = grow::load_model(p.base_folder, {p.device, p.dtype});
-    importance::UpdateMagnitudeOptions uo;
-    uo.seed = p.spec.seed;
-    r = importance::update_magnitude(*copy.model, p.domain_probe ? *p.domain_probe : set, uo,
-                                     progress)
-            .result();
-  } else {
-    fail("selection needs probe method '{}', which the runner cannot compute", need.method);
-  }
-  record(p, store, r, set, base, seconds_since(start), run_id);
+  ev::Stage stage = stage_event("probe/" + need.method, run_id);
+  stage.domain = need.domain;
+  emit(p, stage);
+  Progress progress([&](const ProgressUpdate& u) { emit(p, progress_event(u, run_id)); },
+                    p.options.cancel);
+  const importance::ProbeOptions o = probe_options(p, need.method);
+  // The preliminary fine-tuning of update-magnitude trains on the new domain, on a copy.
+  auto fresh = [&] { return grow::load_model(p.base_folder, {p.device, p.dtype}).model; };
+  const auto start = Clock::now();
+  importance::ProbeResult r =
+      importance::run_probe(base, set, o, progress, p.domain_probe.get(), fresh);
+  const auto& data = importance::probe_data(o, set, p.domain_probe.get());
+  const importance::ProbeDataInfo info{
+      data.description, "", &data == p.domain_probe.get() ? p.domain_kind : p.general_kind};
+  importance::record_probe(store, r,
+                           importance::probe_record(p.model_key, base.config, base, data, info,
+                                                    p.probe_set_options, o,
+                                                    seconds_since(start), run_id));
   if (need.domain) {
     p.importance.add_domain(r);
   } else {
@@ -315,6 +334,9 @@ std::unique_ptr<data::BatchSource> make_source(const Prepared& p, const grow::Gr
   return std::make_unique<data::MixedBatcher>(std::move(main), std::move(orig), replay, bo.seed);
 }
 
+// A run in stages: execute() loads the base model, grows it (probing first when the plan
+// needs it), makes the trainer, starts or resumes, trains, and finishes; stop() is the one
+// place a run ends early (cancelled, diverged or failed).
 class RunExecutor {
  public:
   RunExecutor(Prepared& p, store::Store& store, const grow::GrowthPlan& plan, int64_t run_id)
@@ -323,80 +345,378 @@ class RunExecutor {
   RunOutcome execute(const std::optional<store::CheckpointInfo>& resume_from);
 
  private:
+  // Stages, in order.
+  void load_base();
+  void grow_model(const std::optional<store::CheckpointInfo>& resume_from);
+  void make_trainer();
+  void start();
+  void resume(const store::CheckpointInfo& checkpoint);
+  void train_loop();
+  void finish();
+  void stop(const std::exception_ptr& error);
+
+  // Parts of the stages.
+  grow::GrowthPlan plan_to_apply(const std::optional<store::CheckpointInfo>& resume_from) const;
+  std::map<std::string, torch::Tensor> ewc_fisher();
+  void train_step(const Phase& phase, const train::Schedule& schedule);
+  void record_step(const train::StepStats& stats);
+  void report_progress(const Phase& phase, const train::StepStats& stats);
+  void after_step();
+  double tokens_per_s() const { return m_train_tokens / std::max(m_train_seconds, 1e-9); }
   void evaluate(int64_t step);
+  void evaluate_task(const TaskData& t,
+                     const std::function<void(const std::string&, double)>& put_m);
+  void evaluate_sequence_row(size_t after_phase);
+  void update_unit_lrs();
+  void save_checkpoint(const std::string& reason);
+  void save_cancel_checkpoint();
+  void flush_quietly();
   void put(int64_t step, const std::string& key, double value) {
     m_writer.add(m_run, step, key, value);
     m_last[key] = value;
   }
-  void update_unit_lrs();
-  void save_checkpoint(const std::string& reason);
-  void evaluate_sequence_row(size_t after_phase);
 
   Prepared& m_p;
   store::Store& m_store;
   grow::GrowthPlan m_plan;
   int64_t m_run;
   store::MetricsWriter m_writer;
+  RunOutcome m_out;
+  Clock::time_point m_start;
   LoadedModel m_model;
   grow::GrowthResult m_growth;
   std::unique_ptr<train::Trainer> m_trainer;
+  train::Schedule m_schedule;  // the spec's; each phase sets its total
   std::unique_ptr<data::BatchSource> m_source;
   RunState m_state;
   torch::Tensor m_reference;  // final hidden states of the base on the original eval set
   int64_t m_base_width = 0;
   int64_t m_total_steps = 0;
+  double m_train_seconds = 0;  // in optimizer steps, this session
+  int64_t m_train_tokens = 0;
+  Clock::time_point m_last_emit;
   std::map<std::string, double> m_last;
 };
 
+RunOutcome RunExecutor::execute(const std::optional<store::CheckpointInfo>& resume_from) {
+  m_start = Clock::now();
+  m_out.run_id = m_run;
+  m_out.label = m_plan.label();
+  m_store.set_status(m_run, store::RunStatus::Running);
+  try {
+    load_base();
+    grow_model(resume_from);
+    make_trainer();
+    if (resume_from) {
+      resume(*resume_from);
+    } else {
+      start();
+    }
+    train_loop();
+    finish();
+  } catch (const std::exception&) {
+    stop(std::current_exception());
+  }
+  m_out.seconds = seconds_since(m_start);
+  m_out.final_metrics = m_last;
+  ev::RunFinished e;
+  e.run = m_run;
+  e.status = m_out.status;
+  e.error = m_out.error;
+  e.seconds = m_out.seconds;
+  e.final_metrics = m_last;
+  emit(m_p, e);
+  return m_out;
+}
+
+// Prepare: the base model and the step-0 reference of the original stream.
+void RunExecutor::load_base() {
+  m_model = grow::load_model(m_p.base_folder, {m_p.device, m_p.dtype});
+  auto& model = *m_model.model;
+  m_base_width = model.config.hidden_size;
+  if (m_p.spec.eval.drift && !m_p.orig_eval.empty()) {
+    m_reference = eval::final_hidden(model, m_p.orig_eval, m_p.device, m_base_width);
+  }
+}
+
+// Grow, probing first when the plan needs it (a layer policy; EWC's Fisher).
+void RunExecutor::grow_model(const std::optional<store::CheckpointInfo>& resume_from) {
+  auto& model = *m_model.model;
+  grow::ApplyContext actx;
+  actx.seed = m_p.spec.seed;
+  actx.resolve_policy = [&](const Json& policy) {
+    for (const auto& need : importance::required_probes(policy)) {
+      ensure_probe(m_p, m_store, need, model, m_run);
+    }
+    m_p.importance.num_layers = model.num_layers();
+    return importance::select_layers(policy, m_p.importance);
+  };
+  const grow::GrowthPlan plan = plan_to_apply(resume_from);
+  if (plan.variant == grow::Variant::Ewc) actx.fisher = ewc_fisher();
+  m_growth = grow::apply_plan(model, plan, actx);
+  m_store.add_event(
+      m_run, store::EventLevel::Info,
+      fmt::format("applied {}: {} parameters ({} added), {} trainable", m_growth.plan.label(),
+                  m_growth.total_params, m_growth.added_params(), m_growth.trainable_params));
+  m_out.growth = m_growth.to_json();
+  emit(m_p, ev::Grown{m_run, m_out.growth});
+}
+
+// The run's plan, or on resume the checkpoint's resolved plan (layers explicit: no probes).
+grow::GrowthPlan RunExecutor::plan_to_apply(
+    const std::optional<store::CheckpointInfo>& resume_from) const {
+  if (!resume_from) return m_plan;
+  auto meta = json::parse_file((fs::path(resume_from->path) / "trainer.json").string());
+  return grow::parse_plan(meta.at("extra").at("plan"), "checkpoint plan");
+}
+
+// EWC's diagonal Fisher of the base model on the general probe set, once per experiment.
+std::map<std::string, torch::Tensor> RunExecutor::ewc_fisher() {
+  if (m_p.fisher.empty()) {
+    emit(m_p, stage_event("probe/fisher", m_run));
+    m_p.fisher =
+        importance::parameter_fisher(*m_model.model, probe_set(m_p, false), m_p.probe_options);
+  }
+  return m_p.fisher;
+}
+
+void RunExecutor::make_trainer() {
+  const TrainSpec& t = m_p.spec.train;
+  train::TrainOptions to;
+  to.adamw.lr = t.lr;
+  to.adamw.beta1 = t.beta1;
+  to.adamw.beta2 = t.beta2;
+  to.adamw.eps = t.eps;
+  to.adamw.weight_decay = t.weight_decay;
+  to.schedule.kind = t.schedule;
+  to.schedule.warmup = t.warmup;
+  to.schedule.min_ratio = t.min_lr_ratio;
+  to.clip = t.clip;
+  to.accumulation = t.accumulation;
+  to.check_every_step = !m_p.device.is_cuda();
+  m_schedule = to.schedule;
+  m_trainer = std::make_unique<train::Trainer>(m_model.model, m_growth, to, m_p.device);
+  for (const auto& ph : m_p.phases) m_total_steps += ph.steps;
+}
+
+// A new run: the sizes and the step-0 evaluation (the base model, or the grown one).
+void RunExecutor::start() {
+  put(0, mk::kTotalParams, static_cast<double>(m_growth.total_params));
+  put(0, mk::kTrainableParams, static_cast<double>(m_growth.trainable_params));
+  put(0, mk::kAddedParams, static_cast<double>(m_growth.added_params()));
+  evaluate(0);
+}
+
+// A resumed run: trainer, data position and unit learning rates from the checkpoint; the
+// metrics after it are dropped (the run records them again).
+void RunExecutor::resume(const store::CheckpointInfo& checkpoint) {
+  Json extra = m_trainer->load_checkpoint(checkpoint.path);
+  m_state.global_step = extra.at("global_step").get<int64_t>();
+  m_state.phase = extra.at("phase").get<size_t>();
+  m_state.phase_step = extra.at("phase_step").get<int64_t>();
+  m_state.source_step = extra.at("source_step").get<uint64_t>();
+  for (auto it = extra["lr_scales"].begin(); it != extra["lr_scales"].end(); ++it) {
+    m_trainer->set_lr_scale(it.key(), it.value().get<double>());
+    m_state.lr_scales[it.key()] = it.value().get<double>();
+  }
+  m_store.truncate_metrics(m_run, m_state.global_step);
+  m_state.last_eval_step = m_state.global_step;
+  m_store.add_event(
+      m_run, store::EventLevel::Info,
+      fmt::format("resumed from {} at step {}", checkpoint.path, m_state.global_step));
+}
+
+// The training phases, from the current state (a resumed run starts mid-phase).
+void RunExecutor::train_loop() {
+  m_last_emit = Clock::now();
+  for (; m_state.phase < m_p.phases.size(); ++m_state.phase) {
+    const Phase& ph = m_p.phases[m_state.phase];
+    m_source = make_source(m_p, m_plan, m_state.phase);
+    m_source->seek(m_state.source_step);
+    train::Schedule schedule = m_schedule;
+    schedule.total = ph.steps;
+    for (; m_state.phase_step < ph.steps; ++m_state.phase_step) train_step(ph, schedule);
+    if (m_p.spec.is_sequence()) evaluate_sequence_row(m_state.phase);
+    m_state.phase_step = 0;
+    m_state.source_step = 0;
+  }
+}
+
+void RunExecutor::train_step(const Phase& phase, const train::Schedule& schedule) {
+  m_p.options.cancel.throw_if_cancelled();
+  if (m_p.spec.adept.unit_lr && m_state.phase_step % m_p.spec.adept.t_update == 0) {
+    update_unit_lrs();
+  }
+  std::vector<data::Batch> micro;
+  for (int64_t a = 0; a < m_p.spec.train.accumulation; ++a) micro.push_back(m_source->next());
+  if (m_p.options.inject_nan_at == m_state.global_step) {
+    torch::NoGradGuard ng;
+    m_growth.groups.front().params.front().fill_(NAN);
+  }
+  auto t0 = Clock::now();
+  auto stats = m_trainer->step(micro, schedule, m_state.phase_step);
+  m_train_seconds += seconds_since(t0);
+  m_train_tokens += stats.tokens;
+  ++m_state.global_step;
+  record_step(stats);
+  m_writer.poll();
+  report_progress(phase, stats);
+  after_step();
+}
+
+void RunExecutor::record_step(const train::StepStats& stats) {
+  const int64_t g = m_state.global_step;
+  if (stats.synced) {
+    put(g, mk::kTrainLoss, stats.loss);
+    put(g, mk::kTrainLmLoss, stats.lm_loss);
+    for (const auto& [k, v] : stats.terms) put(g, mk::train_term_key(k), v);
+    put(g, mk::kTrainGradNorm, stats.grad_norm);
+  }
+  put(g, mk::kTrainLr, stats.lr);
+  if (g % 10 == 0 || g == m_total_steps) put(g, mk::kTokensPerS, tokens_per_s());
+}
+
+// A progress event at most every 0.5 s, and at the last step.
+void RunExecutor::report_progress(const Phase& phase, const train::StepStats& stats) {
+  const int64_t g = m_state.global_step;
+  if (!(seconds_since(m_last_emit) >= 0.5 || g == m_total_steps)) return;
+  m_last_emit = Clock::now();
+  ev::Progress e;
+  e.run = m_run;
+  e.stage = "train";
+  e.phase = phase.name;
+  e.step = g;
+  e.total = m_total_steps;
+  e.loss = stats.loss;
+  e.lm_loss = stats.lm_loss;
+  e.lr = stats.lr;
+  e.tokens_per_s = tokens_per_s();
+  e.elapsed_s = seconds_since(m_start);
+  e.eta_s = m_train_seconds / std::max<int64_t>(1, g) * (m_total_steps - g);
+  emit(m_p, e);
+}
+
+// The interval evaluation and checkpoint (the last step's come in finish()).
+void RunExecutor::after_step() {
+  const int64_t g = m_state.global_step;
+  if (g % m_p.spec.eval.interval == 0 && g != m_total_steps) evaluate(g);
+  if (m_p.spec.checkpoint_interval > 0 && g % m_p.spec.checkpoint_interval == 0 &&
+      g != m_total_steps) {
+    m_state.source_step = m_source->step();
+    // The checkpoint resumes at the next step of this phase.
+    ++m_state.phase_step;
+    save_checkpoint("interval");
+    --m_state.phase_step;
+  }
+}
+
+// The final evaluation, throughput and checkpoint.
+void RunExecutor::finish() {
+  if (m_state.last_eval_step != m_state.global_step) evaluate(m_state.global_step);
+  if (m_train_seconds > 0) {
+    put(m_state.global_step, mk::kTokensPerS, m_train_tokens / m_train_seconds);
+  }
+  m_writer.flush();
+  m_state.phase = m_p.phases.size();
+  save_checkpoint("final");
+  m_store.set_status(m_run, store::RunStatus::Finished);
+  m_out.status = "finished";
+}
+
+// The one place a run ends early: its status and message in the store and the outcome.
+void RunExecutor::stop(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const CancelledError&) {
+    save_cancel_checkpoint();
+    m_store.set_status(m_run, store::RunStatus::Cancelled, "cancelled by the user");
+    m_out.status = "cancelled";
+    m_out.error = "cancelled";
+  } catch (const train::DivergedError& e) {
+    flush_quietly();
+    m_store.set_status(m_run, store::RunStatus::Diverged, e.what());
+    m_out.status = "diverged";
+    m_out.error = e.what();
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    if (auto* c10e = dynamic_cast<const c10::Error*>(&e)) msg = c10e->what_without_backtrace();
+    flush_quietly();
+    log::get("runner")->error("run {} failed: {}", m_run, msg);
+    m_store.set_status(m_run, store::RunStatus::Failed, msg);
+    m_out.status = "failed";
+    m_out.error = msg;
+  }
+}
+
+void RunExecutor::save_cancel_checkpoint() {
+  try {
+    m_writer.flush();
+    if (m_trainer && m_state.global_step > 0) {
+      if (m_source) m_state.source_step = m_source->step();
+      save_checkpoint("cancelled");
+    }
+  } catch (const std::exception& e) {
+    log::get("runner")->error("run {}: could not write the cancellation checkpoint: {}", m_run,
+                              e.what());
+  }
+}
+
+void RunExecutor::flush_quietly() {
+  try {
+    m_writer.flush();
+  } catch (...) {
+  }
+}
+
 void RunExecutor::evaluate(int64_t step) {
   auto& model = *m_model.model;
-  Json metrics = Json::object();
+  std::map<std::string, double> metrics;
   auto put_m = [&](const std::string& k, double v) {
     put(step, k, v);
     metrics[k] = v;
   };
   if (!m_p.orig_eval.empty()) {
     auto r = eval::lm_eval(model, m_p.orig_eval, m_p.device);
-    put_m("eval/orig/loss", r.loss);
-    put_m("eval/orig/ppl", r.ppl);
+    put_m(mk::kEvalOrigLoss, r.loss);
+    put_m(mk::kEvalOrigPpl, r.ppl);
     if (m_reference.defined()) {
       auto h = eval::final_hidden(model, m_p.orig_eval, m_p.device, m_base_width);
-      put_m("eval/drift/cosine", eval::mean_cosine(h, m_reference));
+      put_m(mk::kDriftCosine, eval::mean_cosine(h, m_reference));
     }
   }
   if (!m_p.new_eval.empty()) {
     auto r = eval::lm_eval(model, m_p.new_eval, m_p.device);
-    put_m("eval/new/loss", r.loss);
-    put_m("eval/new/ppl", r.ppl);
+    put_m(mk::kEvalNewLoss, r.loss);
+    put_m(mk::kEvalNewPpl, r.ppl);
   }
-  auto eval_task = [&](const TaskData& t) {
-    const std::string pre = "eval/" + t.spec.name + "/";
-    if (t.spec.kind == "mc") {
-      auto r = eval::mc_eval(model, t.mc, m_p.device, model.config.max_positions);
-      put_m(pre + "acc", r.acc);
-      put_m(pre + "acc_norm", r.acc_norm);
-      return r.acc;
-    }
-    if (t.spec.kind == "qa") {
-      auto r = eval::qa_eval(model, t.qa, m_p.device, m_p.spec.eval.exact_match);
-      put_m(pre + "acc", r.first_token_acc);
-      if (m_p.spec.eval.exact_match) put_m(pre + "em", r.exact_match);
-      put_m(pre + "answer_loss", r.answer_loss);
-      return r.first_token_acc;
-    }
-    auto r = eval::lm_eval(model, t.lm, m_p.device);
-    put_m(pre + "loss", r.loss);
-    put_m(pre + "ppl", r.ppl);
-    return -r.loss;
-  };
-  for (const auto& t : m_p.tasks) eval_task(t);
-  for (const auto& t : m_p.seq_tasks) eval_task(t);
+  for (const auto& t : m_p.tasks) evaluate_task(t, put_m);
+  for (const auto& t : m_p.seq_tasks) evaluate_task(t, put_m);
   if (const int64_t peak = compat::peak_memory_bytes(m_p.device); peak >= 0) {
-    put_m("perf/peak_memory_mb", static_cast<double>(peak) / 1e6);
+    put_m(mk::kPeakMemoryMb, static_cast<double>(peak) / 1e6);
   }
   m_writer.flush();
   m_state.last_eval_step = step;
-  emit(m_p, {{"event", "eval"}, {"run", m_run}, {"step", step}, {"metrics", metrics}});
+  emit(m_p, ev::Eval{m_run, step, metrics});
+}
+
+void RunExecutor::evaluate_task(const TaskData& t,
+                                const std::function<void(const std::string&, double)>& put_m) {
+  auto& model = *m_model.model;
+  const std::string& name = t.spec.name;
+  if (t.spec.kind == "mc") {
+    auto r = eval::mc_eval(model, t.mc, m_p.device, model.config.max_positions);
+    put_m(mk::task_key(name, mk::kAcc), r.acc);
+    put_m(mk::task_key(name, mk::kAccNorm), r.acc_norm);
+  } else if (t.spec.kind == "qa") {
+    auto r = eval::qa_eval(model, t.qa, m_p.device, m_p.spec.eval.exact_match);
+    put_m(mk::task_key(name, mk::kAcc), r.first_token_acc);
+    if (m_p.spec.eval.exact_match) put_m(mk::task_key(name, mk::kEm), r.exact_match);
+    put_m(mk::task_key(name, mk::kAnswerLoss), r.answer_loss);
+  } else {
+    auto r = eval::lm_eval(model, t.lm, m_p.device);
+    put_m(mk::task_key(name, mk::kLoss), r.loss);
+    put_m(mk::task_key(name, mk::kPpl), r.ppl);
+  }
 }
 
 void RunExecutor::evaluate_sequence_row(size_t after_phase) {
@@ -419,8 +739,8 @@ void RunExecutor::evaluate_sequence_row(size_t after_phase) {
                                        std::vector<double>(m_p.seq_tasks.size(), 0.0));
     for (const auto& cell : matrix.cells) r.at(cell.after_task).at(cell.eval_task) = cell.value;
     auto m = eval::op_bwt(r);
-    put(m_state.global_step, "eval/op", m.op);
-    put(m_state.global_step, "eval/bwt", m.bwt);
+    put(m_state.global_step, mk::kEvalOp, m.op);
+    put(m_state.global_step, mk::kEvalBwt, m.bwt);
     m_writer.flush();
   }
 }
@@ -430,10 +750,8 @@ void RunExecutor::update_unit_lrs() {
   // Î_U = the unit's importance on the general probe set, min-max normalised over the
   // expanded units.
   if (m_growth.new_layers.empty()) return;
-  importance::UnitOptions uo;
-  uo.fisher = m_p.spec.adept.method == importance::methods::kFisher;
-  auto ui = importance::unit_importance(*m_model.model, probe_set(m_p, false), uo);
-  auto res = ui.result(m_p.spec.adept.method);
+  auto res = importance::run_probe(*m_model.model, probe_set(m_p, false),
+                                   probe_options(m_p, m_p.spec.adept.method));
   std::vector<std::pair<std::string, double>> values;
   for (int64_t l : m_growth.new_layers) {
     for (size_t u = 0; u < res.unit_names.size(); ++u) {
@@ -480,216 +798,7 @@ void RunExecutor::save_checkpoint(const std::string& reason) {
   int64_t bytes = 0;
   for (const auto& e : fs::directory_iterator(dir)) bytes += static_cast<int64_t>(e.file_size());
   m_store.add_checkpoint(m_run, m_state.global_step, dir.string(), bytes);
-  emit(m_p, {{"event", "checkpoint"},
-             {"run", m_run},
-             {"step", m_state.global_step},
-             {"path", dir.string()}});
-}
-
-RunOutcome RunExecutor::execute(const std::optional<store::CheckpointInfo>& resume_from) {
-  auto logger = log::get("runner");
-  auto start = Clock::now();
-  RunOutcome out;
-  out.run_id = m_run;
-  out.label = m_plan.label();
-  m_store.set_status(m_run, store::RunStatus::Running);
-  try {
-    // Base model and the step-0 reference of the original stream.
-    m_model = grow::load_model(m_p.base_folder, {m_p.device, m_p.dtype});
-    auto& model = *m_model.model;
-    m_base_width = model.config.hidden_size;
-    if (m_p.spec.eval.drift && !m_p.orig_eval.empty()) {
-      m_reference = eval::final_hidden(model, m_p.orig_eval, m_p.device, m_base_width);
-    }
-    // Grow (probing first when the plan needs it).
-    grow::ApplyContext actx;
-    actx.seed = m_p.spec.seed;
-    actx.resolve_policy = [&](const Json& policy) {
-      importance::ImportanceResults dummy;
-      for (const auto& need : importance::required_probes(policy)) {
-        ensure_probe(m_p, m_store, need, model, m_run);
-      }
-      m_p.importance.num_layers = model.num_layers();
-      return importance::select_layers(policy, m_p.importance);
-    };
-    grow::GrowthPlan plan = m_plan;
-    if (resume_from) {
-      // The resolved plan of the checkpoint (layers explicit): no probes needed.
-      auto meta = json::parse_file((fs::path(resume_from->path) / "trainer.json").string());
-      plan = grow::parse_plan(meta.at("extra").at("plan"), "checkpoint plan");
-    }
-    if (plan.variant == grow::Variant::Ewc) {
-      if (m_p.fisher.empty()) {
-        emit(m_p, {{"event", "stage"}, {"stage", "probe/fisher"}, {"run", m_run}});
-        m_p.fisher = importance::diagonal_fisher(model, probe_set(m_p, false));
-      }
-      actx.fisher = m_p.fisher;
-    }
-    m_growth = grow::apply_plan(model, plan, actx);
-    m_store.add_event(
-        m_run, store::EventLevel::Info,
-        fmt::format("applied {}: {} parameters ({} added), {} trainable", m_growth.plan.label(),
-                    m_growth.total_params, m_growth.added_params(), m_growth.trainable_params));
-    out.growth = m_growth.to_json();
-    emit(m_p, {{"event", "grown"}, {"run", m_run}, {"growth", out.growth}});
-
-    // Trainer.
-    train::TrainOptions to;
-    to.adamw.lr = m_p.spec.train.lr;
-    to.adamw.beta1 = m_p.spec.train.beta1;
-    to.adamw.beta2 = m_p.spec.train.beta2;
-    to.adamw.eps = m_p.spec.train.eps;
-    to.adamw.weight_decay = m_p.spec.train.weight_decay;
-    to.schedule.kind = m_p.spec.train.schedule;
-    to.schedule.warmup = m_p.spec.train.warmup;
-    to.schedule.min_ratio = m_p.spec.train.min_lr_ratio;
-    to.clip = m_p.spec.train.clip;
-    to.accumulation = m_p.spec.train.accumulation;
-    to.check_every_step = !m_p.device.is_cuda();
-    m_trainer = std::make_unique<train::Trainer>(m_model.model, m_growth, to, m_p.device);
-    for (const auto& ph : m_p.phases) m_total_steps += ph.steps;
-
-    if (resume_from) {
-      Json extra = m_trainer->load_checkpoint(resume_from->path);
-      m_state.global_step = extra.at("global_step").get<int64_t>();
-      m_state.phase = extra.at("phase").get<size_t>();
-      m_state.phase_step = extra.at("phase_step").get<int64_t>();
-      m_state.source_step = extra.at("source_step").get<uint64_t>();
-      for (auto it = extra["lr_scales"].begin(); it != extra["lr_scales"].end(); ++it) {
-        m_trainer->set_lr_scale(it.key(), it.value().get<double>());
-        m_state.lr_scales[it.key()] = it.value().get<double>();
-      }
-      m_store.truncate_metrics(m_run, m_state.global_step);
-      m_state.last_eval_step = m_state.global_step;
-      m_store.add_event(
-          m_run, store::EventLevel::Info,
-          fmt::format("resumed from {} at step {}", resume_from->path, m_state.global_step));
-    } else {
-      put(0, "perf/total_params", static_cast<double>(m_growth.total_params));
-      put(0, "perf/trainable_params", static_cast<double>(m_growth.trainable_params));
-      put(0, "perf/added_params", static_cast<double>(m_growth.added_params()));
-      evaluate(0);
-    }
-
-    // Training phases.
-    double train_seconds = 0;
-    int64_t train_tokens = 0;
-    auto last_emit = Clock::now();
-    for (; m_state.phase < m_p.phases.size(); ++m_state.phase) {
-      const Phase& ph = m_p.phases[m_state.phase];
-      m_source = make_source(m_p, m_plan, m_state.phase);
-      m_source->seek(m_state.source_step);
-      train::Schedule sched = to.schedule;
-      sched.total = ph.steps;
-      for (; m_state.phase_step < ph.steps; ++m_state.phase_step) {
-        m_p.options.cancel.throw_if_cancelled();
-        if (m_p.spec.adept.unit_lr && m_state.phase_step % m_p.spec.adept.t_update == 0) {
-          update_unit_lrs();
-        }
-        std::vector<data::Batch> micro;
-        for (int64_t a = 0; a < m_p.spec.train.accumulation; ++a) micro.push_back(m_source->next());
-        if (m_p.options.inject_nan_at == m_state.global_step) {
-          torch::NoGradGuard ng;
-          m_growth.groups.front().params.front().fill_(NAN);
-        }
-        auto t0 = Clock::now();
-        auto stats = m_trainer->step(micro, sched, m_state.phase_step);
-        double dt = seconds_since(t0);
-        train_seconds += dt;
-        train_tokens += stats.tokens;
-        ++m_state.global_step;
-        const int64_t g = m_state.global_step;
-        if (stats.synced) {
-          put(g, "train/loss", stats.loss);
-          put(g, "train/lm_loss", stats.lm_loss);
-          for (const auto& [k, v] : stats.terms) put(g, "train/" + k, v);
-          put(g, "train/grad_norm", stats.grad_norm);
-        }
-        put(g, "train/lr", stats.lr);
-        const double tps = train_tokens / std::max(train_seconds, 1e-9);
-        if (g % 10 == 0 || g == m_total_steps) put(g, "perf/tokens_per_s", tps);
-        m_writer.poll();
-        if (seconds_since(last_emit) >= 0.5 || g == m_total_steps) {
-          last_emit = Clock::now();
-          double elapsed = seconds_since(start);
-          double eta = train_seconds / std::max<int64_t>(1, g) * (m_total_steps - g);
-          emit(m_p, {{"event", "progress"},
-                     {"run", m_run},
-                     {"stage", "train"},
-                     {"phase", ph.name},
-                     {"step", g},
-                     {"total", m_total_steps},
-                     {"loss", stats.loss},
-                     {"lm_loss", stats.lm_loss},
-                     {"lr", stats.lr},
-                     {"tokens_per_s", tps},
-                     {"eta_s", eta},
-                     {"elapsed_s", elapsed}});
-        }
-        if (g % m_p.spec.eval.interval == 0 && g != m_total_steps) evaluate(g);
-        if (m_p.spec.checkpoint_interval > 0 && g % m_p.spec.checkpoint_interval == 0 &&
-            g != m_total_steps) {
-          m_state.source_step = m_source->step();
-          // The checkpoint resumes at the next step of this phase.
-          ++m_state.phase_step;
-          save_checkpoint("interval");
-          --m_state.phase_step;
-        }
-      }
-      if (m_p.spec.is_sequence()) evaluate_sequence_row(m_state.phase);
-      m_state.phase_step = 0;
-      m_state.source_step = 0;
-    }
-    if (m_state.last_eval_step != m_state.global_step) evaluate(m_state.global_step);
-    if (train_seconds > 0)
-      put(m_state.global_step, "perf/tokens_per_s", train_tokens / train_seconds);
-    m_writer.flush();
-    m_state.phase = m_p.phases.size();
-    save_checkpoint("final");
-    m_store.set_status(m_run, store::RunStatus::Finished);
-    out.status = "finished";
-  } catch (const CancelledError&) {
-    try {
-      m_writer.flush();
-      if (m_trainer && m_state.global_step > 0) {
-        if (m_source) m_state.source_step = m_source->step();
-        save_checkpoint("cancelled");
-      }
-    } catch (const std::exception& e) {
-      logger->error("run {}: could not write the cancellation checkpoint: {}", m_run, e.what());
-    }
-    m_store.set_status(m_run, store::RunStatus::Cancelled, "cancelled by the user");
-    out.status = "cancelled";
-    out.error = "cancelled";
-  } catch (const train::DivergedError& e) {
-    try {
-      m_writer.flush();
-    } catch (...) {
-    }
-    m_store.set_status(m_run, store::RunStatus::Diverged, e.what());
-    out.status = "diverged";
-    out.error = e.what();
-  } catch (const std::exception& e) {
-    std::string msg = e.what();
-    if (auto* c10e = dynamic_cast<const c10::Error*>(&e)) msg = c10e->what_without_backtrace();
-    try {
-      m_writer.flush();
-    } catch (...) {
-    }
-    logger->error("run {} failed: {}", m_run, msg);
-    m_store.set_status(m_run, store::RunStatus::Failed, msg);
-    out.status = "failed";
-    out.error = msg;
-  }
-  out.seconds = seconds_since(start);
-  out.final_metrics = m_last;
-  emit(m_p, {{"event", "run_finished"},
-             {"run", m_run},
-             {"status", out.status},
-             {"error", out.error},
-             {"seconds", out.seconds},
-             {"final", out.final_metrics}});
-  return out;
+  emit(m_p, ev::Checkpoint{m_run, m_state.global_step, dir.string()});
 }
 
 std::string run_spec_json(const ExperimentSpec& spec, const grow::GrowthPlan& plan) {
@@ -753,11 +862,12 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
       outcomes.push_back(oc);
       continue;
     }
-    emit(*prepared, {{"event", "run_started"},
-                     {"run", ids[i]},
-                     {"label", spec.plans[i].label()},
-                     {"index", i},
-                     {"runs", spec.plans.size()}});
+    ev::RunStarted started;
+    started.run = ids[i];
+    started.label = spec.plans[i].label();
+    started.index = static_cast<int64_t>(i);
+    started.runs = static_cast<int64_t>(spec.plans.size());
+    emit(*prepared, started);
     RunExecutor ex(*prepared, store, spec.plans[i], ids[i]);
     RunOutcome oc = ex.execute(std::nullopt);
     oc.name = spec.name + ": " + spec.plans[i].label();
@@ -784,10 +894,11 @@ RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
   }
   ExperimentSpec spec = parse_spec(json::parse(info.spec, fmt::format("run {} spec", run_id)));
   auto prepared = prepare(spec, options);
-  emit(*prepared, {{"event", "run_started"},
-                   {"run", run_id},
-                   {"label", spec.plans[0].label()},
-                   {"resumed_from", ckpt->step}});
+  ev::RunStarted started;
+  started.run = run_id;
+  started.label = spec.plans[0].label();
+  started.resumed_from = ckpt->step;
+  emit(*prepared, started);
   RunExecutor ex(*prepared, store, spec.plans[0], run_id);
   RunOutcome oc = ex.execute(ckpt);
   oc.name = info.name;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "data/corpus.h"
+#include "importance/probe_options.h"
 #include "util/error.h"
 #include "util/json.h"
 
@@ -379,12 +380,17 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   s.eval.drift = js::get_or<bool>(e, "drift", true, ectx);
   s.eval.max_items = js::get_or<int64_t>(e, "max_items", 200, ectx);
   s.eval.exact_match = js::get_or<bool>(e, "exact_match", true, ectx);
+  const std::string pctx = ctx + ".probe";
   const Json& p = object_at(j, "probe", ctx);
-  js::check_keys(p, {"method", "tokens", "batch_size", "seq_len"}, ctx + ".probe");
-  s.probe.method = js::get_or<std::string>(p, "method", "masking", ctx + ".probe");
-  s.probe.tokens = positive(p, "tokens", 8192, ctx + ".probe", 2);
-  s.probe.batch_size = positive(p, "batch_size", 4, ctx + ".probe");
-  s.probe.seq_len = positive(p, "seq_len", 128, ctx + ".probe", 2);
+  js::check_keys(p,
+                 {"method", "tokens", "batch_size", "seq_len", "masking_mode", "fisher_mode",
+                  "steps", "lr", "snapshot_every", "reference"},
+                 pctx);
+  s.probe.options = importance::probe_options_from_json(p, pctx);
+  s.probe.options.seed = s.seed;
+  s.probe.tokens = positive(p, "tokens", 8192, pctx, 2);
+  s.probe.batch_size = positive(p, "batch_size", 4, pctx);
+  s.probe.seq_len = positive(p, "seq_len", 128, pctx, 2);
   const Json& a = object_at(j, "adept", ctx);
   js::check_keys(a, {"unit_lr", "t_update", "method"}, ctx + ".adept");
   s.adept.unit_lr = js::get_or<bool>(a, "unit_lr", false, ctx + ".adept");

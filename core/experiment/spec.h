@@ -18,7 +18,8 @@
 //             "schedule", "warmup", "min_lr_ratio", "weight_decay", "clip", "beta1",
 //             "beta2", "eps", "replay"},
 //   "eval": {"interval", "tokens", "batch_size", "drift", "max_items", "exact_match"},
-//   "probe": {"method", "tokens", "batch_size", "seq_len"},
+//   "probe": {"method", "tokens", "batch_size", "seq_len", "masking_mode", "fisher_mode",
+//             "steps", "lr", "snapshot_every", "reference"},
 //   "adept": {"unit_lr": false, "t_update": 500, "method": "taylor"},
 //   "checkpoint": {"interval": 0}
 // }
@@ -35,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "grow/plan.h"
+#include "importance/probe_options.h"
 
 namespace gb::experiment {
 
@@ -95,7 +97,11 @@ struct EvalSpec {
 };
 
 struct ProbeSpec {
-  std::string method = "masking";
+  // How every probe of the runner runs (importance/probe_options.h; the same options as
+  // `growbench-cli probe`): masking_mode, fisher_mode (also ADEPT's and EWC's Fisher),
+  // steps, lr, snapshot_every, reference. The method of a probe comes from what needs it
+  // (a plan's layer policy, adept.method); options.seed is the spec's seed.
+  importance::ProbeOptions options;
   int64_t tokens = 8192;
   int64_t batch_size = 4;
   int64_t seq_len = 128;

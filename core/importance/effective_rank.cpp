@@ -33,16 +33,6 @@ std::string shape_of(const torch::Tensor& t) {
 }
 }  // namespace
 
-const char* delta_reference_name(DeltaReference r) {
-  return r == DeltaReference::Previous ? "previous" : "base";
-}
-
-DeltaReference parse_delta_reference(const std::string& name) {
-  if (name == "previous") return DeltaReference::Previous;
-  if (name == "base") return DeltaReference::Base;
-  fail("unknown effective-rank reference '{}' (expected previous or base)", name);
-}
-
 ProbeResult EffectiveRankStages::result() const {
   ProbeResult r;
   r.method = methods::kEffectiveRank;

@@ -20,6 +20,7 @@
 
 #include <torch/types.h>
 
+#include "importance/probe_options.h"
 #include "importance/result.h"
 #include "model/modules.h"
 #include "util/progress.h"
@@ -28,9 +29,7 @@ namespace gb::importance {
 
 double effective_rank(const torch::Tensor& matrix);
 
-enum class DeltaReference { Previous, Base };
-const char* delta_reference_name(DeltaReference r);  // "previous", "base"
-DeltaReference parse_delta_reference(const std::string& name);
+// DeltaReference (Previous, Base) and its names are declared in probe_options.h.
 
 struct EffectiveRankStages {
   std::vector<std::string> stage_names;     // (S)

@@ -97,7 +97,7 @@ MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes, Ma
   }
   log::get("importance")
       ->debug("masking probe ({}): base loss {:.6f}, {} layer forwards",
-              mode == MaskingMode::Cached ? "cached" : "naive", r.base_loss, r.layer_forwards);
+              masking_mode_name(mode), r.base_loss, r.layer_forwards);
   return r;
 }
 

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "importance/probe_options.h"
 #include "importance/probe_set.h"
 #include "importance/result.h"
 #include "model/modules.h"
@@ -24,10 +25,7 @@
 
 namespace gb::importance {
 
-enum class MaskingMode {
-  Cached,  // one base pass per batch, restarts from the cached layer inputs
-  Naive,   // a full forward pass per bypassed layer (the reference; for benchmarks)
-};
+// MaskingMode (Cached, Naive) is declared in probe_options.h.
 
 struct MaskingResult {
   double base_loss = 0;             // mean next-token loss of the model

@@ -11,16 +11,6 @@
 
 namespace gb::importance {
 
-const char* fisher_mode_name(FisherMode m) {
-  return m == FisherMode::PerSequence ? "sequence" : "batch";
-}
-
-FisherMode parse_fisher_mode(const std::string& name) {
-  if (name == "sequence" || name == "per-sequence") return FisherMode::PerSequence;
-  if (name == "batch" || name == "per-batch") return FisherMode::PerBatch;
-  fail("unknown Fisher mode '{}' (expected sequence or batch)", name);
-}
-
 namespace {
 
 const std::vector<std::vector<double>>& sums_for(const UnitImportance& u,

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "importance/probe_options.h"
 #include "importance/probe_set.h"
 #include "importance/result.h"
 #include "model/modules.h"
@@ -42,9 +43,7 @@
 
 namespace gb::importance {
 
-enum class FisherMode { PerSequence, PerBatch };
-const char* fisher_mode_name(FisherMode mode);  // "sequence", "batch"
-FisherMode parse_fisher_mode(const std::string& name);
+// FisherMode (PerSequence, PerBatch) and its names are declared in probe_options.h.
 
 struct UnitOptions {
   bool fisher = true;  // also compute the Fisher (PerSequence costs one backward per row)
