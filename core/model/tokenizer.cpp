@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "model/tokenizer_components.h"
+#include "util/json.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log.h"
@@ -155,7 +156,7 @@ void TokenizerImpl::load(const std::string& text) {
   Json root = parse_tokenizer_json(text, source, raw);
   JsonAt r(root, "", source);
   if (!root.is_object())
-    r.fail("expected a tokenizer.json object at the top level, got " + json_type_name(root));
+    r.fail("expected a tokenizer.json object at the top level, got " + gb::json::type_name(root));
   auto m = r.get("model");
   if (!m) r.fail("model: missing (a tokenizer.json needs a \"model\" object)");
   model = make_model(*m, &raw);

@@ -5,32 +5,11 @@
 #include <fmt/format.h>
 
 #include "util/error.h"
+#include "util/json.h"
 
 namespace gb::tok {
 
 // ---- JsonAt ------------------------------------------------------------------------------
-
-std::string json_type_name(const Json& j) {
-  switch (j.type()) {
-    case Json::value_t::null:
-      return "null";
-    case Json::value_t::object:
-      return "an object";
-    case Json::value_t::array:
-      return "an array";
-    case Json::value_t::string:
-      return "a string";
-    case Json::value_t::boolean:
-      return "a boolean";
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-      return "an integer";
-    case Json::value_t::number_float:
-      return "a number";
-    default:
-      return "a binary value";
-  }
-}
 
 void JsonAt::fail(const std::string& message) const {
   if (m_path.empty()) throw Error(fmt::format("{}: {}", *m_source, message));
@@ -46,11 +25,11 @@ void JsonAt::fail_key(const char* key, const std::string& message) const {
 }
 
 void JsonAt::expect_object() const {
-  if (!m_j->is_object()) fail("expected an object, got " + json_type_name(*m_j));
+  if (!m_j->is_object()) fail("expected an object, got " + gb::json::type_name(*m_j));
 }
 
 void JsonAt::expect_array() const {
-  if (!m_j->is_array()) fail("expected an array, got " + json_type_name(*m_j));
+  if (!m_j->is_array()) fail("expected an array, got " + gb::json::type_name(*m_j));
 }
 
 JsonAt JsonAt::at(const char* key) const {
@@ -75,7 +54,7 @@ JsonAt JsonAt::at(size_t index) const {
 bool JsonAt::boolean(const char* key, bool fallback) const {
   auto v = get(key);
   if (!v) return fallback;
-  if (!(*v)->is_boolean()) v->fail("expected a boolean, got " + json_type_name(**v));
+  if (!(*v)->is_boolean()) v->fail("expected a boolean, got " + gb::json::type_name(**v));
   return (*v)->get<bool>();
 }
 
@@ -96,7 +75,7 @@ int64_t JsonAt::integer(const char* key, int64_t fallback) const {
 }
 
 std::string JsonAt::str() const {
-  if (!m_j->is_string()) fail("expected a string, got " + json_type_name(*m_j));
+  if (!m_j->is_string()) fail("expected a string, got " + gb::json::type_name(*m_j));
   return m_j->get<std::string>();
 }
 
@@ -106,7 +85,7 @@ int64_t JsonAt::int_value() const {
     if (u > static_cast<uint64_t>(INT64_MAX)) fail("integer out of range");
     return static_cast<int64_t>(u);
   }
-  if (!m_j->is_number_integer()) fail("expected an integer, got " + json_type_name(*m_j));
+  if (!m_j->is_number_integer()) fail("expected an integer, got " + gb::json::type_name(*m_j));
   return m_j->get<int64_t>();
 }
 
@@ -114,7 +93,7 @@ std::string JsonAt::type() const {
   expect_object();
   auto it = m_j->find("type");
   if (it == m_j->end()) fail_key("type", "missing");
-  if (!it->is_string()) fail_key("type", "expected a string, got " + json_type_name(*it));
+  if (!it->is_string()) fail_key("type", "expected a string, got " + gb::json::type_name(*it));
   return it->get<std::string>();
 }
 

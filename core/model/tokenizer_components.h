@@ -55,8 +55,6 @@ class JsonAt {
   const std::string* m_source;
 };
 
-std::string json_type_name(const Json& j);
-
 // Largest token id accepted (keeps a hostile file from allocating gigabytes).
 constexpr int64_t kMaxTokenId = (int64_t{1} << 24) - 1;
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "model/tokenizer_components.h"
+#include "util/json.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -36,7 +37,7 @@ void Model::load_vocab(const JsonAt& vocab, const RawLists* raw) {
     const Json& v = it.value();
     if (!v.is_number_integer() && !v.is_number_unsigned())
       vocab.fail(fmt::format("token {}: expected an integer id, got {}", Json(it.key()).dump(),
-                             json_type_name(v)));
+                             gb::json::type_name(v)));
     int64_t id = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}
                      ? INT64_MAX
                      : v.get<int64_t>();
@@ -149,7 +150,7 @@ class Bpe final : public Model {
     m_byte_fallback = j.boolean("byte_fallback", false);
     m_ignore_merges = j.boolean("ignore_merges", false);
     if (auto d = j.get("dropout")) {
-      if (!(*d)->is_number()) d->fail("expected a number or null, got " + json_type_name(**d));
+      if (!(*d)->is_number()) d->fail("expected a number or null, got " + gb::json::type_name(**d));
       double p = (*d)->get<double>();
       if (p < 0.0 || p > 1.0) d->fail("must be between 0 and 1");
       if (p > 0.0)
