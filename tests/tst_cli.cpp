@@ -1,14 +1,20 @@
 // growbench-cli text commands, run as the real program (QProcess) on the Llama reference
 // fixture with a byte-level BPE tokenizer trained for it: generate (greedy against argmax of
 // full forward passes without a cache, sampling by seed, top-p, EOS and context stops) and
-// score (against the forward command's losses on the same windows), and their errors.
+// score (against the forward command's losses on the same windows), and their errors. The
+// declared command line (CLI11): usage errors of every kind exit 2 naming the option, every
+// command's --help lists its options, `variants --json` follows its contract, and
+// `growbench --help` / `--version` work without a display.
 #include <QProcess>
+#include <QProcessEnvironment>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,10 +36,12 @@ struct CliResult {
   QByteArray out, err;
 };
 
-CliResult run_cli(const QStringList& args) {
+CliResult run_program(const QString& program, const QStringList& args,
+                      const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
   QProcess p;
-  p.setProgram(QStringLiteral(GB_CLI_PATH));
+  p.setProgram(program);
   p.setArguments(args);
+  p.setProcessEnvironment(env);
   p.start();
   CliResult r;
   if (!p.waitForFinished(300000)) {
@@ -46,6 +54,10 @@ CliResult run_cli(const QStringList& args) {
   r.out = p.readAllStandardOutput();
   r.err = p.readAllStandardError();
   return r;
+}
+
+CliResult run_cli(const QStringList& args) {
+  return run_program(QStringLiteral(GB_CLI_PATH), args);
 }
 
 QString q(const std::string& s) {
@@ -139,6 +151,12 @@ class TestCli : public QObject {
   void scoreEqualsForwardLossOnTheSameWindows();
   void errorsAreClear_data();
   void errorsAreClear();
+  void usageErrorsExit2_data();
+  void usageErrorsExit2();
+  void everyCommandHasHelp();
+  void variantsJsonFollowsTheContract();
+  void variantsTableAndMarkdown();
+  void guiHelpAndVersionWithoutDisplay();
 
  private:
   // Greedy continuation by full forward passes without a cache (the reference), with the
@@ -478,21 +496,21 @@ void TestCli::errorsAreClear_data() {
                                                                  QStringLiteral("Hi"),
                                                                  QStringLiteral("--temperature"),
                                                                  QStringLiteral("-1")}
-                                                  << 2 << QStringLiteral("--temperature must be");
+                                                  << 2 << QStringLiteral("--temperature: must be at least 0");
   QTest::newRow("generate: top-p 0") << QStringList{gen,
                                                     model,
                                                     prompt,
                                                     QStringLiteral("Hi"),
                                                     QStringLiteral("--top-p"),
                                                     QStringLiteral("0")}
-                                     << 2 << QStringLiteral("--top-p must be in (0, 1]");
+                                     << 2 << QStringLiteral("--top-p: must be in (0, 1]");
   QTest::newRow("generate: max-new 0") << QStringList{gen,
                                                       model,
                                                       prompt,
                                                       QStringLiteral("Hi"),
                                                       QStringLiteral("--max-new"),
                                                       QStringLiteral("0")}
-                                       << 2 << QStringLiteral("--max-new must be at least 1");
+                                       << 2 << QStringLiteral("--max-new: must be at least 1");
   QTest::newRow("generate: empty prompt") << QStringList{gen, model, prompt, QString()} << 1
                                           << QStringLiteral("the prompt encodes to no tokens");
   QTest::newRow("generate: prompt longer than the context")
@@ -508,6 +526,214 @@ void TestCli::errorsAreClear() {
   QVERIFY2(r.code == code, r.err.constData());
   QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
   QVERIFY(r.out.isEmpty());
+}
+
+// Usage errors found by the declared command line: exit status 2, nothing on stdout, and
+// stderr names the option and shows the command's usage line. Nothing runs (the model
+// paths need not exist).
+void TestCli::usageErrorsExit2_data() {
+  QTest::addColumn<QStringList>("args");
+  QTest::addColumn<QString>("option");
+  const QString model = q(m_model);
+  auto row = [](const char* name, const QStringList& args, const char* option) {
+    QTest::newRow(name) << args << QString::fromLatin1(option);
+  };
+  row("run: unknown option", {"run", "spec.json", "--seqlen", "64"}, "unknown option --seqlen");
+  row("run: unknown option before SPEC", {"run", "--seqlen", "64", "spec.json"}, "--seqlen");
+  row("generate: --json=1", {"generate", model, "--prompt", "Hi", "--json=1"}, "--json");
+  row("inspect: --json=true", {"inspect", model, "--json=true"}, "--json");
+  row("quickstart: --bogus --spec X", {"quickstart", "--bogus", "--spec", "X"},
+      "unknown option --bogus");
+  row("grow: missing value at the end", {"grow", model, "--plan"}, "--plan needs a value");
+  row("grow: missing MODEL", {"grow", "--plan", "{}", "--out", "x"}, "missing argument MODEL");
+  row("generate: wrong type", {"generate", model, "--prompt", "Hi", "--max-new", "abc"},
+      "--max-new: expects an integer, got 'abc'");
+  row("generate: out of range", {"generate", model, "--prompt", "Hi", "--max-new", "-1"},
+      "--max-new: must be at least 1, got -1");
+  row("generate: number out of range", {"generate", model, "--prompt", "Hi", "--top-p", "1.5"},
+      "--top-p: must be in (0, 1], got 1.5");
+  row("score: --batch 0", {"score", model, "--file", "x.txt", "--batch", "0"}, "--batch");
+  row("grow: bad choice", {"grow", model, "--plan", "{}", "--out", "x", "--format", "zip"},
+      "--format: must be one of auto, hf, growbench, got 'zip'");
+  row("probe: bad method", {"probe", model, "--data", "x", "--method", "bogus"}, "--method");
+  row("probe: --lr 0", {"probe", model, "--data", "x", "--method", "masking", "--lr", "0"},
+      "--lr: must be greater than 0");
+  row("inspect: bad device", {"inspect", model, "--device", "gpu"}, "--device");
+  row("inspect: bad dtype", {"inspect", model, "--dtype", "int8"}, "--dtype");
+  row("run: --resume 0", {"run", "--resume", "0"}, "--resume");
+  row("run: no SPEC", {"run", "--db", "x.db"}, "SPEC.json");
+  row("tokenize: --text and --file", {"tokenize", "--tokenizer", "t", "--text", "a", "--file", "f"},
+      "--text");
+  row("forward: extra positional", {"forward", model, "extra", "--input", "i", "--output", "o"},
+      "unexpected argument 'extra'");
+  row("variants: unknown id", {"variants", "--markdown", "nope"}, "--markdown");
+}
+
+void TestCli::usageErrorsExit2() {
+  QFETCH(QStringList, args);
+  QFETCH(QString, option);
+  CliResult r = run_cli(args);
+  const QString err = QString::fromUtf8(r.err);
+  QVERIFY2(r.code == 2, qPrintable(QStringLiteral("exit %1: %2").arg(r.code).arg(err)));
+  QVERIFY2(err.startsWith(QStringLiteral("growbench-cli %1: ").arg(args[0])), qPrintable(err));
+  QVERIFY2(err.contains(option), qPrintable(err));
+  QVERIFY2(err.contains(QStringLiteral("\nUsage: growbench-cli %1").arg(args[0])), qPrintable(err));
+  QVERIFY2(r.out.isEmpty(), r.out.constData());
+}
+
+// Every command's --help (and -h) exits 0 and lists every option it takes, and every option
+// of its usage line; `growbench-cli --help` lists every command.
+void TestCli::everyCommandHasHelp() {
+  // The options callers (widgets/, tests, scripts) and users rely on, per command.
+  const std::map<QString, QStringList> expected = {
+      {"export", {"--out", "--dtype", "--device"}},
+      {"forward", {"--input", "--output", "--all-positions", "--device", "--dtype"}},
+      {"generate",
+       {"--prompt", "--max-new", "--temperature", "--top-p", "--seed", "--json", "--device",
+        "--dtype"}},
+      {"grow", {"--plan", "--out", "--json", "--seed", "--format", "--device", "--dtype"}},
+      {"inspect", {"--json", "--device", "--dtype"}},
+      {"probe",
+       {"--data", "--domain-data", "--method", "--json", "--db", "--out", "--tokens",
+        "--examples", "--seq-len", "--batch", "--seed", "--format", "--field", "--tokenizer",
+        "--fisher-mode", "--steps", "--lr", "--snapshot-every", "--checkpoints", "--reference",
+        "--progress", "--device", "--dtype"}},
+      {"quickstart", {"--db", "--spec", "--cache", "--progress"}},
+      {"run",
+       {"--db", "--resume", "--workspace", "--cache", "--tag", "--log", "--quiet"}},
+      {"score", {"--file", "--seq-len", "--batch", "--json", "--device", "--dtype"}},
+      {"tokenize", {"--tokenizer", "--text", "--file", "--no-special"}},
+      {"variants", {"--json", "--markdown"}},
+  };
+  CliResult top = run_cli({QStringLiteral("--help")});
+  QCOMPARE(top.code, 0);
+  const QString listing = QString::fromUtf8(top.out);
+  const int from = listing.indexOf(QStringLiteral("Commands:\n"));
+  QVERIFY(from >= 0);
+  QStringList names;
+  for (const QString& line : listing.mid(from + 10).split(QLatin1Char('\n'))) {
+    if (!line.startsWith(QStringLiteral("  "))) break;
+    names << line.trimmed().section(QLatin1Char(' '), 0, 0);
+  }
+  for (const auto& [name, options] : expected) QVERIFY2(names.contains(name), qPrintable(name));
+  const QRegularExpression optionWord(QStringLiteral("--[a-z][a-z-]*"));
+  for (const QString& name : names) {
+    for (const QString& flag : {QStringLiteral("--help"), QStringLiteral("-h")}) {
+      CliResult h = run_cli({name, flag});
+      const QString help = QString::fromUtf8(h.out);
+      QVERIFY2(h.code == 0, qPrintable(name + u' ' + flag + ": " + QString::fromUtf8(h.err)));
+      QVERIFY2(help.startsWith(QStringLiteral("Usage: growbench-cli ") + name), qPrintable(help));
+      QVERIFY2(help.contains(QStringLiteral("\n  -h, --help")), qPrintable(help));
+      QStringList wanted = expected.count(name) ? expected.at(name) : QStringList();
+      // Every option of the usage line is declared.
+      const QString usage = help.section(QLatin1Char('\n'), 0, 0);
+      for (auto it = optionWord.globalMatch(usage); it.hasNext();) wanted << it.next().captured();
+      for (const QString& opt : wanted) {
+        const QRegularExpression row(QStringLiteral("\n  ") + QRegularExpression::escape(opt) +
+                                     QStringLiteral("[ \n]"));
+        QVERIFY2(help.contains(row), qPrintable(name + ": " + opt + " not listed\n" + help));
+      }
+    }
+  }
+  // Declared facts are shown: defaults, ranges, choices.
+  CliResult g = run_cli({QStringLiteral("generate"), QStringLiteral("--help")});
+  QVERIFY2(g.out.contains("default: 32; at least 1"), g.out.constData());
+  CliResult gr = run_cli({QStringLiteral("grow"), QStringLiteral("--help")});
+  QVERIFY2(gr.out.contains("one of auto, hf, growbench"), gr.out.constData());
+}
+
+// `variants --json`: one JSON array; every element has id, name, paper, exportable_hf
+// (bool) and params; every parameter has name, type, default and help, and min/max or
+// choices where its type is int, number or choice.
+void TestCli::variantsJsonFollowsTheContract() {
+  CliResult r = run_cli({QStringLiteral("variants"), QStringLiteral("--json")});
+  QVERIFY2(r.code == 0, r.err.constData());
+  nlohmann::json a;
+  try {
+    a = nlohmann::json::parse(r.out.toStdString());
+  } catch (const std::exception& e) {
+    QFAIL(qPrintable(QStringLiteral("not JSON: %1\n%2").arg(e.what(), QString::fromUtf8(r.out))));
+  }
+  QVERIFY(a.is_array());
+  std::set<std::string> ids;
+  for (const auto& v : a) {
+    const QString where = q(v.dump().substr(0, 200));
+    QVERIFY2(v.is_object(), qPrintable(where));
+    for (const char* key : {"id", "name", "paper"}) {
+      QVERIFY2(v.contains(key) && v[key].is_string(), qPrintable(where + u' ' + key));
+    }
+    QVERIFY2(!v["id"].get<std::string>().empty(), qPrintable(where));
+    QVERIFY2(v.contains("exportable_hf") && v["exportable_hf"].is_boolean(), qPrintable(where));
+    QVERIFY2(v.contains("params") && v["params"].is_array(), qPrintable(where));
+    QVERIFY2(ids.insert(v["id"].get<std::string>()).second, qPrintable(where));
+    for (const auto& p : v["params"]) {
+      const QString pw = q(v["id"].get<std::string>() + ": " + p.dump());
+      QVERIFY2(p.is_object(), qPrintable(pw));
+      for (const char* key : {"name", "type", "help"}) {
+        QVERIFY2(p.contains(key) && p[key].is_string(), qPrintable(pw + u' ' + key));
+      }
+      QVERIFY2(p.contains("default"), qPrintable(pw));
+      const std::string type = p["type"].get<std::string>();
+      if (type == "int" || type == "number") {
+        QVERIFY2(p.contains("min") || p.contains("max"), qPrintable(pw));
+        for (const char* key : {"min", "max"}) {
+          QVERIFY2(!p.contains(key) || p[key].is_number(), qPrintable(pw));
+        }
+      } else if (type == "choice") {
+        QVERIFY2(p.contains("choices") && p["choices"].is_array() && !p["choices"].empty(),
+                 qPrintable(pw));
+        QVERIFY2(p["default"].is_null() ||
+                     std::find(p["choices"].begin(), p["choices"].end(), p["default"]) !=
+                         p["choices"].end(),
+                 qPrintable(pw));
+      }
+    }
+  }
+  for (const char* id : {"full", "freeze", "lora", "grow", "scale", "depth", "neutral-residues",
+                         "adapters", "ewc", "loramoe", "mh-moe"}) {
+    QVERIFY2(ids.count(id), id);
+  }
+}
+
+void TestCli::variantsTableAndMarkdown() {
+  CliResult r = run_cli({QStringLiteral("variants")});
+  QVERIFY2(r.code == 0, r.err.constData());
+  for (const char* id : {"full", "lora", "grow", "mh-moe"}) {
+    QVERIFY2(r.out.contains(QByteArray("\n") + id + ": ") || r.out.startsWith(QByteArray(id) + ": "),
+             id);
+  }
+  QVERIFY(r.out.contains("exportable: "));
+  CliResult md = run_cli({QStringLiteral("variants"), QStringLiteral("--markdown"),
+                          QStringLiteral("lora")});
+  QVERIFY2(md.code == 0, md.err.constData());
+  QVERIFY2(md.out.startsWith("| key | type | default |"), md.out.constData());
+  QVERIFY(md.out.contains("| `rank` |"));
+}
+
+// growbench --help and --version print and exit 0 with no display and no platform plugin
+// chosen (no QApplication is created for them).
+void TestCli::guiHelpAndVersionWithoutDisplay() {
+#ifndef GB_GUI_PATH
+  QSKIP("the GUI is not built");
+#else
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) {
+    env.remove(QString::fromLatin1(var));
+  }
+  const QString gui = QStringLiteral(GB_GUI_PATH);
+  CliResult help = run_program(gui, {QStringLiteral("--help")}, env);
+  QVERIFY2(help.code == 0, help.err.constData());
+  for (const char* text : {"Usage:", "--workspace", "--model", "--tour", "--version"}) {
+    QVERIFY2(help.out.contains(text), help.out.constData());
+  }
+  CliResult version = run_program(gui, {QStringLiteral("--version")}, env);
+  QVERIFY2(version.code == 0, version.err.constData());
+  QCOMPARE(version.out.trimmed(), QByteArray("growbench " GB_VERSION));
+  // An unknown option is still an error (exit 1), also without a display.
+  CliResult bad = run_program(gui, {QStringLiteral("--bogus"), QStringLiteral("--help")}, env);
+  QCOMPARE(bad.code, 1);
+  QVERIFY2(bad.err.contains("bogus"), bad.err.constData());
+#endif
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -5,11 +5,20 @@
 namespace gb::cli {
 namespace {
 
-int run_export(const Args& args) {
-  LoadedModel m = load_model_arg(args);
-  const std::string out = args.required("out");
-  export_hf(*m.model, out, m.folder);
-  std::printf("exported %s to %s\n", m.config.model_type.c_str(), out.c_str());
+struct ExportOptions {
+  ModelArg model;
+  std::string out;
+};
+
+void declare_export(CLI::App& app, ExportOptions& o) {
+  declare_model(app, o.model, "dtype of the written weights");
+  add_option(app, "--out", o.out, "DIR", "the folder to write (created)")->required();
+}
+
+int run_export(const ExportOptions& o) {
+  LoadedModel m = load_model_arg(o.model);
+  export_hf(*m.model, o.out, m.folder);
+  std::printf("exported %s to %s\n", m.config.model_type.c_str(), o.out.c_str());
   return 0;
 }
 
@@ -18,9 +27,7 @@ int run_export(const Args& args) {
 GB_REGISTER_COMMAND("export", "export MODEL --out DIR [--dtype T]",
                     "Writes MODEL as a complete Hugging Face folder: config.json,\n"
                     "model.safetensors and the tokenizer files of MODEL's folder. A model that\n"
-                    "loads back from DIR gives bit-identical tensors and logits.\n\n"
-                    "  --dtype T   dtype of the written weights: float32 (default), bfloat16,\n"
-                    "              float16",
-                    {}, &run_export);
+                    "loads back from DIR gives bit-identical tensors and logits.",
+                    &declare_export, &run_export);
 
 }  // namespace gb::cli

@@ -14,9 +14,30 @@ nlohmann::json row(const torch::Tensor& t) {  // 1-D float tensor → JSON array
   return nlohmann::json(std::vector<float>(p, p + c.numel()));
 }
 
-int run_forward(const Args& args) {
-  const std::string input_path = args.required("input");
-  const std::string output_path = args.required("output");
+struct ForwardOptions {
+  ModelArg model;
+  std::string input, output;
+  bool all_positions = false;
+};
+
+void declare_forward(CLI::App& app, ForwardOptions& o) {
+  declare_model(app, o.model);
+  add_option(app, "--input", o.input, "IDS.json",
+             "{\"input_ids\": [[...], ...]}; sequences may differ in length; each\n"
+             "runs alone (batch of one, positions 0..T-1)")
+      ->required();
+  add_option(app, "--output", o.output, "OUT.json",
+             "{\"logits_last\": [[V floats] per sequence], \"loss\": [per sequence\n"
+             "mean next-token cross-entropy, null for length 1], and with\n"
+             "--all-positions \"logits\": [[[V floats] per position] per sequence]}")
+      ->required();
+  add_flag(app, "--all-positions", o.all_positions,
+           "also write the logits of every position");
+}
+
+int run_forward(const ForwardOptions& o) {
+  const std::string& input_path = o.input;
+  const std::string& output_path = o.output;
   auto in = json::parse_file(input_path);
   if (!in.is_object() || !in.contains("input_ids") || !in["input_ids"].is_array()) {
     fail("{}: expected {{\"input_ids\": [[...], ...]}}", input_path);
@@ -33,13 +54,13 @@ int run_forward(const Args& args) {
     }
     seqs.push_back(std::move(ids));
   }
-  LoadedModel m = load_model_arg(args);
+  LoadedModel m = load_model_arg(o.model);
   const int64_t vocab = m.config.vocab_size;
-  const bool all = args.flag("all-positions");
+  const bool all = o.all_positions;
   torch::NoGradGuard no_grad;
   nlohmann::json logits_last = nlohmann::json::array(), losses = nlohmann::json::array(),
                  all_logits = nlohmann::json::array();
-  const auto device = load_options(args).device;
+  const auto device = load_options(o.model).device;
   for (size_t i = 0; i < seqs.size(); ++i) {
     for (int64_t id : seqs[i]) {
       if (id < 0 || id >= vocab) {
@@ -76,14 +97,6 @@ int run_forward(const Args& args) {
 GB_REGISTER_COMMAND(
     "forward",
     "forward MODEL --input IDS.json --output OUT.json [--all-positions] [--device D] [--dtype T]",
-    "Runs MODEL on token ids and writes logits and losses.\n\n"
-    "  --input IDS.json   {\"input_ids\": [[...], ...]}; sequences may differ in length; each\n"
-    "                     runs alone (batch of one, positions 0..T-1)\n"
-    "  --output OUT.json  {\"logits_last\": [[V floats] per sequence], \"loss\": [per sequence\n"
-    "                     mean next-token cross-entropy, null for length 1], and with\n"
-    "                     --all-positions \"logits\": [[[V floats] per position] per sequence]}\n"
-    "  --device D         cpu (default), cuda, cuda:N\n"
-    "  --dtype T          float32 (default), bfloat16, float16",
-    {"all-positions"}, &run_forward);
+    "Runs MODEL on token ids and writes logits and losses.", &declare_forward, &run_forward);
 
 }  // namespace gb::cli

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -85,30 +86,60 @@ std::string completion_text(const tok::Tokenizer& tok, const std::vector<int32_t
   return tok.decode(generated, true);
 }
 
-int run_generate(const Args& args) {
-  const std::string prompt = args.required("prompt");
-  const int64_t max_new = args.get_int("max-new", 32);
-  if (max_new < 1) throw UsageError("--max-new must be at least 1");
+struct GenerateOptions {
+  ModelArg model;
+  std::string prompt;
+  int64_t max_new = 32;
+  double temperature = 0;
+  std::optional<double> top_p;
+  std::optional<int64_t> seed;
+  bool json = false;
+};
+
+void declare_generate(CLI::App& app, GenerateOptions& o) {
+  declare_model(app, o.model);
+  add_option(app, "--prompt", o.prompt, "STR", "the text to continue")->required();
+  add_option(app, "--max-new", o.max_new, "N",
+             "generate at most N new tokens; generation also stops at an EOS token\n"
+             "(eos_token_id of config.json and generation_config.json, and the\n"
+             "tokenizer's EOS) or when the sequence fills the model's\n"
+             "max_position_embeddings")
+      ->check(at_least(1));
+  add_option(app, "--temperature", o.temperature, "T",
+             "0: greedy, the most probable token every step, deterministic;\n"
+             "T > 0: sample from softmax(logits / T)")
+      ->check(number_range(0, INFINITY));
+  add_option(app, "--top-p", o.top_p, "P",
+             "with T > 0: nucleus sampling, draw only from the most probable tokens\n"
+             "whose cumulative probability reaches P (1: all)")
+      ->default_str("1")
+      ->check(number_range(0, 1, /*lo_open=*/true));
+  add_option(app, "--seed", o.seed, "S",
+             "seed of the sampling generator; the same seed, prompt and options give\n"
+             "the same output")
+      ->default_str("0")
+      ->check(at_least(0));
+  add_flag(app, "--json", o.json,
+           "print {\"prompt\", \"completion\", \"tokens\": [generated ids, a final EOS\n"
+           "included], \"prompt_tokens\", \"stop\": \"max_new\" | \"eos\" | \"context\",\n"
+           "\"seconds\", \"tokens_per_s\": generated tokens per second, prompt\n"
+           "processing included} on one line instead");
+}
+
+int run_generate(const GenerateOptions& o) {
+  const std::string& prompt = o.prompt;
+  const int64_t max_new = o.max_new;
   Sampler sampler;
-  sampler.temperature = args.get_double("temperature", 0.0);
-  if (!std::isfinite(sampler.temperature) || sampler.temperature < 0) {
-    throw UsageError("--temperature must be 0 (greedy) or positive");
-  }
-  sampler.top_p = args.get_double("top-p", 1.0);
-  if (!(sampler.top_p > 0 && sampler.top_p <= 1)) {
-    throw UsageError("--top-p must be in (0, 1]");
-  }
-  const int64_t seed = args.get_int("seed", 0);
-  if (seed < 0) throw UsageError("--seed must be a non-negative integer");
-  sampler.gen = at::detail::createCPUGenerator(static_cast<uint64_t>(seed));
-  const bool json_out = args.flag("json");
-  if (sampler.temperature == 0 && (args.has("top-p") || args.has("seed"))) {
+  sampler.temperature = o.temperature;
+  sampler.top_p = o.top_p.value_or(1.0);
+  sampler.gen = at::detail::createCPUGenerator(static_cast<uint64_t>(o.seed.value_or(0)));
+  if (sampler.temperature == 0 && (o.top_p || o.seed)) {
     log::get("cli")->warn(
         "--top-p and --seed apply only with --temperature > 0; decoding greedily");
   }
 
-  std::string tok_path = model_tokenizer_arg(args, "generate");
-  LoadedModel m = load_model_arg(args);
+  std::string tok_path = model_tokenizer_arg(o.model, "generate");
+  LoadedModel m = load_model_arg(o.model);
   if (tok_path.empty()) tok_path = m.tokenizer_file;
   if (tok_path.empty()) {
     fail("{}: no tokenizer.json; copy the base model's tokenizer.json into the folder", m.folder);
@@ -142,7 +173,7 @@ int run_generate(const Args& args) {
   torch::NoGradGuard no_grad;
   CausalLMImpl& model = *m.model;
   model.eval();
-  const auto device = load_options(args).device;
+  const auto device = load_options(o.model).device;
   // A routed forward pass (SCALE Route) runs the model twice per call and cannot share one
   // cache: it recomputes the whole sequence every step instead.
   const bool use_cache = !model.forward_override;
@@ -185,7 +216,7 @@ int run_generate(const Args& args) {
   const std::string completion = completion_text(tok, prompt_ids, text_ids);
   log::get("cli")->info("generated {} tokens in {:.3f} s ({:.1f} tokens/s, stop: {}{})",
                         generated.size(), seconds, tps, stop, use_cache ? "" : ", no cache");
-  if (json_out) {
+  if (o.json) {
     print_json({{"prompt", prompt},
                 {"completion", completion},
                 {"tokens", generated},
@@ -209,28 +240,11 @@ GB_REGISTER_COMMAND(
     "Continues a prompt with the model and prints the continuation (without the prompt) on\n"
     "stdout. The prompt is encoded with the model's tokenizer.json, special tokens included\n"
     "as encode() adds them (a BOS, for tokenizers that add one). The model runs once over the\n"
-    "prompt, then once per new token on a key/value cache.\n\n"
-    "  --prompt STR       the text to continue (required)\n"
-    "  --max-new N        generate at most N new tokens (default 32); generation also stops\n"
-    "                     at an EOS token (eos_token_id of config.json and\n"
-    "                     generation_config.json, and the tokenizer's EOS) or when the\n"
-    "                     sequence fills the model's max_position_embeddings\n"
-    "  --temperature T    0 (default): greedy, the most probable token every step,\n"
-    "                     deterministic; T > 0: sample from softmax(logits / T)\n"
-    "  --top-p P          with T > 0: nucleus sampling, draw only from the most probable\n"
-    "                     tokens whose cumulative probability reaches P (default 1: all)\n"
-    "  --seed S           seed of the sampling generator (default 0); the same seed, prompt\n"
-    "                     and options give the same output\n"
-    "  --json             print {\"prompt\", \"completion\", \"tokens\": [generated ids, a final\n"
-    "                     EOS included], \"prompt_tokens\", \"stop\": \"max_new\" | \"eos\" |\n"
-    "                     \"context\", \"seconds\", \"tokens_per_s\": generated tokens per\n"
-    "                     second, prompt processing included} on one line instead\n"
-    "  --device D         cpu (default), cuda, cuda:N\n"
-    "  --dtype T          float32 (default), bfloat16, float16\n\n"
+    "prompt, then once per new token on a key/value cache.",
+    &declare_generate, &run_generate,
     "The completion is decoded without special tokens; the EOS that stopped generation is\n"
     "not part of it. A summary (tokens, time) goes to stderr.\n"
     "Exit status: 0 success, 1 error (no tokenizer.json in MODEL, unreadable model, prompt\n"
-    "longer than the model's context), 2 usage.",
-    {"json"}, &run_generate);
+    "longer than the model's context), 2 usage.");
 
 }  // namespace gb::cli

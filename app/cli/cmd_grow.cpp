@@ -34,8 +34,7 @@ nlohmann::json read_plan_arg(const std::string& value) {
 grow::SaveFormat parse_format(const std::string& s) {
   if (s == "auto") return grow::SaveFormat::Auto;
   if (s == "hf" || s == "huggingface") return grow::SaveFormat::HuggingFace;
-  if (s == "growbench") return grow::SaveFormat::GrowBench;
-  throw UsageError("--format must be auto, hf or growbench, got '" + s + "'");
+  return grow::SaveFormat::GrowBench;  // "growbench": the declaration allows no other value
 }
 
 const char* format_name(grow::SaveFormat f) {
@@ -56,14 +55,47 @@ std::string with_commas(int64_t n) {
   return n < 0 ? "-" + s : s;
 }
 
-int run_grow(const Args& args) {
-  const std::string model_path = args.positional_at(0, "MODEL");
-  const std::string out = args.required("out");
-  const nlohmann::json plan_json = read_plan_arg(args.required("plan"));
-  const int64_t seed = args.get_int("seed", 0);
-  if (seed < 0) throw UsageError("--seed must be a non-negative integer");
-  const grow::SaveFormat format = parse_format(args.get("format", "auto"));
-  const bool as_json = args.flag("json");
+struct GrowOptions {
+  ModelArg model;
+  std::string plan, out, format = "auto";
+  int64_t seed = 0;
+  bool json = false;
+};
+
+void declare_grow(CLI::App& app, GrowOptions& o) {
+  declare_model(app, o.model);
+  add_option(app, "--plan", o.plan, "PLAN",
+             "a plan file, or inline JSON such as\n"
+             "'{\"variant\":\"grow\",\"mode\":\"freeze\",\"k\":2,\"layers\":\"all\"}'\n"
+             "(growbench-cli variants and docs/plans.md list every variant and key).\n"
+             "Layer policies ({\"policy\": ...}) need importance probes: use\n"
+             "growbench-cli run, or give explicit layers here.")
+      ->required();
+  add_option(app, "--out", o.out, "DIR",
+             "output folder (created; tokenizer files are copied from MODEL)")
+      ->required();
+  add_flag(app, "--json", o.json,
+           "print one JSON object: plan, label, base_params, total_params,\n"
+           "added_params, trainable_params, trainable_share, max_abs_logit_diff,\n"
+           "function_preserving, format, format_reason, out, new_layers,\n"
+           "loss_terms, groups");
+  add_option(app, "--seed", o.seed, "S",
+             "seed of the random batch and of new parameters' initialisation")
+      ->check(at_least(0));
+  add_option(app, "--format", o.format, "F",
+             "auto: plain when expressible, else GrowBench; hf: plain or fail;\n"
+             "growbench: always a GrowBench checkpoint (keeps LoRA adapters and the\n"
+             "trainable split of grown projections)")
+      ->check(one_of({"auto", "hf", "growbench"}, {"huggingface"}));
+}
+
+int run_grow(const GrowOptions& o) {
+  const std::string& model_path = o.model.path;
+  const std::string& out = o.out;
+  const nlohmann::json plan_json = read_plan_arg(o.plan);
+  const int64_t seed = o.seed;
+  const grow::SaveFormat format = parse_format(o.format);
+  const bool as_json = o.json;
 
   grow::GrowthPlan plan = grow::parse_plan(plan_json);
   if (const grow::LayerSelection* sel = plan.layers()) {
@@ -75,7 +107,7 @@ int run_grow(const Args& args) {
     }
   }
 
-  LoadedModel m = grow::load_model(model_path, load_options(args));
+  LoadedModel m = grow::load_model(model_path, load_options(o.model));
   if (!m.plan.is_null()) {
     fail(
         "{} is a GrowBench checkpoint, already grown by the plan {}; `grow` applies a plan to "
@@ -86,7 +118,7 @@ int run_grow(const Args& args) {
   model.eval();
 
   // A fixed random batch (seeded): the base model's logits, then the grown model's.
-  const auto device = load_options(args).device;
+  const auto device = load_options(o.model).device;
   const int64_t length = std::min<int64_t>(kLength, std::max<int64_t>(1, m.config.max_positions));
   auto gen = at::detail::createCPUGenerator(static_cast<uint64_t>(seed));
   auto ids = torch::randint(0, m.config.vocab_size, {kBatch, length}, gen, torch::kLong).to(device);
@@ -171,25 +203,8 @@ GB_REGISTER_COMMAND(
     "family's architecture (Grow on every layer: larger intermediate_size; depth expansion:\n"
     "more layers; LoRA: merged weights; full/freeze: unchanged), otherwise as a GrowBench\n"
     "checkpoint (growbench.json + model.safetensors) that every growbench-cli command loads.\n"
-    "The output says which and why.\n\n"
-    "  --plan PLAN     a plan file, or inline JSON such as\n"
-    "                  '{\"variant\":\"grow\",\"mode\":\"freeze\",\"k\":2,\"layers\":\"all\"}'\n"
-    "                  (docs/plans.md documents every variant and key). Layer policies\n"
-    "                  ({\"policy\": ...}) need importance probes: use growbench-cli run, or\n"
-    "                  give explicit layers here.\n"
-    "  --out DIR       output folder (created; tokenizer files are copied from MODEL)\n"
-    "  --json          print one JSON object: plan, label, base_params, total_params,\n"
-    "                  added_params, trainable_params, trainable_share, max_abs_logit_diff,\n"
-    "                  function_preserving, format, format_reason, out, new_layers,\n"
-    "                  loss_terms, groups\n"
-    "  --seed S        seed of the random batch and of new parameters' initialisation\n"
-    "                  (default 0)\n"
-    "  --format F      auto (default): plain when expressible, else GrowBench; hf: plain or\n"
-    "                  fail; growbench: always a GrowBench checkpoint (keeps LoRA adapters and\n"
-    "                  the trainable split of grown projections)\n"
-    "  --device D      cpu (default), cuda, cuda:N\n"
-    "  --dtype T       float32 (default), bfloat16, float16\n\n"
-    "EWC needs the Fisher information of a probe and runs only through growbench-cli run.",
-    {"json"}, &run_grow);
+    "The output says which and why.",
+    &declare_grow, &run_grow,
+    "EWC needs the Fisher information of a probe and runs only through growbench-cli run.");
 
 }  // namespace gb::cli

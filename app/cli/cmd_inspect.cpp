@@ -6,10 +6,24 @@
 namespace gb::cli {
 namespace {
 
-int run_inspect(const Args& args) {
-  LoadedModel m = load_model_arg(args);
+struct InspectOptions {
+  ModelArg model;
+  bool json = false;
+};
+
+void declare_inspect(CLI::App& app, InspectOptions& o) {
+  declare_model(app, o.model);
+  add_flag(app, "--json", o.json,
+           "one JSON object: model_type, family, sizes, parameters,\n"
+           "trainable_parameters, outer (embeddings, final norm, head) and\n"
+           "layers[{index, attention, params, units[{name, kind, path, params,\n"
+           "tensors[{name, shape, params, trainable}]}]}]");
+}
+
+int run_inspect(const InspectOptions& o) {
+  LoadedModel m = load_model_arg(o.model);
   ModelSummary s = summarize(*m.model);
-  if (args.flag("json")) {
+  if (o.json) {
     nlohmann::json j = to_json(s);
     j["folder"] = m.folder;
     j["tokenizer"] = m.tokenizer_file;
@@ -25,13 +39,7 @@ int run_inspect(const Args& args) {
 
 GB_REGISTER_COMMAND("inspect", "inspect MODEL [--json] [--device D] [--dtype T]",
                     "Loads MODEL and prints its family, sizes, and a table of layers x units\n"
-                    "with shapes and parameter counts.\n\n"
-                    "  --json        one JSON object: model_type, family, sizes, parameters,\n"
-                    "                trainable_parameters, outer (embeddings, final norm, head)\n"
-                    "                and layers[{index, attention, params, units[{name, kind,\n"
-                    "                path, params, tensors[{name, shape, params, trainable}]}]}]\n"
-                    "  --device D    cpu (default), cuda, cuda:N\n"
-                    "  --dtype T     float32 (default), bfloat16, float16",
-                    {"json"}, &run_inspect);
+                    "with shapes and parameter counts.",
+                    &declare_inspect, &run_inspect);
 
 }  // namespace gb::cli

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,27 +40,45 @@ std::vector<Window> windows(int64_t n, int64_t seq_len) {
   return w;
 }
 
-int run_score(const Args& args) {
-  const std::string file = args.required("file");
-  const int64_t batch = args.get_int("batch", 1);
-  if (batch < 1) throw UsageError("--batch must be at least 1");
-  const bool json_out = args.flag("json");
+struct ScoreOptions {
+  ModelArg model;
+  std::string file;
+  std::optional<int64_t> seq_len;
+  int64_t batch = 1;
+  bool json = false;
+};
 
-  std::string tok_path = model_tokenizer_arg(args, "score");
+void declare_score(CLI::App& app, ScoreOptions& o) {
+  declare_model(app, o.model, "dtype of the weights; logits are scored in float32");
+  add_option(app, "--file", o.file, "TEXT", "the text file (UTF-8; '-' for stdin)")->required();
+  add_option(app, "--seq-len", o.seq_len, "N",
+             "window length (default: the model's max_position_embeddings; give a\n"
+             "smaller N for long-context models on small machines)")
+      ->check(at_least(2));
+  add_option(app, "--batch", o.batch, "B", "windows per forward pass")->check(at_least(1));
+  add_flag(app, "--json", o.json,
+           "print {\"tokens\": ids in the text, \"predicted\": tokens scored,\n"
+           "\"windows\", \"seq_len\", \"loss\", \"ppl\"} on one line instead of\n"
+           "'loss L  ppl P  (...)'");
+}
+
+int run_score(const ScoreOptions& o) {
+  const std::string& file = o.file;
+  const int64_t batch = o.batch;
+  const bool json_out = o.json;
+
+  std::string tok_path = model_tokenizer_arg(o.model, "score");
   // The text before the model: a missing or empty file fails before the weights load.
   const std::string text = read_text(file);
   if (text.empty()) fail("{}: the file is empty; score needs text of at least two tokens", file);
-  LoadedModel m = load_model_arg(args);
+  LoadedModel m = load_model_arg(o.model);
   if (tok_path.empty()) tok_path = m.tokenizer_file;
   if (tok_path.empty()) {
     fail("{}: no tokenizer.json; copy the base model's tokenizer.json into the folder", m.folder);
   }
   const int64_t positions = m.config.max_positions;
-  const int64_t seq_len = args.get_int("seq-len", positions);
-  if (seq_len < 2) {
-    if (!args.has("seq-len")) throw UsageError("the model has no max positions; give --seq-len");
-    throw UsageError("--seq-len must be at least 2");
-  }
+  const int64_t seq_len = o.seq_len.value_or(positions);
+  if (seq_len < 2) throw UsageError("the model has no max positions; give --seq-len");
   if (positions > 0 && seq_len > positions) {
     throw UsageError("--seq-len " + std::to_string(seq_len) + " exceeds the model's " +
                      std::to_string(positions) + " positions");
@@ -84,7 +103,7 @@ int run_score(const Args& args) {
 
   torch::NoGradGuard no_grad;
   m.model->eval();
-  const auto device = load_options(args).device;
+  const auto device = load_options(o.model).device;
   const std::vector<Window> ws = windows(n, seq_len);
   const auto t0 = std::chrono::steady_clock::now();
   double loss_sum = 0;
@@ -142,18 +161,9 @@ GB_REGISTER_COMMAND(
     "into windows of N tokens without padding; each window starts at the last token of the\n"
     "previous one, so every token but the first is predicted exactly once (the last window\n"
     "may be shorter). The loss is the mean over all predicted tokens; it equals the\n"
-    "token-weighted mean of 'forward' losses on the same windows.\n\n"
-    "  --file TEXT        the text file (UTF-8; '-' for stdin)\n"
-    "  --seq-len N        window length (default: the model's max_position_embeddings; give\n"
-    "                     a smaller N for long-context models on small machines)\n"
-    "  --batch B          windows per forward pass (default 1)\n"
-    "  --json             print {\"tokens\": ids in the text, \"predicted\": tokens scored,\n"
-    "                     \"windows\", \"seq_len\", \"loss\", \"ppl\"} on one line instead of\n"
-    "                     'loss L  ppl P  (...)'\n"
-    "  --device D         cpu (default), cuda, cuda:N\n"
-    "  --dtype T          float32 (default), bfloat16, float16; logits are scored in float32\n\n"
+    "token-weighted mean of 'forward' losses on the same windows.",
+    &declare_score, &run_score,
     "Exit status: 0 success, 1 error (no tokenizer.json in MODEL, missing or empty file, text\n"
-    "of fewer than two tokens), 2 usage.",
-    {"json"}, &run_score);
+    "of fewer than two tokens), 2 usage.");
 
 }  // namespace gb::cli

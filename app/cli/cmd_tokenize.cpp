@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,15 +31,37 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
-int run_tokenize(const Args& args) {
-  const std::string path = args.required("tokenizer");
-  const bool has_text = args.has("text"), has_file = args.has("file");
-  if (has_text == has_file) throw UsageError("give exactly one of --text STR and --file FILE");
+struct TokenizeOptions {
+  std::string tokenizer;
+  std::optional<std::string> text, file;
+  bool no_special = false;
+};
+
+void declare_tokenize(CLI::App& app, TokenizeOptions& o) {
+  add_option(app, "--tokenizer", o.tokenizer, "PATH",
+             "a tokenizer.json, or a folder holding one (a Hugging Face model\n"
+             "folder); a tokenizer_config.json beside it names bos/eos/pad")
+      ->required();
+  auto* text = add_option(app, "--text", o.text, "STR",
+                          "the input; each line (split at \\n) is encoded separately");
+  auto* file = add_option(app, "--file", o.file, "FILE",
+                          "read the input from FILE ('-' for stdin); each line is one input;\n"
+                          "a trailing newline at the end does not make an extra empty input,\n"
+                          "an empty file has no input; a \\r before \\n stays part of its line");
+  text->excludes(file);
+  add_flag(app, "--no-special", o.no_special,
+           "do not add the post-processor's special tokens (encode(text,\n"
+           "add_special_tokens=False))");
+}
+
+int run_tokenize(const TokenizeOptions& o) {
+  const std::string& path = o.tokenizer;
+  if (!o.text && !o.file) throw UsageError("give one of --text STR and --file FILE");
   std::vector<std::string> inputs;
-  if (has_text) {
-    inputs = split_lines(args.get("text"));
+  if (o.text) {
+    inputs = split_lines(*o.text);
   } else {
-    const std::string file = args.get("file");
+    const std::string& file = *o.file;
     std::string text;
     if (file == "-") {
       text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
@@ -47,7 +70,7 @@ int run_tokenize(const Args& args) {
     }
     if (!text.empty()) inputs = split_lines(text);
   }
-  const bool add_special = !args.flag("no-special");
+  const bool add_special = !o.no_special;
   gb::tok::Tokenizer tok = gb::tok::Tokenizer::from_file(path);
   std::string out;
   for (const std::string& line : inputs) {
@@ -77,18 +100,10 @@ GB_REGISTER_COMMAND(
     "tokenizers' encode(text) (BPE, byte-level or SentencePiece style with byte fallback;\n"
     "WordLevel; WordPiece), including the special tokens its post-processor adds (Gemma's\n"
     "<bos>, BERT's [CLS] ... [SEP]) unless --no-special is given. Special-token strings in the\n"
-    "text (\"<|im_end|>\") are encoded as those tokens.\n\n"
-    "  --tokenizer PATH  a tokenizer.json, or a folder holding one (a Hugging Face model\n"
-    "                    folder); a tokenizer_config.json beside it names bos/eos/pad\n"
-    "  --text STR        the input; each line (split at \\n) is encoded separately\n"
-    "  --file FILE       read the input from FILE ('-' for stdin); each line is one input;\n"
-    "                    a trailing newline at the end does not make an extra empty input,\n"
-    "                    an empty file has no input; a \\r before \\n stays part of its line\n"
-    "  --no-special      do not add the post-processor's special tokens (encode(text,\n"
-    "                    add_special_tokens=False))\n\n"
+    "text (\"<|im_end|>\") are encoded as those tokens.",
+    &declare_tokenize, &run_tokenize,
     "Input that is not valid UTF-8 is read with each invalid sequence replaced by U+FFFD.\n"
     "Exit status: 0 success, 1 error (unreadable or malformed tokenizer, the message names\n"
-    "the file and the JSON path), 2 usage.",
-    {"no-special"}, &run_tokenize);
+    "the file and the JSON path), 2 usage.");
 
 }  // namespace gb::cli

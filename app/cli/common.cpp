@@ -11,19 +11,57 @@
 
 namespace gb::cli {
 
-LoadOptions load_options(const Args& args) {
+namespace {
+
+// cpu, cuda or cuda:N (whether CUDA is there is checked when the model loads: exit 1).
+CLI::Validator device_name() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        if (s == "cpu" || s == "cuda") return {};
+        if (s.rfind("cuda:", 0) == 0 && s.size() > 5 &&
+            s.find_first_not_of("0123456789", 5) == std::string::npos) {
+          return {};
+        }
+        return "must be cpu, cuda or cuda:N, got '" + s + "'";
+      },
+      "cpu, cuda or cuda:N");
+}
+
+}  // namespace
+
+void declare_device_dtype(CLI::App& app, ModelArg& model, const std::string& dtype_help) {
+  add_option(app, "--device", model.device, "D", "where the model runs")
+      ->check(device_name())
+      ->group("Model options");
+  add_option(app, "--dtype", model.dtype, "T", dtype_help)
+      ->check(one_of({"float32", "bfloat16", "float16"},
+                     {"f32", "fp32", "float", "bf16", "f16", "fp16", "half", "float64", "f64",
+                      "double"}))
+      ->group("Model options");
+}
+
+void declare_model(CLI::App& app, ModelArg& model, const std::string& dtype_help) {
+  app.add_option("MODEL", model.path,
+                 "a Hugging Face folder (config.json, model.safetensors or a sharded index,\n"
+                 "tokenizer.json) or a GrowBench checkpoint folder (growbench.json)")
+      ->required()
+      ->type_name("MODEL");
+  declare_device_dtype(app, model, dtype_help);
+}
+
+LoadOptions load_options(const ModelArg& model) {
   LoadOptions o;
-  o.device = parse_device(args.get("device", "cpu"));
-  o.dtype = parse_dtype(args.get("dtype", "float32"));
+  o.device = parse_device(model.device);
+  o.dtype = parse_dtype(model.dtype);
   return o;
 }
 
-LoadedModel load_model_arg(const Args& args, size_t index) {
-  return grow::load_model(args.positional_at(index, "MODEL"), load_options(args));
+LoadedModel load_model_arg(const ModelArg& model) {
+  return grow::load_model(model.path, load_options(model));
 }
 
-std::string model_tokenizer_arg(const Args& args, const std::string& command, size_t index) {
-  const std::string& folder = args.positional_at(index, "MODEL");
+std::string model_tokenizer_arg(const ModelArg& model, const std::string& command) {
+  const std::string& folder = model.path;
   namespace fs = std::filesystem;
   const bool model_folder = file_exists((fs::path(folder) / "config.json").string()) ||
                             grow::is_growbench_checkpoint(folder);

@@ -11,13 +11,26 @@
 
 namespace gb::cli {
 
-// Loads MODEL (positional argument `index`) honouring --device and --dtype.
-LoadedModel load_model_arg(const Args& args, size_t index = 0);
-LoadOptions load_options(const Args& args);
-// The tokenizer.json of the model folder MODEL (positional `index`), for commands that turn
-// text into ids. Checked before the weights load: throws naming the folder and what to copy
-// there when it has none. A path that is not a model folder is left to load_model_arg.
-std::string model_tokenizer_arg(const Args& args, const std::string& command, size_t index = 0);
+// MODEL (a positional argument) and how it loads.
+struct ModelArg {
+  std::string path;
+  std::string device = "cpu";
+  std::string dtype = "float32";
+};
+
+// Declares MODEL (required, the next positional) and --device D, --dtype T.
+void declare_model(CLI::App& app, ModelArg& model,
+                   const std::string& dtype_help = "dtype of the weights in memory");
+// Declares --device D and --dtype T alone.
+void declare_device_dtype(CLI::App& app, ModelArg& model, const std::string& dtype_help);
+
+// Loads MODEL honouring --device and --dtype.
+LoadedModel load_model_arg(const ModelArg& model);
+LoadOptions load_options(const ModelArg& model);
+// The tokenizer.json of the model folder MODEL, for commands that turn text into ids.
+// Checked before the weights load: throws naming the folder and what to copy there when it
+// has none. A path that is not a model folder is left to load_model_arg (returns "").
+std::string model_tokenizer_arg(const ModelArg& model, const std::string& command);
 // Prints JSON to stdout (one line) or pretty with indentation. Invalid UTF-8 in strings
 // (decoded model output) is written as U+FFFD.
 void print_json(const nlohmann::json& j, bool pretty = false);

@@ -1,7 +1,8 @@
 // growbench-cli: the headless worker and tools of GrowBench.
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
-#include <iostream>
 
 #include <torch/torch.h>
 
@@ -9,90 +10,6 @@
 #include "util/allocator.h"
 #include "util/error.h"
 #include "util/log.h"
-
-namespace gb::cli {
-
-namespace {
-std::map<std::string, Command>& registry() {
-  static std::map<std::string, Command> r;
-  return r;
-}
-}  // namespace
-
-bool register_command(const Command& command) {
-  registry()[command.name] = command;
-  return true;
-}
-
-const std::map<std::string, Command>& commands() {
-  return registry();
-}
-
-std::string Args::get(const std::string& name, const std::string& fallback) const {
-  auto it = options.find(name);
-  return it == options.end() ? fallback : it->second;
-}
-
-std::string Args::required(const std::string& name) const {
-  auto it = options.find(name);
-  if (it == options.end()) throw UsageError("missing required option --" + name);
-  return it->second;
-}
-
-int64_t Args::get_int(const std::string& name, int64_t fallback) const {
-  auto it = options.find(name);
-  if (it == options.end()) return fallback;
-  try {
-    size_t pos = 0;
-    long long v = std::stoll(it->second, &pos);
-    if (pos != it->second.size()) throw std::invalid_argument("trailing");
-    return v;
-  } catch (const std::exception&) {
-    throw UsageError("--" + name + " expects an integer, got '" + it->second + "'");
-  }
-}
-
-double Args::get_double(const std::string& name, double fallback) const {
-  auto it = options.find(name);
-  if (it == options.end()) return fallback;
-  try {
-    size_t pos = 0;
-    double v = std::stod(it->second, &pos);
-    if (pos != it->second.size()) throw std::invalid_argument("trailing");
-    return v;
-  } catch (const std::exception&) {
-    throw UsageError("--" + name + " expects a number, got '" + it->second + "'");
-  }
-}
-
-const std::string& Args::positional_at(size_t index, const char* what) const {
-  if (index >= positional.size()) throw UsageError(std::string("missing argument ") + what);
-  return positional[index];
-}
-
-Args parse_args(const std::vector<std::string>& argv, const std::set<std::string>& flags) {
-  Args a;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& s = argv[i];
-    if (s.size() > 2 && s.compare(0, 2, "--") == 0) {
-      std::string name = s.substr(2);
-      auto eq = name.find('=');
-      if (eq != std::string::npos) {
-        a.options[name.substr(0, eq)] = name.substr(eq + 1);
-      } else if (flags.count(name)) {
-        a.flags.insert(name);
-      } else {
-        if (i + 1 >= argv.size()) throw UsageError("option --" + name + " needs a value");
-        a.options[name] = argv[++i];
-      }
-    } else {
-      a.positional.push_back(s);
-    }
-  }
-  return a;
-}
-
-}  // namespace gb::cli
 
 namespace {
 
@@ -130,15 +47,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const gb::cli::Command& cmd = it->second;
-  std::vector<std::string> rest(args.begin() + 1, args.end());
-  for (const auto& a : rest) {
-    if (a == "--help" || a == "-h") {
-      std::printf("Usage: growbench-cli %s\n\n%s\n", cmd.synopsis.c_str(), cmd.help.c_str());
-      return 0;
-    }
-  }
-  // Commands that train or back-propagate: glibc allocator tunables (util/allocator.h).
-  if (args[0] == "run" || args[0] == "quickstart" || args[0] == "probe") {
+  int exit_code = 0;
+  std::function<int()> run =
+      gb::cli::parse_command(cmd, std::vector<std::string>(args.begin() + 1, args.end()),
+                             &exit_code);
+  if (!run) return exit_code;  // --help, or a usage error
+  // Commands that train or back-propagate: glibc allocator tunables (util/allocator.h). The
+  // re-executed process parses the same, valid, command line again.
+  if (cmd.name == "run" || cmd.name == "quickstart" || cmd.name == "probe") {
     gb::reexec_with_allocator_tunables(argv);
   }
   try {
@@ -146,11 +62,9 @@ int main(int argc, char** argv) {
     // GB_THREADS overrides.
     const char* threads = std::getenv("GB_THREADS");
     torch::set_num_threads(threads ? std::max(1, std::atoi(threads)) : 1);
-    gb::cli::Args parsed = gb::cli::parse_args(rest, cmd.flags);
-    return cmd.run(parsed);
+    return run();
   } catch (const gb::cli::UsageError& e) {
-    std::fprintf(stderr, "growbench-cli %s: %s\nUsage: growbench-cli %s\n", cmd.name.c_str(),
-                 e.what(), cmd.synopsis.c_str());
+    gb::cli::print_usage_error(cmd, e.what());
     return 2;
   } catch (const gb::CancelledError&) {
     std::fprintf(stderr, "growbench-cli %s: cancelled\n", cmd.name.c_str());

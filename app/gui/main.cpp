@@ -3,6 +3,7 @@
 //   growbench [--workspace DIR] [--model DIR]
 //   growbench --tour OUTDIR [--workspace DIR] [--model DIR]   screenshots of every view
 //   growbench --measure [--measure-store DB] [--measure-spec SPEC.json]   performance figures
+//   growbench --help | --version   (no display needed)
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -61,45 +62,90 @@ void installTranslations(QApplication& app, const QString& language) {
   }
 }
 
+// The command line of growbench; the same declaration for --help/--version without a display
+// and for the GUI.
+struct CommandLine {
+  QCommandLineParser parser;
+  QCommandLineOption workspace{u"workspace"_s,
+                               QCoreApplication::translate("main", "Open this workspace."),
+                               u"DIR"_s};
+  QCommandLineOption model{u"model"_s,
+                           QCoreApplication::translate("main", "Open this model folder."),
+                           u"DIR"_s};
+  QCommandLineOption tour{
+      u"tour"_s,
+      QCoreApplication::translate("main", "Save a screenshot of every view to OUTDIR, then exit."),
+      u"OUTDIR"_s};
+  QCommandLineOption measure{
+      u"measure"_s, QCoreApplication::translate("main", "Print performance figures, then exit.")};
+  QCommandLineOption measureStore{
+      u"measure-store"_s,
+      QCoreApplication::translate("main", "With --measure: time opening this store."), u"DB"_s};
+  QCommandLineOption measureSpec{
+      u"measure-spec"_s,
+      QCoreApplication::translate(
+          "main", "With --measure: run this spec and measure event-loop gaps meanwhile."),
+      u"SPEC"_s};
+
+  CommandLine() {
+    parser.setApplicationDescription(QCoreApplication::translate(
+        "main", "GrowBench: grow language models without forgetting"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOptions({workspace, model, tour, measure, measureStore, measureSpec});
+  }
+};
+
+void setApplicationInfo() {
+  QCoreApplication::setApplicationName(u"growbench"_s);
+  QCoreApplication::setOrganizationName(u"GrowBench"_s);
+  QCoreApplication::setApplicationVersion(QStringLiteral(GB_VERSION));
+}
+
+// Whether the command line asks for --help or --version (the options QCommandLineParser's
+// addHelpOption and addVersionOption add), before "--".
+bool wantsHelpOrVersion(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const QByteArray a(argv[i]);
+    if (a == "--") return false;
+    if (a == "--help" || a == "-h" || a == "-?" || a == "--help-all" || a == "--version" ||
+        a == "-v") {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --help and --version print and exit 0 with a core application only: no display, no
+  // platform plugin (QApplication would abort without one).
+  if (wantsHelpOrVersion(argc, argv)) {
+    QCoreApplication core(argc, argv);
+    setApplicationInfo();
+    CommandLine cl;
+    cl.parser.process(core);  // prints and exits; an unknown option exits 1 as below
+    return 0;
+  }
   const double processMs = processAgeMs();
   QElapsedTimer startup;
   startup.start();
   Q_INIT_RESOURCE(growbench);  // resources of the static growbench_widgets library
   QApplication app(argc, argv);
-  QApplication::setApplicationName(u"growbench"_s);
-  QApplication::setOrganizationName(u"GrowBench"_s);
+  setApplicationInfo();
   QApplication::setApplicationDisplayName(u"GrowBench"_s);
-  QApplication::setApplicationVersion(QStringLiteral(GB_VERSION));
   QApplication::setDesktopFileName(u"growbench"_s);
 
-  QCommandLineParser parser;
-  parser.setApplicationDescription(
-      QCoreApplication::translate("main", "GrowBench: grow language models without forgetting"));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  QCommandLineOption workspace(
-      u"workspace"_s, QCoreApplication::translate("main", "Open this workspace."), u"DIR"_s);
-  QCommandLineOption model(
-      u"model"_s, QCoreApplication::translate("main", "Open this model folder."), u"DIR"_s);
-  QCommandLineOption tour(
-      u"tour"_s,
-      QCoreApplication::translate("main", "Save a screenshot of every view to OUTDIR, then exit."),
-      u"OUTDIR"_s);
-  QCommandLineOption measure(
-      u"measure"_s, QCoreApplication::translate("main", "Print performance figures, then exit."));
-  QCommandLineOption measureStore(
-      u"measure-store"_s,
-      QCoreApplication::translate("main", "With --measure: time opening this store."), u"DB"_s);
-  QCommandLineOption measureSpec(
-      u"measure-spec"_s,
-      QCoreApplication::translate(
-          "main", "With --measure: run this spec and measure event-loop gaps meanwhile."),
-      u"SPEC"_s);
-  parser.addOptions({workspace, model, tour, measure, measureStore, measureSpec});
-  parser.process(app);
+  CommandLine cl;
+  cl.parser.process(app);
+  QCommandLineParser& parser = cl.parser;
+  const QCommandLineOption& workspace = cl.workspace;
+  const QCommandLineOption& model = cl.model;
+  const QCommandLineOption& tour = cl.tour;
+  const QCommandLineOption& measure = cl.measure;
+  const QCommandLineOption& measureStore = cl.measureStore;
+  const QCommandLineOption& measureSpec = cl.measureSpec;
 
   gb::gui::AppSettings settings;
   installTranslations(app, settings.language());
