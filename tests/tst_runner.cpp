@@ -208,6 +208,7 @@ class TestRunner : public QObject {
 
  private slots:
   void initTestCase();
+  void accNormIsTheHarnessDefinition();
 
   void specRejectsUnknownKeysAndBadValuesNamingTheKey_data();
   void specRejectsUnknownKeysAndBadValuesNamingTheKey();
@@ -1421,6 +1422,66 @@ void TestRunner::sigkilledWorkerLeavesConsistentStoreAndResumes() {
       mid_run, resumed, before_checkpoint, before_run + finished_first, before_run, finished_first);
   QCOMPARE(mid_run, kills);
   QVERIFY2(resumed >= kills / 2, "too few kills landed after the first checkpoint");
+}
+
+// acc_norm as lm-evaluation-harness computes it: argmax of the log-likelihood divided by the
+// length in characters (code points) of the choice text, without the target delimiter. The
+// choices differ in bytes per character, so that a byte- or token-normalised score would not
+// be the same quantity.
+void TestRunner::accNormIsTheHarnessDefinition() {
+  QCOMPARE(gb::eval::utf8_length("Grüße"), int64_t(5));  // 7 bytes
+  QCOMPARE(gb::eval::utf8_length("日本"), int64_t(2));    // 6 bytes
+  QCOMPARE(gb::eval::utf8_length(""), int64_t(0));
+  QCOMPARE(gb::eval::argmax({1.0, 3.0, 3.0, 2.0}), 1);  // the first on ties
+
+  auto tokenizer = gb::tok::Tokenizer::from_file(m_model + "/tokenizer.json");
+  auto encoder = gb::data::encoder_for(tokenizer);
+  std::vector<gb::data::McItem> items;
+  items.push_back({"Wie grüßt man?", {"Grüße", "Hallo zusammen", "日本"}, 0, "t:1"});
+  items.push_back({"Which one:", {"ö", "oo", "日本語です"}, 2, "t:2"});
+  items.push_back({"Pick", {"a", "bb", "ccc", "ü"}, 3, "t:3"});
+  auto mc = gb::eval::tokenize_mc(items, encoder);
+  QCOMPARE(mc[0].choice_chars, (std::vector<int64_t>{5, 14, 2}));
+  QCOMPARE(mc[1].choice_chars, (std::vector<int64_t>{1, 2, 5}));
+  QCOMPARE(mc[2].choice_chars, (std::vector<int64_t>{1, 2, 3, 1}));
+  // The continuation scored is the delimiter and the choice.
+  QVERIFY(mc[0].choices[0] == encoder.encode(" Grüße", false));
+
+  gb::LoadedModel m = grow::load_model(m_model);
+  const c10::Device cpu(torch::kCPU);
+  int hits = 0, hits_norm = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    // By hand: the summed log-probabilities of each continuation's tokens.
+    std::vector<double> lls, by_chars;
+    for (size_t c = 0; c < items[i].choices.size(); ++c) {
+      std::vector<int64_t> ids(mc[i].context.begin(), mc[i].context.end());
+      ids.insert(ids.end(), mc[i].choices[c].begin(), mc[i].choices[c].end());
+      torch::NoGradGuard ng;
+      auto logp = torch::log_softmax(
+          m.model->forward(torch::tensor(ids, torch::kLong).unsqueeze(0)).squeeze(0), -1);
+      double ll = 0;
+      const size_t n = mc[i].choices[c].size();
+      for (size_t t = 0; t < n; ++t) {
+        const size_t pos = ids.size() - n + t;
+        ll += logp[static_cast<int64_t>(pos - 1)][ids[pos]].item<double>();
+      }
+      lls.push_back(ll);
+      const QString text = QString::fromStdString(items[i].choices[c]);
+      by_chars.push_back(ll / static_cast<double>(text.toUcs4().size()));
+    }
+    const auto scored = gb::eval::mc_loglikelihoods(*m.model, mc[i], cpu, 0);
+    QCOMPARE(scored.size(), lls.size());
+    for (size_t c = 0; c < lls.size(); ++c) {
+      QVERIFY2(std::abs(scored[c] - lls[c]) <= 1e-5 * std::max(1.0, std::abs(lls[c])),
+               qPrintable(QString("item %1 choice %2: %3 vs %4").arg(i).arg(c).arg(scored[c]).arg(lls[c])));
+    }
+    hits += gb::eval::argmax(lls) == items[i].answer;
+    hits_norm += gb::eval::argmax(by_chars) == items[i].answer;
+  }
+  const auto r = gb::eval::mc_eval(*m.model, mc, cpu, 0);
+  QCOMPARE(r.n, int64_t(3));
+  QCOMPARE(r.acc, hits / 3.0);
+  QCOMPARE(r.acc_norm, hits_norm / 3.0);
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

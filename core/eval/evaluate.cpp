@@ -83,7 +83,7 @@ std::vector<McTokens> tokenize_mc(const std::vector<data::McItem>& items,
     for (const auto& c : it.choices) {
       std::string cont = data::mc_continuation(it.context, c);
       m.choices.push_back(encoder.encode(cont, false));
-      m.choice_bytes.push_back(static_cast<int64_t>(cont.size()));
+      m.choice_chars.push_back(utf8_length(c));
       if (m.choices.back().empty())
         fail("multiple choice item {}: a choice encodes to no tokens", it.source);
     }
@@ -92,30 +92,47 @@ std::vector<McTokens> tokenize_mc(const std::vector<data::McItem>& items,
   return out;
 }
 
-McResult mc_eval(CausalLMImpl& model, const std::vector<McTokens>& items, const c10::Device& device,
-                 int64_t max_len) {
+int64_t utf8_length(const std::string& text) {
+  int64_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80;  // every byte but continuation bytes
+  return n;
+}
+
+int argmax(const std::vector<double>& scores) {
+  int arg = 0;
+  for (size_t i = 1; i < scores.size(); ++i) {
+    if (scores[i] > scores[static_cast<size_t>(arg)]) arg = static_cast<int>(i);
+  }
+  return arg;
+}
+
+std::vector<double> mc_loglikelihoods(CausalLMImpl& model, const McTokens& item,
+                                      const c10::Device& device, int64_t max_len) {
   EvalMode mode(model);
   torch::NoGradGuard no_grad;
+  std::vector<double> lls;
+  for (const auto& choice : item.choices) {
+    lls.push_back(score_continuation(model, item.context, choice, device, max_len)
+                      .first.sum()
+                      .item<double>());
+  }
+  return lls;
+}
+
+McResult mc_eval(CausalLMImpl& model, const std::vector<McTokens>& items, const c10::Device& device,
+                 int64_t max_len) {
   McResult r;
   int64_t hits = 0, hits_norm = 0;
   for (const auto& it : items) {
-    double best = -INFINITY, best_norm = -INFINITY;
-    int arg = 0, arg_norm = 0;
-    for (size_t c = 0; c < it.choices.size(); ++c) {
-      auto [lp, am] = score_continuation(model, it.context, it.choices[c], device, max_len);
-      double ll = lp.sum().item<double>();
-      double norm = ll / std::max<int64_t>(1, it.choice_bytes[c]);
-      if (ll > best) {
-        best = ll;
-        arg = static_cast<int>(c);
-      }
-      if (norm > best_norm) {
-        best_norm = norm;
-        arg_norm = static_cast<int>(c);
-      }
+    // As lm-evaluation-harness: acc = argmax ll, acc_norm = argmax ll / len(choice), the
+    // length in characters of the choice text without the target delimiter.
+    const std::vector<double> lls = mc_loglikelihoods(model, it, device, max_len);
+    std::vector<double> norm(lls.size());
+    for (size_t c = 0; c < lls.size(); ++c) {
+      norm[c] = lls[c] / static_cast<double>(std::max<int64_t>(1, it.choice_chars[c]));
     }
-    hits += arg == it.answer;
-    hits_norm += arg_norm == it.answer;
+    hits += argmax(lls) == it.answer;
+    hits_norm += argmax(norm) == it.answer;
   }
   r.n = static_cast<int64_t>(items.size());
   if (r.n > 0) {

@@ -26,21 +26,30 @@ LmResult lm_eval(CausalLMImpl& model, const std::vector<data::Batch>& batches,
                  const c10::Device& device);
 
 // A multiple-choice item tokenised for scoring: the context, and each choice's continuation
-// tokens (scored given the context) with its byte length.
+// tokens (the target delimiter " " and the choice, scored given the context) with the length
+// of the choice text in characters (Unicode code points, without the delimiter): what
+// lm-evaluation-harness divides the log-likelihood by for acc_norm.
 struct McTokens {
   std::vector<int32_t> context;
   std::vector<std::vector<int32_t>> choices;
-  std::vector<int64_t> choice_bytes;
+  std::vector<int64_t> choice_chars;
   int answer = 0;
 };
+// Unicode code points of UTF-8 text (Python's len() of the decoded string).
+int64_t utf8_length(const std::string& text);
 std::vector<McTokens> tokenize_mc(const std::vector<data::McItem>& items,
                                   const data::TextEncoder& encoder);
 
 struct McResult {
   double acc = 0;       // argmax of the summed log-likelihood
-  double acc_norm = 0;  // argmax of log-likelihood / continuation bytes
+  double acc_norm = 0;  // argmax of log-likelihood / choice characters (lm-evaluation-harness)
   int64_t n = 0;
 };
+// The summed log-likelihood of each choice's continuation given the context.
+std::vector<double> mc_loglikelihoods(CausalLMImpl& model, const McTokens& item,
+                                      const c10::Device& device, int64_t max_len);
+// The index of the largest score (the first on ties, as numpy's argmax).
+int argmax(const std::vector<double>& scores);
 McResult mc_eval(CausalLMImpl& model, const std::vector<McTokens>& items, const c10::Device& device,
                  int64_t max_len);
 
