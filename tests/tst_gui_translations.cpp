@@ -1,7 +1,7 @@
 // Translations of the GUI (translations/*.ts, compiled to .qm by the build): every message
 // of every .ts file is translated, with its placeholders, accelerators, HTML tags and plural
-// forms intact; the .ts files cover every tr() string of widgets/ and app/gui/ (lupdate
-// finds nothing new); the .qm files in the build folder load the way the GUI loads them and
+// forms intact; the .ts files cover every tr() string of widgets/ and app/gui/ and the GB_TR
+// strings of the variant registry in core/grow/ (lupdate finds nothing new); the .qm files in the build folder load the way the GUI loads them and
 // translate known strings; the settings dialog offers exactly the shipped languages; and the
 // real main window comes up translated.
 #include <QAbstractButton>

@@ -17,8 +17,8 @@ PlanEstimate estimatePlan(const gb::ModelConfig& c, const nlohmann::json& plan) 
     const gb::grow::VariantModule& m = gb::grow::variant_module(p.variant);
     const gb::grow::VariantEstimate v = m.estimate(*p.params.get(), c);
     if (v.layers_touched < 0) {
-      e.error = QCoreApplication::translate("PlanEstimate",
-                                            "Cannot tell which layers the plan selects.");
+      e.error =
+          QCoreApplication::translate("PlanEstimate", "Cannot tell which layers the plan selects.");
       return e;
     }
     e.addedParams = v.added;
@@ -27,9 +27,8 @@ PlanEstimate estimatePlan(const gb::ModelConfig& c, const nlohmann::json& plan) 
     e.activatedParams = v.activated < 0 ? e.trainableParams : v.activated;
     e.layersTouched = v.layers_touched;
     e.functionPreserving = v.function_preserving;
-    e.note = v.note.empty()
-                 ? QString()
-                 : QCoreApplication::translate("PlanEstimate", v.note.c_str());
+    e.note =
+        v.note.empty() ? QString() : QCoreApplication::translate("PlanEstimate", v.note.c_str());
     e.ok = true;
   } catch (const std::exception& ex) {
     e.error = QString::fromUtf8(ex.what());

@@ -182,11 +182,11 @@ Json checked_value(const ParamSpec& s, const Json& v, const VariantModule& m,
     const bool low = s.min && x < *s.min, high = s.max && x > *s.max;
     if (!low && !high) return;
     const std::string allowed =
-        s.min && s.max ? fmt::format("; allowed: [{}, {}]", number_text(*s.min), number_text(*s.max))
-                       : std::string();
+        s.min && s.max
+            ? fmt::format("; allowed: [{}, {}]", number_text(*s.min), number_text(*s.max))
+            : std::string();
     fail("{}: '{}' must be {} {}, found {} (variant '{}'{})", ctx, s.name,
-         low ? "at least" : "at most", number_text(low ? *s.min : *s.max), v.dump(), m.id,
-         allowed);
+         low ? "at least" : "at most", number_text(low ? *s.min : *s.max), v.dump(), m.id, allowed);
   };
   switch (s.type) {
     case ParamSpec::Type::Int:
@@ -209,8 +209,8 @@ Json checked_value(const ParamSpec& s, const Json& v, const VariantModule& m,
       for (const auto& c : s.choices) {
         if (c == x) return v;
       }
-      fail("{}: '{}' must be one of {}, found '{}' (variant '{}')", ctx, s.name, join(s.choices),
-           x, m.id);
+      fail("{}: '{}' must be one of {}, found '{}' (variant '{}')", ctx, s.name, join(s.choices), x,
+           m.id);
     }
     case ParamSpec::Type::StringList: {
       if (!v.is_array()) fail("{} must be a list of strings, found {}", where, js::type_name(v));
@@ -256,8 +256,8 @@ GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
   Json values = Json::object();
   for (const auto& s : m->params) {
     auto it = j.find(s.name);
-    values[s.name] = it != j.end() && !it->is_null() ? checked_value(s, *it, *m, ctx)
-                                                       : s.default_value;
+    values[s.name] =
+        it != j.end() && !it->is_null() ? checked_value(s, *it, *m, ctx) : s.default_value;
   }
   for (const auto& s : m->params) {
     if (s.applies(values)) continue;

@@ -39,8 +39,11 @@ bool ParamSpec::applies(const Json& values) const {
 }
 
 Json ParamSpec::to_json() const {
-  Json j = {{"name", name}, {"type", type_name(type)}, {"default", default_value},
-            {"help", help},  {"label", label}};
+  Json j = {{"name", name},
+            {"type", type_name(type)},
+            {"default", default_value},
+            {"help", help},
+            {"label", label}};
   // An integer parameter's bounds are integers.
   auto bound = [&](double v) -> Json {
     return type == Type::Int ? Json(static_cast<int64_t>(v)) : Json(v);
@@ -87,8 +90,8 @@ namespace {
 // The order in which forms and listings show the variants: baselines first.
 int display_rank(const std::string& id) {
   static const std::vector<std::string> order = {
-      "full",  "freeze", "lora",     "grow", "scale",   "depth",
-      "neutral-residues", "adapters", "ewc", "loramoe", "mh-moe"};
+      "full",     "freeze", "lora",    "grow",  "scale", "depth", "neutral-residues",
+      "adapters", "ewc",    "loramoe", "mh-moe"};
   auto it = std::find(order.begin(), order.end(), id);
   return it == order.end() ? static_cast<int>(order.size()) : static_cast<int>(it - order.begin());
 }
@@ -104,7 +107,8 @@ bool register_variant(const VariantModule* module) {
   auto& r = registry();
   r.push_back(module);
   std::stable_sort(r.begin(), r.end(), [](const VariantModule* a, const VariantModule* b) {
-    return display_rank(a->id) < display_rank(b->id);
+    const int ra = display_rank(a->id), rb = display_rank(b->id);
+    return ra != rb ? ra < rb : a->id < b->id;  // unlisted variants last, by id
   });
   return true;
 }
@@ -152,7 +156,8 @@ std::string params_markdown(const VariantModule& m) {
     if (!p.choices.empty()) {
       for (const auto& c : p.choices) allowed += (allowed.empty() ? "" : ", ") + c;
     } else if (p.min || p.max) {
-      allowed = fmt::format("{} … {}", p.min ? number_text(*p.min) : "", p.max ? number_text(*p.max) : "");
+      allowed = fmt::format("{} … {}", p.min ? number_text(*p.min) : "",
+                            p.max ? number_text(*p.max) : "");
     } else if (p.type == ParamSpec::Type::Layers) {
       allowed = "\"all\", a list, a policy";
     }
@@ -164,9 +169,9 @@ std::string params_markdown(const VariantModule& m) {
     }
     if (!p.unit.empty()) help += fmt::format(" [{}]", p.unit);
     // A default outside the range means the key is required (where it applies).
-    const bool required = p.default_value.is_number() &&
-                          ((p.min && p.default_value.get<double>() < *p.min) ||
-                           (p.max && p.default_value.get<double>() > *p.max));
+    const bool required =
+        p.default_value.is_number() && ((p.min && p.default_value.get<double>() < *p.min) ||
+                                        (p.max && p.default_value.get<double>() > *p.max));
     s += fmt::format("| `{}` | {} | {} | {} | {} |\n", p.name, type_name(p.type),
                      required ? std::string("required") : cell(p.default_value), allowed, help);
   }
@@ -203,10 +208,10 @@ int estimate_layer_count(const LayerSelection& sel, int64_t L, std::string* note
       return static_cast<int>(sel.layers.size());
     case LayerSelection::Kind::Policy: {
       if (note) {
-        *note = GB_TR(
-            "PlanEstimate",
-            "The layer policy is resolved from importance probes when the run starts; the "
-            "figures assume its layer count.");
+        *note =
+            GB_TR("PlanEstimate",
+                  "The layer policy is resolved from importance probes when the run starts; the "
+                  "figures assume its layer count.");
       }
       const Json& p = sel.policy;
       const std::string policy = p.value("policy", std::string());

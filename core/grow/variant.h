@@ -39,10 +39,10 @@ struct GrowthResult;
 // One hyper-parameter of a variant.
 struct ParamSpec {
   enum class Type { Int, Number, Bool, Choice, StringList, Layers };
-  std::string name;                // the plan key
+  std::string name;  // the plan key
   Type type = Type::Int;
-  nlohmann::json default_value;    // the value when the key is absent
-  std::optional<double> min, max;  // Int and Number: inclusive bounds
+  nlohmann::json default_value;            // the value when the key is absent
+  std::optional<double> min, max;          // Int and Number: inclusive bounds
   std::vector<std::string> choices;        // Choice: allowed values; StringList: allowed items
   std::vector<std::string> choice_labels;  // display labels of the choices (GUI)
   std::string unit;                        // "layers", "fraction of the base model", ...
@@ -74,16 +74,16 @@ struct ParamSpec {
   std::function<LayerSelection*(VariantParams&)> layers;  // Type::Layers only
 
   bool applies(const nlohmann::json& values) const;  // values: the plan's keys (defaults filled)
-  nlohmann::json to_json() const;                     // the `variants --json` contract
+  nlohmann::json to_json() const;                    // the `variants --json` contract
 };
 const char* type_name(ParamSpec::Type type);
 
 // Closed-form parameter counts of a plan on a model config (no weights, no LibTorch).
 struct VariantEstimate {
-  int64_t added = 0;      // parameters the variant adds
-  int64_t trainable = 0;  // parameters that train
-  int64_t activated = -1; // parameters active per token among the trainable (routed experts
-                          // count top_k of K); -1 = all of `trainable`
+  int64_t added = 0;       // parameters the variant adds
+  int64_t trainable = 0;   // parameters that train
+  int64_t activated = -1;  // parameters active per token among the trainable (routed experts
+                           // count top_k of K); -1 = all of `trainable`
   int layers_touched = 0;
   bool function_preserving = true;
   std::string note;  // caveats
@@ -99,12 +99,12 @@ std::pair<int64_t, int64_t> unit_shape(const ModelConfig& config, const std::str
 
 class VariantModule {
  public:
-  std::string id;            // the JSON "variant" value
-  std::string name;          // display name
-  std::string paper;         // paper file and section it follows
-  std::string description;   // one paragraph (GUI, docs)
+  std::string id;           // the JSON "variant" value
+  std::string name;         // display name
+  std::string paper;        // paper file and section it follows
+  std::string description;  // one paragraph (GUI, docs)
   bool exportable_hf = false;
-  std::string export_note;   // how it exports (or why not)
+  std::string export_note;  // how it exports (or why not)
   // Why `growbench-cli grow` has nothing to compare for this variant ("" = it has): the GUI
   // shows it instead of running the preservation check.
   std::string no_check_reason;
@@ -114,8 +114,7 @@ class VariantModule {
   std::function<std::unique_ptr<VariantParams>()> make;
   // After the schema checks: checks between keys and values derived from others (raw: the
   // plan JSON as given).
-  std::function<void(VariantParams&, const nlohmann::json& raw, const std::string& ctx)>
-      validate;
+  std::function<void(VariantParams&, const nlohmann::json& raw, const std::string& ctx)> validate;
   // Checks against a model config.
   std::function<void(const VariantParams&, const ModelConfig&, const std::string& ctx)>
       validate_model;

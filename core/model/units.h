@@ -15,10 +15,10 @@ namespace gb::units {
 enum class Kind { Linear, Norm };
 
 struct UnitInfo {
-  const char* name;         // "q"
-  const char* path;         // registered path inside a layer: "self_attn.q_proj"
+  const char* name;  // "q"
+  const char* path;  // registered path inside a layer: "self_attn.q_proj"
   Kind kind;
-  const char* description;  // "query projection"
+  const char* description;             // "query projection"
   bool (*exists)(const ModelConfig&);  // whether a family has it
 };
 

@@ -1,32 +1,15 @@
 #pragma once
-// Typed progress events of the experiment runner (RunnerOptions::on_event) and of
-// `growbench-cli run --json`: one struct per event, serialised to and parsed from the JSON
-// wire format in one place (events.cpp). The wire format is the contract the GUI
-// (widgets/runmanager.cpp) and scripts read: one JSON object per line with "event" naming
-// the kind; optional fields are written only when set.
+// Typed progress events of the experiment runner (RunnerOptions::on_event receives them
+// as events::Event) and of `growbench-cli run` (which prints events::to_json of each, one
+// JSON object per line, unless --quiet): one struct per event, serialised to and parsed
+// from the JSON wire format in one place (events.cpp). The wire format is the contract the
+// GUI (widgets/runmanager.cpp) and scripts read: "event" names the kind; optional fields
+// are written only when set (tests/tst_metrics.cpp, eventsWireFormat).
 //
-// Emitting (core/experiment/runner.cpp), replacing the hand-built objects:
+// Emitting (core/experiment/runner.cpp):
 //
-//   emit(p, events::to_json(events::Stage{"data"}));
-//   emit(p, events::to_json(events::Stage{"probe/" + need.method, run_id, std::nullopt,
-//                                         need.domain}));
-//   emit(m_p, events::to_json(events::Eval{m_run, step, metrics}));  // std::map<key, value>
-//   emit(m_p, events::to_json(events::Grown{m_run, out.growth}));
-//   emit(m_p, events::to_json(events::Checkpoint{m_run, m_state.global_step, dir.string()}));
-//   emit(*prepared, events::to_json(events::RunStarted{ids[i], label, i, n, std::nullopt}));
-//   emit(m_p, events::to_json(events::RunFinished{m_run, out.status, out.error, out.seconds,
-//                                                 out.final_metrics}));
-//   events::Progress e;  // optional fields: set only those the old object had
-//   e.run = m_run;
-//   e.stage = "train";
-//   e.phase = ph.name;
-//   e.step = g;
-//   e.loss = stats.loss;
-//   ...
-//   emit(m_p, events::to_json(e));
-//
-// to_json writes exactly the objects the runner wrote before (tests/tst_metrics.cpp,
-// eventsWireFormat).
+//   emit(m_p, events::Eval{m_run, step, metrics});  // std::map<key, value>
+//   emit(m_p, events::Checkpoint{m_run, m_state.global_step, dir.string()});
 //
 // Reading:
 //

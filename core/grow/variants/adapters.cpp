@@ -12,7 +12,8 @@ VariantModule adapters_module() {
   m.id = Variant::Adapters;
   m.name = GB_TR("GrowPlanner", "Parallel adapters");
   m.paper = "neutral-residues-adapters.txt §4 (vanilla adapter baseline)";
-  m.description = GB_TR("GrowPlanner", "The neutral-residues block without a gate and without the local loss.");
+  m.description =
+      GB_TR("GrowPlanner", "The neutral-residues block without a gate and without the local loss.");
   m.exportable_hf = false;
   m.export_note = "an adapter branch per layer: a GrowBench checkpoint";
   m.make = [] {

@@ -13,16 +13,18 @@ void add_adapter_params(VariantModule& m, bool gated) {
   if (gated) {
     auto& s = m.param("gate", &AdapterParams::gate, T::Choice);
     s.choices = {"elu", "sigmoid"};
-    s.choice_labels = {GB_TR("GrowPlanner", "ELU (implicit)"), GB_TR("GrowPlanner", "Sigmoid (explicit)")};
+    s.choice_labels = {GB_TR("GrowPlanner", "ELU (implicit)"),
+                       GB_TR("GrowPlanner", "Sigmoid (explicit)")};
     s.label = GB_TR("GrowPlanner", "Gate");
-    s.help =
-        GB_TR("GrowPlanner", "ELU: the implicit selector “that we refer to as neutral residues”. Sigmoid: an "
-        "explicit selector “trained as a local binary classifier” of the domain.");
+    s.help = GB_TR("GrowPlanner",
+                   "ELU: the implicit selector “that we refer to as neutral residues”. Sigmoid: an "
+                   "explicit selector “trained as a local binary classifier” of the domain.");
   }
   {
     auto& s = m.param("layers", &AdapterParams::layers, T::Layers);
     s.label = GB_TR("GrowPlanner", "Layers");
-    s.help = GB_TR("GrowPlanner", "Layers that get an adapter beside their MLP: \"all\", a list or a policy.");
+    s.help = GB_TR("GrowPlanner",
+                   "Layers that get an adapter beside their MLP: \"all\", a list or a policy.");
   }
   {
     auto& s = m.param("budget", &AdapterParams::budget, T::Number);
@@ -50,8 +52,9 @@ void add_adapter_params(VariantModule& m, bool gated) {
     s.step = 10;
     s.label = GB_TR("GrowPlanner", "Local loss α");
     s.help =
-        GB_TR("GrowPlanner", "Coefficient of the ℓ1 local loss on original-domain batches (“best optimized when "
-        "selected α = 100”); 0 switches it off.");
+        GB_TR("GrowPlanner",
+              "Coefficient of the ℓ1 local loss on original-domain batches (“best optimized when "
+              "selected α = 100”); 0 switches it off.");
   }
   m.validate = [](VariantParams& vp, const nlohmann::json&, const std::string& ctx) {
     const auto& p = static_cast<const AdapterParams&>(vp);
@@ -62,10 +65,9 @@ void add_adapter_params(VariantModule& m, bool gated) {
 VariantEstimate estimate_adapters(const AdapterParams& p, const ModelConfig& c, bool gated) {
   VariantEstimate e;
   e.layers_touched = estimate_layer_count(p.layers, c.num_layers, &e.note);
-  const int64_t inner =
-      p.inner > 0 ? p.inner
-                  : adapter_inner_size(c.param_count(), p.budget, e.layers_touched, c.hidden_size,
-                                       gated);
+  const int64_t inner = p.inner > 0 ? p.inner
+                                    : adapter_inner_size(c.param_count(), p.budget,
+                                                         e.layers_touched, c.hidden_size, gated);
   e.added = e.trainable = e.layers_touched * adapter_params_per_layer(c.hidden_size, inner, gated);
   return e;
 }
@@ -77,8 +79,9 @@ void add_moe_params(VariantModule& m, bool multi_head) {
     s.max = 256;
     s.label = GB_TR("GrowPlanner", "Heads H");
     s.help =
-        GB_TR("GrowPlanner", "Slices of the hidden state, each with “its own router and its own private expert "
-        "bank”; “OP improves with M and is best at M = 16”. Must divide the hidden size.");
+        GB_TR("GrowPlanner",
+              "Slices of the hidden state, each with “its own router and its own private expert "
+              "bank”; “OP improves with M and is best at M = 16”. Must divide the hidden size.");
     if (!multi_head) {
       s.hidden = true;  // LoRAMoE: 1 (validate_moe names mh-moe for more)
       s.max.reset();
@@ -89,28 +92,32 @@ void add_moe_params(VariantModule& m, bool multi_head) {
     s.min = 1;
     s.max = 256;
     s.label = GB_TR("GrowPlanner", "Experts K");
-    s.help = multi_head ? GB_TR("GrowPlanner", "Experts per head.") : GB_TR("GrowPlanner", "Experts per bank.");
+    s.help = multi_head ? GB_TR("GrowPlanner", "Experts per head.")
+                        : GB_TR("GrowPlanner", "Experts per bank.");
   }
   {
     auto& s = m.param("top_k", &MoeParams::top_k, T::Int);
     s.min = 1;
     s.max = 256;
     s.label = GB_TR("GrowPlanner", "Top-k");
-    s.help = multi_head ? GB_TR("GrowPlanner", "Experts per token and head.") : GB_TR("GrowPlanner", "Experts per token.");
+    s.help = multi_head ? GB_TR("GrowPlanner", "Experts per token and head.")
+                        : GB_TR("GrowPlanner", "Experts per token.");
   }
   {
     auto& s = m.param("rank", &MoeParams::rank, T::Int);
     s.min = 1;
     s.max = 4096;
     s.label = GB_TR("GrowPlanner", "Rank r");
-    s.help = multi_head ? GB_TR("GrowPlanner", "Rank of each expert.") : GB_TR("GrowPlanner", "Rank of each expert (d → r → d).");
+    s.help = multi_head ? GB_TR("GrowPlanner", "Rank of each expert.")
+                        : GB_TR("GrowPlanner", "Rank of each expert (d → r → d).");
   }
   {
     auto& s = m.param("alpha", &MoeParams::alpha, T::Number);
     s.min = 0;
     s.max = 1e9;
     s.label = GB_TR("GrowPlanner", "Alpha");
-    s.help = multi_head ? GB_TR("GrowPlanner", "Scale alpha / r; 0 = scale 1.") : GB_TR("GrowPlanner", "LoRA-style scale alpha / r; 0 = scale 1.");
+    s.help = multi_head ? GB_TR("GrowPlanner", "Scale alpha / r; 0 = scale 1.")
+                        : GB_TR("GrowPlanner", "LoRA-style scale alpha / r; 0 = scale 1.");
   }
   {
     auto& s = m.param("balance", &MoeParams::balance, T::Number);
@@ -124,7 +131,8 @@ void add_moe_params(VariantModule& m, bool multi_head) {
   {
     auto& s = m.param("layers", &MoeParams::layers, T::Layers);
     s.label = GB_TR("GrowPlanner", "Layers");
-    s.help = GB_TR("GrowPlanner", "Layers that get an expert bank beside their MLP: \"all\", a list or a policy.");
+    s.help = GB_TR("GrowPlanner",
+                   "Layers that get an expert bank beside their MLP: \"all\", a list or a policy.");
   }
   m.validate = [multi_head](VariantParams& vp, const nlohmann::json&, const std::string& ctx) {
     const auto& p = static_cast<const MoeParams&>(vp);

@@ -19,8 +19,9 @@ VariantModule depth_module() {
   m.name = GB_TR("GrowPlanner", "Depth expansion (LLaMA-Pro, ADEPT)");
   m.paper = "adept-adaptive-expansion.txt §3.1 (ADEPT stage 1; LLaMA-Pro baseline)";
   m.description =
-      GB_TR("GrowPlanner", "Copies of layers inserted right after them with zeroed output projections, so each "
-      "starts as the identity; only new blocks train.");
+      GB_TR("GrowPlanner",
+            "Copies of layers inserted right after them with zeroed output projections, so each "
+            "starts as the identity; only new blocks train.");
   m.exportable_hf = true;
   m.export_note = "a plain Hugging Face folder with more layers";
   m.make = [] { return std::make_unique<DepthParams>(); };
@@ -30,8 +31,9 @@ VariantModule depth_module() {
     s.choice_labels = {GB_TR("GrowPlanner", "LLaMA-Pro (uniform)"), GB_TR("GrowPlanner", "ADEPT")};
     s.label = GB_TR("GrowPlanner", "Style");
     s.help =
-        GB_TR("GrowPlanner", "LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k "
-        "least-important ones for general competence”.");
+        GB_TR("GrowPlanner",
+              "LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k "
+              "least-important ones for general competence”.");
   }
   {
     auto& s = m.param("count", &DepthParams::count, T::Int);
@@ -47,7 +49,8 @@ VariantModule depth_module() {
   {
     auto& s = m.param("layers", &DepthParams::layers, T::Layers);
     s.label = GB_TR("GrowPlanner", "Layers");
-    s.help = GB_TR("GrowPlanner", "ADEPT: the layers copied (a list or a selection policy; not \"all\").");
+    s.help = GB_TR("GrowPlanner",
+                   "ADEPT: the layers copied (a list or a selection policy; not \"all\").");
     s.when_key = "style";
     s.when_values = {"adept"};
     s.when_hint =

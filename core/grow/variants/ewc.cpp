@@ -15,8 +15,9 @@ VariantModule ewc_module() {
   m.name = GB_TR("GrowPlanner", "EWC");
   m.paper = "mh-moe-multi-head-routing.txt §4 (EWC baseline; Kirkpatrick et al. 2017)";
   m.description =
-      GB_TR("GrowPlanner", "Full fine-tuning plus λ/2 · Σ F_i (θ_i − θ*_i)² with the diagonal Fisher of the base "
-      "model on the original domain.");
+      GB_TR("GrowPlanner",
+            "Full fine-tuning plus λ/2 · Σ F_i (θ_i − θ*_i)² with the diagonal Fisher of the base "
+            "model on the original domain.");
   m.exportable_hf = true;
   m.export_note = "unchanged shapes: a plain Hugging Face folder";
   m.no_check_reason = GB_TR("GrowPlanner",

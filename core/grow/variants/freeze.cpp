@@ -17,7 +17,8 @@ VariantModule freeze_module() {
   m.id = Variant::Freeze;
   m.name = GB_TR("GrowPlanner", "Freeze bottom layers");
   m.paper = "grow-dont-overwrite.txt §4 (Freeze baseline)";
-  m.description = GB_TR("GrowPlanner", "Trains all but the bottom k layers and the input embedding.");
+  m.description =
+      GB_TR("GrowPlanner", "Trains all but the bottom k layers and the input embedding.");
   m.exportable_hf = true;
   m.export_note = "unchanged shapes: a plain Hugging Face folder";
   m.make = [] { return std::make_unique<FreezeParams>(); };
@@ -27,7 +28,8 @@ VariantModule freeze_module() {
     s.max = 1000;
     s.unit = "layers";
     s.label = GB_TR("GrowPlanner", "Frozen bottom layers");
-    s.help = GB_TR("GrowPlanner", "“Freeze trains all but the bottom k layers and the input embedding.”");
+    s.help = GB_TR("GrowPlanner",
+                   "“Freeze trains all but the bottom k layers and the input embedding.”");
     s.model_hint = [](const ModelConfig& c) {
       ParamSpec::ModelHint h;
       h.max = static_cast<double>(std::max<int64_t>(0, c.num_layers - 1));
@@ -37,7 +39,8 @@ VariantModule freeze_module() {
   {
     auto& s = m.param("freeze_embedding", &FreezeParams::freeze_embedding, T::Bool);
     s.label = GB_TR("GrowPlanner", "Freeze the embedding");
-    s.help = GB_TR("GrowPlanner", "Also freeze the token embedding (and with tied embeddings the LM head).");
+    s.help = GB_TR("GrowPlanner",
+                   "Also freeze the token embedding (and with tied embeddings the LM head).");
   }
   m.validate_model = [](const VariantParams& vp, const ModelConfig& c, const std::string& ctx) {
     const auto& p = static_cast<const FreezeParams&>(vp);

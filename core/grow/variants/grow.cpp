@@ -15,8 +15,9 @@ VariantModule grow_module() {
   m.id = Variant::Grow;
   m.name = GB_TR("GrowPlanner", "Grow (MLP width replication)");
   m.paper = "grow-dont-overwrite.txt §3 (G-Freeze, G-Train)";
-  m.description =
-      GB_TR("GrowPlanner", "“Grow, don't overwrite”: the up-projection is concatenated k times and each copy of the "
+  m.description = GB_TR(
+      "GrowPlanner",
+      "“Grow, don't overwrite”: the up-projection is concatenated k times and each copy of the "
       "down-projection scaled by 1/k; function preserving for any k.");
   m.exportable_hf = true;
   m.export_note =
@@ -29,9 +30,10 @@ VariantModule grow_module() {
     s.choice_labels = {GB_TR("GrowPlanner", "G-Freeze"), GB_TR("GrowPlanner", "G-Train")};
     s.label = GB_TR("GrowPlanner", "Mode");
     s.help =
-        GB_TR("GrowPlanner", "G-Freeze “strictly trains only the newly added weights”; G-Train trains “the entire "
-        "expanded up-projection matrix while keeping the entire down-projection matrix and "
-        "all other original parameters frozen”.");
+        GB_TR("GrowPlanner",
+              "G-Freeze “strictly trains only the newly added weights”; G-Train trains “the entire "
+              "expanded up-projection matrix while keeping the entire down-projection matrix and "
+              "all other original parameters frozen”.");
   }
   {
     auto& s = m.param("k", &GrowParams::k, T::Int);
@@ -39,13 +41,15 @@ VariantModule grow_module() {
     s.max = 64;
     s.label = GB_TR("GrowPlanner", "Replication factor k");
     s.help =
-        GB_TR("GrowPlanner", "k copies of each MLP unit, the down copies scaled by 1/k; “using k = 2 consistently "
-        "provided the best trade-off”.");
+        GB_TR("GrowPlanner",
+              "k copies of each MLP unit, the down copies scaled by 1/k; “using k = 2 consistently "
+              "provided the best trade-off”.");
   }
   {
     auto& s = m.param("layers", &GrowParams::layers, T::Layers);
     s.label = GB_TR("GrowPlanner", "Layers");
-    s.help = GB_TR("GrowPlanner", "Layers whose MLP grows: \"all\", a list of indices or a selection policy.");
+    s.help = GB_TR("GrowPlanner",
+                   "Layers whose MLP grows: \"all\", a list of indices or a selection policy.");
   }
   m.label = [](const VariantParams& vp) {
     const auto& p = static_cast<const GrowParams&>(vp);
@@ -61,8 +65,8 @@ VariantModule grow_module() {
     int64_t per = (p.k - 1) * f * d * (ups + 1);
     if (c.mlp_bias) per += (p.k - 1) * f * ups;
     e.added = per * n;
-    e.trainable = p.mode == "train" ? n * (p.k * f * d * ups + (c.mlp_bias ? p.k * f * ups : 0))
-                                    : e.added;
+    e.trainable =
+        p.mode == "train" ? n * (p.k * f * d * ups + (c.mlp_bias ? p.k * f * ups : 0)) : e.added;
     return e;
   };
   return m;

@@ -17,8 +17,9 @@ VariantModule lora_module() {
   m.name = GB_TR("GrowPlanner", "LoRA");
   m.paper = "neutral-residues-adapters.txt §5 (LoRA baseline; Hu et al. 2021)";
   m.description =
-      GB_TR("GrowPlanner", "Low-rank adapters W x + (alpha/r)·B A x on the target projections, W frozen, B = 0 at "
-      "initialisation.");
+      GB_TR("GrowPlanner",
+            "Low-rank adapters W x + (alpha/r)·B A x on the target projections, W frozen, B = 0 at "
+            "initialisation.");
   m.exportable_hf = true;
   m.export_note = "merged into the base weights: a plain Hugging Face folder";
   m.make = [] { return std::make_unique<LoraParams>(); };
@@ -28,28 +29,32 @@ VariantModule lora_module() {
     s.max = 4096;
     s.label = GB_TR("GrowPlanner", "Rank r");
     s.help =
-        GB_TR("GrowPlanner", "Rank of A (r × in) and B (out × r); r · (in + out) trainable parameters per target "
-        "and layer.");
+        GB_TR("GrowPlanner",
+              "Rank of A (r × in) and B (out × r); r · (in + out) trainable parameters per target "
+              "and layer.");
   }
   {
     auto& s = m.param("alpha", &LoraParams::alpha, T::Number);
     s.min = 1e-9;
     s.max = 1e9;
     s.label = GB_TR("GrowPlanner", "Alpha");
-    s.help = GB_TR("GrowPlanner", "Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank).");
+    s.help = GB_TR("GrowPlanner",
+                   "Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank).");
   }
   {
     auto& s = m.param("targets", &LoraParams::targets, T::StringList);
     s.choices = units::linear_names();
     s.unit = "LoRA target";
     s.label = GB_TR("GrowPlanner", "Targets");
-    s.help =
-        GB_TR("GrowPlanner", "Projections that get adapters; gate exists only on gated MLPs (Llama, Qwen, Gemma).");
+    s.help = GB_TR(
+        "GrowPlanner",
+        "Projections that get adapters; gate exists only on gated MLPs (Llama, Qwen, Gemma).");
   }
   {
     auto& s = m.param("layers", &LoraParams::layers, T::Layers);
     s.label = GB_TR("GrowPlanner", "Layers");
-    s.help = GB_TR("GrowPlanner", "Layers that get adapters: \"all\", a list of indices or a selection policy.");
+    s.help = GB_TR("GrowPlanner",
+                   "Layers that get adapters: \"all\", a list of indices or a selection policy.");
   }
   m.validate = [](VariantParams& vp, const nlohmann::json& raw, const std::string& ctx) {
     auto& p = static_cast<LoraParams&>(vp);

@@ -11,7 +11,8 @@ VariantModule loramoe_module() {
   m.id = Variant::LoraMoe;
   m.name = GB_TR("GrowPlanner", "LoRAMoE");
   m.paper = "mh-moe-multi-head-routing.txt §4 (LoRAMoE baseline)";
-  m.description = GB_TR("GrowPlanner", "A bank of K LoRA experts beside each selected MLP with a top-k router.");
+  m.description = GB_TR("GrowPlanner",
+                        "A bank of K LoRA experts beside each selected MLP with a top-k router.");
   m.exportable_hf = false;
   m.export_note = "routed expert branches: a GrowBench checkpoint";
   m.make = [] { return std::make_unique<MoeParams>(); };

@@ -12,8 +12,9 @@ VariantModule mh_moe_module() {
   m.name = GB_TR("GrowPlanner", "MH-MoE (multi-head routing)");
   m.paper = "mh-moe-multi-head-routing.txt §3 (head-wise routing, eq. 13–14)";
   m.description =
-      GB_TR("GrowPlanner", "The hidden state is split into H heads, each with its own router and expert bank; the "
-      "outputs are summed.");
+      GB_TR("GrowPlanner",
+            "The hidden state is split into H heads, each with its own router and expert bank; the "
+            "outputs are summed.");
   m.exportable_hf = false;
   m.export_note = "routed expert branches: a GrowBench checkpoint";
   m.make = [] {

@@ -14,8 +14,9 @@ VariantModule neutral_residues_module() {
   m.name = GB_TR("GrowPlanner", "Neutral residues (gated adapters)");
   m.paper = "neutral-residues-adapters.txt §3 (ELU gate, local ℓ1 loss; sigmoid selector)";
   m.description =
-      GB_TR("GrowPlanner", "A gated adapter beside each selected MLP whose gate learns to output zero on "
-      "original-domain data (ℓ1 local loss).");
+      GB_TR("GrowPlanner",
+            "A gated adapter beside each selected MLP whose gate learns to output zero on "
+            "original-domain data (ℓ1 local loss).");
   m.exportable_hf = false;
   m.export_note = "an adapter branch per layer: a GrowBench checkpoint";
   m.make = [] { return std::make_unique<AdapterParams>(); };

@@ -21,8 +21,9 @@ VariantModule scale_module() {
   m.id = Variant::Scale;
   m.name = GB_TR("GrowPlanner", "SCALE (width upscaling)");
   m.paper = "scale-upscaled-continual-learning.txt §3 (Preserve, Adapt, Route)";
-  m.description =
-      GB_TR("GrowPlanner", "Every linear W becomes [[W, W12], [W21, W22]]; with W12 = 0 in every layer the original "
+  m.description = GB_TR(
+      "GrowPlanner",
+      "Every linear W becomes [[W, W12], [W21, W22]]; with W12 = 0 in every layer the original "
       "stream is the base model's bit for bit.");
   m.exportable_hf = false;
   m.export_note = "split norms and per-block freezing: a GrowBench checkpoint";
@@ -30,10 +31,12 @@ VariantModule scale_module() {
   {
     auto& s = m.param("mode", &ScaleParams::mode, T::Choice);
     s.choices = {"preserve", "adapt", "route"};
-    s.choice_labels = {GB_TR("GrowPlanner", "Preserve"), GB_TR("GrowPlanner", "Adapt"), GB_TR("GrowPlanner", "Route")};
+    s.choice_labels = {GB_TR("GrowPlanner", "Preserve"), GB_TR("GrowPlanner", "Adapt"),
+                       GB_TR("GrowPlanner", "Route")};
     s.label = GB_TR("GrowPlanner", "Mode");
-    s.help =
-        GB_TR("GrowPlanner", "Preserve: W12 “initialized to 0 and kept frozen”, original weights frozen. Adapt: W12 "
+    s.help = GB_TR(
+        "GrowPlanner",
+        "Preserve: W12 “initialized to 0 and kept frozen”, original weights frozen. Adapt: W12 "
         "zero-initialised and trainable above L_fp. Route: per token, “if Z_preserve and "
         "Z_adapt agree (high cosine similarity), we route to SCALE-Preserve; otherwise we route "
         "to SCALE-Adapt”.");
@@ -53,8 +56,9 @@ VariantModule scale_module() {
       h.value = std::max<int64_t>(unit, (c.hidden_size / 2 / unit) * unit);
       return h;
     };
-    s.help =
-        GB_TR("GrowPlanner", "A multiple of head_dim · (heads / kv heads), so whole kv groups of heads are added.");
+    s.help = GB_TR(
+        "GrowPlanner",
+        "A multiple of head_dim · (heads / kv heads), so whole kv groups of heads are added.");
   }
   {
     auto& s = m.param("p_up", &ScaleParams::p_up, T::Int);
@@ -75,8 +79,9 @@ VariantModule scale_module() {
     s.max = 1000;
     s.unit = "layers";
     s.label = GB_TR("GrowPlanner", "L_fp");
-    s.help =
-        GB_TR("GrowPlanner", "The lowest L_fp layers keep W12 zero and frozen; “forgetting increases exponentially "
+    s.help = GB_TR(
+        "GrowPlanner",
+        "The lowest L_fp layers keep W12 zero and frozen; “forgetting increases exponentially "
         "with decreasing L_fp”.");
     s.when_key = "mode";
     s.when_values = {"adapt", "route"};
@@ -85,7 +90,9 @@ VariantModule scale_module() {
   {
     auto& s = m.param("attention_only", &ScaleParams::attention_only, T::Bool);
     s.label = GB_TR("GrowPlanner", "Collaboration in attention only");
-    s.help = GB_TR("GrowPlanner", "Trainable W12 only in attention (“MHA as the preferred collaborative module”).");
+    s.help =
+        GB_TR("GrowPlanner",
+              "Trainable W12 only in attention (“MHA as the preferred collaborative module”).");
     s.when_key = "mode";
     s.when_values = {"adapt", "route"};
   }
@@ -95,7 +102,8 @@ VariantModule scale_module() {
     s.max = 1;
     s.step = 0.05;
     s.label = GB_TR("GrowPlanner", "Route threshold τ");
-    s.help = GB_TR("GrowPlanner", "Threshold on cos(Z_p, Z_a); “we fix τ = 0.5 as a robust default”.");
+    s.help =
+        GB_TR("GrowPlanner", "Threshold on cos(Z_p, Z_a); “we fix τ = 0.5 as a robust default”.");
     s.when_key = "mode";
     s.when_values = {"route"};
   }
@@ -108,15 +116,16 @@ VariantModule scale_module() {
       for (const auto& b : kInits) s.choices.push_back(a + "," + b);
     }
     // In the order of the choices (kInits × kInits).
-    s.choice_labels = {GB_TR("GrowPlanner", "(0, 0)"),      GB_TR("GrowPlanner", "(0, random)"),
-                       GB_TR("GrowPlanner", "(0, SVD)"),    GB_TR("GrowPlanner", "(random, 0)"),
-                       GB_TR("GrowPlanner", "(random, random)"),
-                       GB_TR("GrowPlanner", "(random, SVD)"),
-                       GB_TR("GrowPlanner", "(SVD, 0)"),    GB_TR("GrowPlanner", "(SVD, random)"),
-                       GB_TR("GrowPlanner", "(SVD, SVD)")};
+    s.choice_labels = {
+        GB_TR("GrowPlanner", "(0, 0)"),           GB_TR("GrowPlanner", "(0, random)"),
+        GB_TR("GrowPlanner", "(0, SVD)"),         GB_TR("GrowPlanner", "(random, 0)"),
+        GB_TR("GrowPlanner", "(random, random)"), GB_TR("GrowPlanner", "(random, SVD)"),
+        GB_TR("GrowPlanner", "(SVD, 0)"),         GB_TR("GrowPlanner", "(SVD, random)"),
+        GB_TR("GrowPlanner", "(SVD, SVD)")};
     s.label = GB_TR("GrowPlanner", "W21, W22 initialisation");
-    s.help =
-        GB_TR("GrowPlanner", "Initialisation of the new rows: zero, random, or SVD (the top singular directions of "
+    s.help = GB_TR(
+        "GrowPlanner",
+        "Initialisation of the new rows: zero, random, or SVD (the top singular directions of "
         "W). Default (SVD, 0).");
     s.read = [](const VariantParams& vp) -> nlohmann::json {
       return static_cast<const ScaleParams&>(vp).init();
@@ -197,8 +206,9 @@ VariantModule scale_module() {
     e.function_preserving = p.mode != "route";
     e.layers_touched = static_cast<int>(L);
     e.note =
-        GB_TR("PlanEstimate", "SCALE counts follow the operator's block structure; the exact numbers come from "
-        "“Check preservation”.");
+        GB_TR("PlanEstimate",
+              "SCALE counts follow the operator's block structure; the exact numbers come from "
+              "“Check preservation”.");
     return e;
   };
   return m;
