@@ -62,6 +62,13 @@ void add_adapter_params(VariantModule& m, bool gated) {
   };
 }
 
+VariantEstimate estimate_all_trainable(const VariantParams&, const ModelConfig& c) {
+  VariantEstimate e;
+  e.trainable = c.param_count();
+  e.layers_touched = static_cast<int>(c.num_layers);
+  return e;
+}
+
 VariantEstimate estimate_adapters(const AdapterParams& p, const ModelConfig& c, bool gated) {
   VariantEstimate e;
   e.layers_touched = estimate_layer_count(p.layers, c.num_layers, &e.note);

@@ -9,6 +9,8 @@ namespace gb::grow {
 
 // layers, budget, inner (and gate, alpha when gated).
 void add_adapter_params(VariantModule& m, bool gated);
+// Every parameter trains, none is added (full fine-tuning and EWC).
+VariantEstimate estimate_all_trainable(const VariantParams&, const ModelConfig& c);
 VariantEstimate estimate_adapters(const AdapterParams& p, const ModelConfig& c, bool gated);
 
 // (heads when multi-head,) experts, top_k, rank, alpha, balance, layers.

@@ -4,6 +4,7 @@
 
 #include "grow/growth.h"
 #include "grow/variant.h"
+#include "grow/variants/common.h"
 
 namespace gb::grow {
 namespace {
@@ -36,12 +37,7 @@ VariantModule ewc_module() {
     return fmt::format(" lambda={}", static_cast<const EwcParams&>(vp).lambda);
   };
   m.apply = apply_ewc;
-  m.estimate = [](const VariantParams&, const ModelConfig& c) {
-    VariantEstimate e;
-    e.trainable = c.param_count();
-    e.layers_touched = static_cast<int>(c.num_layers);
-    return e;
-  };
+  m.estimate = estimate_all_trainable;
   return m;
 }
 

@@ -1,6 +1,7 @@
 // Full fine-tuning: every parameter trains. The baseline every comparison needs.
 #include "grow/growth.h"
 #include "grow/variant.h"
+#include "grow/variants/common.h"
 
 namespace gb::grow {
 namespace {
@@ -15,12 +16,7 @@ VariantModule full_module() {
   m.export_note = "unchanged shapes: a plain Hugging Face folder";
   m.make = [] { return std::make_unique<FullParams>(); };
   m.apply = apply_full;
-  m.estimate = [](const VariantParams&, const ModelConfig& c) {
-    VariantEstimate e;
-    e.trainable = c.param_count();
-    e.layers_touched = static_cast<int>(c.num_layers);
-    return e;
-  };
+  m.estimate = estimate_all_trainable;
   return m;
 }
 
