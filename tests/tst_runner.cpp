@@ -36,6 +36,7 @@
 #include "eval/evaluate.h"
 #include "experiment/runner.h"
 #include "util/events.h"
+#include "util/metrics.h"
 #include "experiment/sources.h"
 #include "experiment/spec.h"
 #include "grow/checkpoint.h"
@@ -209,6 +210,7 @@ class TestRunner : public QObject {
  private slots:
   void initTestCase();
   void accNormIsTheHarnessDefinition();
+  void replayIsAPlanOption();
 
   void specRejectsUnknownKeysAndBadValuesNamingTheKey_data();
   void specRejectsUnknownKeysAndBadValuesNamingTheKey();
@@ -1482,6 +1484,64 @@ void TestRunner::accNormIsTheHarnessDefinition() {
   QCOMPARE(r.n, int64_t(3));
   QCOMPARE(r.acc, hits / 3.0);
   QCOMPARE(r.acc_norm, hits_norm / 3.0);
+}
+
+// The replay fraction is a plan option as well as the train default: one experiment compares
+// p per plan. A plan without the key uses train.replay; p = 0 is valid for every variant,
+// and neutral residues without replay record a warning (their local loss never applies).
+void TestRunner::replayIsAPlanOption() {
+  Json spec = base_spec({{"variant", "full"}});
+  spec["train"]["replay"] = 0.5;
+  spec["plans"] = Json::array({Json{{"variant", "full"}},
+                               Json{{"variant", "full"}, {"replay", 0.5}},
+                               Json{{"variant", "full"}, {"replay", 0}},
+                               Json{{"variant", "neutral-residues"}, {"replay", 0}, {"inner", 8}},
+                               Json{{"variant", "neutral-residues"}, {"inner", 8}}});
+  const std::string db = db_path(fmt::format("replay-{}", m_counter++));
+  auto outcomes = ex::run_experiment(ex::parse_spec(spec, "", "spec"), options(db));
+  QCOMPARE(outcomes.size(), size_t(5));
+  for (const auto& oc : outcomes) QVERIFY2(oc.status == "finished", oc.error.c_str());
+  Store store = Store::open(db);
+  auto m = [&](size_t i) { return learning_metrics(store, outcomes[i].run_id); };
+  // The train default and the same value in the plan: the same run, bit for bit.
+  const std::string same = diff_metrics(m(0), m(1));
+  QVERIFY2(same.empty(), same.c_str());
+  // p = 0 in the plan overrides the default: another batch stream.
+  QVERIFY(!diff_metrics(m(0), m(2)).empty());
+  // The run's stored spec holds the plan's replay.
+  const Json stored = Json::parse(store.get_run(outcomes[2].run_id).spec);
+  QCOMPARE(stored.at("plans").at(0).at("replay").get<double>(), 0.0);
+  auto warned = [&](size_t i) {
+    for (const auto& e : store.events(outcomes[i].run_id)) {
+      if (e.level == gb::store::EventLevel::Warning &&
+          contains(e.message, "local loss never applies")) {
+        return true;
+      }
+    }
+    return false;
+  };
+  QVERIFY(warned(3));
+  QVERIFY(!warned(4));
+  // The ℓ1 term is recorded only where original-domain batches exist.
+  const auto l1 = gb::metrics::train_term_key("local_l1");
+  bool l1_without = false, l1_with = false;
+  for (const auto& [k, v] : m(3)) l1_without |= k.first == l1 && v != 0;
+  for (const auto& [k, v] : m(4)) l1_with |= k.first == l1 && v != 0;
+  QVERIFY(!l1_without);
+  QVERIFY(l1_with);
+
+  // Bad values name the key; a plan's p > 0 needs replay data.
+  QVERIFY(contains(error_of([] { grow::parse_plan({{"variant", "lora"}, {"replay", 1.0}}); }),
+                   "'replay' must be in [0, 1)"));
+  QVERIFY(contains(error_of([] { grow::parse_plan({{"variant", "lora"}, {"replay", "a lot"}}); }),
+                   "'replay' must be a number"));
+  Json no_data = base_spec({{"variant", "full"}, {"replay", 0.1}});
+  no_data["data"]["original"].erase("replay");
+  QVERIFY(contains(error_of([&] { ex::parse_spec(no_data, "", "spec"); }),
+                   "spec.plans[0].replay: 0.1 needs data.original.replay"));
+  Json ok = base_spec({{"variant", "neutral-residues"}, {"replay", 0}, {"inner", 8}});
+  ok["data"]["original"].erase("replay");
+  ex::parse_spec(ok, "", "spec");  // p = 0 needs no replay data
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

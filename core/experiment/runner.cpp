@@ -325,7 +325,8 @@ std::unique_ptr<data::BatchSource> make_source(const Prepared& p, const grow::Gr
   bo.batch_size = p.spec.train.batch_size;
   bo.seed = p.spec.seed + 7919 * phase;
   auto main = std::make_unique<data::Batcher>(p.phases[phase].stream, bo);
-  double replay = p.spec.train.replay;
+  // The plan's replay fraction, or the spec's train.replay.
+  const double replay = plan.replay.value_or(p.spec.train.replay);
   if (replay <= 0 || !p.replay) return main;
   data::BatcherOptions ro = bo;
   ro.seed = bo.seed + 104729;
@@ -501,6 +502,13 @@ void RunExecutor::make_trainer() {
 
 // A new run: the sizes and the step-0 evaluation (the base model, or the grown one).
 void RunExecutor::start() {
+  if (m_plan.variant == grow::Variant::NeutralResidues &&
+      m_plan.replay.value_or(m_p.spec.train.replay) <= 0) {
+    m_store.add_event(m_run, store::EventLevel::Warning,
+                      "neutral residues without replay (p = 0): no original-domain batches, so "
+                      "the local loss never applies (the paper's ablation; the paper uses "
+                      "p = 0.1)");
+  }
   put(0, mk::kTotalParams, static_cast<double>(m_growth.total_params));
   put(0, mk::kTrainableParams, static_cast<double>(m_growth.trainable_params));
   put(0, mk::kAddedParams, static_cast<double>(m_growth.added_params()));

@@ -359,14 +359,14 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
     fail("{}.replay: {} needs data.original.replay (original-domain text to mix in)", tctx,
          s.train.replay);
   }
-  for (const auto& p : s.plans) {
-    if (p.variant == grow::Variant::NeutralResidues &&
-        (!s.original_replay.defined() || s.train.replay <= 0)) {
-      fail(
-          "{}: neutral residues need original-domain batches for their local loss: set "
-          "data.original.replay and train.replay (the paper uses p = 0.1)",
-          ctx);
+  for (size_t i = 0; i < s.plans.size(); ++i) {
+    const auto& p = s.plans[i];
+    if (p.replay && *p.replay > 0 && !s.original_replay.defined()) {
+      fail("{}.plans[{}].replay: {} needs data.original.replay (original-domain text to mix in)",
+           ctx, i, *p.replay);
     }
+    // Neutral residues with p = 0 are the paper's ablation: valid, but the local loss never
+    // applies (the runner records a warning with the run).
   }
 
   // Evaluation, probes, ADEPT, checkpoints

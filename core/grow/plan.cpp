@@ -162,6 +162,15 @@ std::string GrowthPlan::label() const {
 
 namespace {
 
+// Keys every plan accepts, whatever its variant.
+const char* const kCommonKeys[] = {"variant", "name", "replay"};
+bool is_common_key(const std::string& key) {
+  for (const char* k : kCommonKeys) {
+    if (key == k) return true;
+  }
+  return false;
+}
+
 std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& e : v) s += (s.empty() ? "" : ", ") + e;
@@ -244,10 +253,21 @@ GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
   if (!m) fail("{}: unknown variant '{}' (known: {})", ctx, v, join(variant_names()));
   plan.variant = m->id;
   plan.name = js::get_or<std::string>(j, "name", "", ctx);
+  if (auto it = j.find("replay"); it != j.end() && !it->is_null()) {
+    if (!it->is_number()) {
+      fail("{}: 'replay' must be a number in [0, 1), found {}", ctx, js::type_name(*it));
+    }
+    const double p = it->get<double>();
+    if (!(p >= 0 && p < 1)) {
+      fail("{}: 'replay' must be in [0, 1) (the fraction of original-domain batches), found {}",
+           ctx, it->dump());
+    }
+    plan.replay = p;
+  }
   // Known keys.
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.key() == "variant" || it.key() == "name" || m->find(it.key())) continue;
-    std::vector<std::string> allowed = {"variant", "name"};
+    if (is_common_key(it.key()) || m->find(it.key())) continue;
+    std::vector<std::string> allowed(std::begin(kCommonKeys), std::end(kCommonKeys));
     for (const auto& s : m->params) allowed.push_back(s.name);
     fail("{}: unknown key '{}' for variant '{}' (allowed: {})", ctx, it.key(), m->id,
          join(allowed));
@@ -293,6 +313,7 @@ Json to_json(const GrowthPlan& plan) {
   Json j;
   j["variant"] = plan.variant;
   if (!plan.name.empty()) j["name"] = plan.name;
+  if (plan.replay) j["replay"] = *plan.replay;
   const VariantModule* m = find_variant(plan.variant);
   if (!m || !plan.params) return j;
   Json values = Json::object();

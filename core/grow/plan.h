@@ -23,6 +23,7 @@
 //  "calibrated", "k": N, ...} that the runner resolves from importance probes.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <memory>
 #include <typeinfo>
@@ -165,6 +166,9 @@ struct GrowthPlan {
   std::string variant = Variant::Full;
   ParamsHolder params;  // the variant's parameter struct (FullParams, LoraParams, ...)
   std::string name;     // optional label ("G-Freeze k=2"); defaults to a generated one
+  // Keys every plan accepts (not the variant's; the runner applies them):
+  std::optional<double> replay;  // fraction p of original-domain batches for this plan's
+                                 // run, in [0, 1); unset: the spec's train.replay
 
   template <typename T>
   const T& get() const {
