@@ -345,7 +345,8 @@ class TstGui : public QObject {
         // range's end).
         const bool required = sp.default_value.is_number() && sp.min &&
                               sp.default_value.get<double>() < *sp.min;
-        if (applies && !sp.model_hint && !required && !sp.default_value.is_null() &&
+        if (applies && !sp.model_hint && !sp.default_for && !required &&
+            !sp.default_value.is_null() &&
             sp.type != Spec::Type::Number) {
           QCOMPARE(qs(plan.at(sp.name).dump()), qs(sp.default_value.dump()));
         }
@@ -367,8 +368,11 @@ class TstGui : public QObject {
     gp->setVariant(u"depth"_s);
     QVERIFY(gp->setParameter(u"style"_s, u"llama-pro"_s));
     QVERIFY(gp->fieldShown(u"count"_s) && !gp->layersShown());
+    // ADEPT's stage 2 follows the style: off for LLaMA-Pro, on for ADEPT.
+    QVERIFY(!gp->plan().at("unit_lr").get<bool>());
     QVERIFY(gp->setParameter(u"style"_s, u"adept"_s));
     QVERIFY(!gp->fieldShown(u"count"_s) && gp->layersShown());
+    QVERIFY(gp->plan().at("unit_lr").get<bool>());
     // Units the model lacks are offered but disabled (the llama fixture has every linear).
     gp->setVariant(u"lora"_s);
     QWidget* targets = gp->field(u"targets"_s);

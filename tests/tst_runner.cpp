@@ -211,6 +211,7 @@ class TestRunner : public QObject {
   void initTestCase();
   void accNormIsTheHarnessDefinition();
   void replayIsAPlanOption();
+  void adeptStageTwoBelongsToThePlan();
 
   void specRejectsUnknownKeysAndBadValuesNamingTheKey_data();
   void specRejectsUnknownKeysAndBadValuesNamingTheKey();
@@ -428,8 +429,9 @@ void TestRunner::specRejectsUnknownKeysAndBadValuesNamingTheKey_data() {
   row("replay without replay data", R"({"train": {"replay": 0.2}, "data": {"original":
       {"replay": null}}})",
       {"spec.train.replay", "data.original.replay"});
-  row("neutral residues without replay", R"({"plans": [{"variant": "neutral-residues"}]})",
-      {"spec", "neutral residues", "train.replay"});
+  row("plan replay without replay data",
+      R"({"data": {"original": {"replay": null}}, "plans": [{"variant": "lora", "replay": 0.1}]})",
+      {"spec.plans[0].replay", "data.original.replay"});
   row("wrong version", R"({"version": 2})", {"spec.version", "2"});
   row("missing model", R"({"model": null})", {"spec", "'model'"});
   row("missing new train", R"({"data": {"new": {"train": null}}})", {"spec.data.new.train"});
@@ -756,15 +758,19 @@ void TestRunner::adeptUnitLearningRatesFollowImportanceAndSchedule() {
   // lr_U = 2·(1 − Î_U)·lr_base, Î_U the unit's Taylor importance (mean of θ·∂L/∂θ over the
   // unit's parameters, L the probe-set loss) min-max normalised over the expanded units,
   // recomputed every T_update steps; the schedule's warm-up and decay apply on top.
-  const Json plan = {{"variant", "depth"}, {"style", "adept"}, {"layers", {0}}};
-  Json spec = base_spec(plan);
   const int64_t steps = 6, t_update = 2, warmup = 2;
+  // Stage 2 is on by default for ADEPT plans; its interval and importance are plan keys.
+  const Json plan = {{"variant", "depth"},
+                     {"style", "adept"},
+                     {"layers", {0}},
+                     {"t_update", t_update},
+                     {"unit_importance", "taylor"}};
+  Json spec = base_spec(plan);
   const double lr = 2e-3, min_ratio = 0.1, beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
   spec["train"] = {
       {"steps", steps},   {"seq_len", 32},        {"batch_size", 2},           {"lr", lr},
       {"warmup", warmup}, {"schedule", "cosine"}, {"min_lr_ratio", min_ratio}, {"beta1", beta1},
       {"beta2", beta2},   {"eps", eps},           {"weight_decay", 0.0}};
-  spec["adept"] = {{"unit_lr", true}, {"t_update", t_update}, {"method", "taylor"}};
   spec["checkpoint"] = {{"interval", 1}};
   const std::string db = db_path("adept");
   auto oc = run_one(spec, db);
@@ -1542,6 +1548,53 @@ void TestRunner::replayIsAPlanOption() {
   Json ok = base_spec({{"variant", "neutral-residues"}, {"replay", 0}, {"inner", 8}});
   ok["data"]["original"].erase("replay");
   ex::parse_spec(ok, "", "spec");  // p = 0 needs no replay data
+}
+
+// ADEPT's stage 2 is part of the ADEPT plan (on by default), never of a LLaMA-Pro plan in the
+// same experiment; the ablations are plans of their own; the top-level "adept" section of
+// earlier specs only gives defaults to ADEPT plans.
+void TestRunner::adeptStageTwoBelongsToThePlan() {
+  Json spec = base_spec({{"variant", "full"}});
+  spec["adept"] = {{"t_update", 2}};  // earlier specs: a default for ADEPT plans only
+  spec["checkpoint"] = {{"interval", 4}};
+  spec["plans"] = Json::array(
+      {Json{{"variant", "depth"}, {"style", "adept"}, {"layers", {0}}},
+       Json{{"variant", "depth"}, {"style", "llama-pro"}, {"count", 1}},
+       Json{{"variant", "depth"}, {"style", "adept"}, {"layers", {0}}, {"unit_lr", false}},
+       Json{{"variant", "depth"}, {"style", "llama-pro"}, {"count", 1}, {"unit_lr", true}}});
+  const auto parsed = ex::parse_spec(spec, "", "spec");
+  QCOMPARE(parsed.plans[0].get<grow::DepthParams>().t_update, int64_t(2));
+  QCOMPARE(parsed.plans[1].get<grow::DepthParams>().unit_lr, false);
+  QCOMPARE(parsed.plans[1].get<grow::DepthParams>().t_update, int64_t(500));  // not ADEPT
+  QCOMPARE(qs(parsed.plans[2].label()), QString("depth/adept no-unit-lr layers=0"));
+  QCOMPARE(qs(parsed.plans[3].label()), QString("depth/llama-pro P=1 +unit-lr"));
+  const std::string db = db_path(fmt::format("adept-plans-{}", m_counter++));
+  auto outcomes = ex::run_experiment(parsed, options(db));
+  QCOMPARE(outcomes.size(), size_t(4));
+  Store store = Store::open(db);
+  for (const auto& oc : outcomes) QVERIFY2(oc.status == "finished", oc.error.c_str());
+  auto scales = [&](size_t i) {
+    auto ck = store.latest_checkpoint(outcomes[i].run_id);
+    if (!ck) return std::map<std::string, double>{{"no checkpoint", 0}};
+    auto meta = gb::json::parse_file(ck->path + "/trainer.json");
+    return meta.at("extra").at("lr_scales").get<std::map<std::string, double>>();
+  };
+  // ADEPT: one multiplier per unit of the new block, not all equal.
+  const auto adept = scales(0);
+  QCOMPARE(adept.size(), kLlamaUnits.size());
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& [u, v] : adept) {
+    QVERIFY2(u.rfind("layers.1.", 0) == 0, u.c_str());  // the copy of layer 0 is layer 1
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  QCOMPARE(lo, 0.0);  // the most important unit: 2·(1 − 1)
+  QCOMPARE(hi, 2.0);  // the least important unit: 2·(1 − 0)
+  // LLaMA-Pro beside it keeps one learning rate; ADEPT without stage 2 too.
+  QVERIFY(scales(1).empty());
+  QVERIFY(scales(2).empty());
+  // LLaMA-Pro placement with stage 2 (ADEPT without stage 1).
+  QCOMPARE(scales(3).size(), kLlamaUnits.size());
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

@@ -80,7 +80,7 @@
     </message>
     <message>
         <source>Layers that get an adapter beside their MLP: &quot;all&quot;, a list or a policy.</source>
-        <translation>Schichten, die neben ihrem MLP einen Adapter erhalten: "all", eine Liste oder eine Richtlinie.</translation>
+        <translation>Schichten, die neben ihrem MLP einen Adapter erhalten: &quot;all&quot;, eine Liste oder eine Richtlinie.</translation>
     </message>
     <message>
         <source>Budget</source>
@@ -180,7 +180,7 @@
     </message>
     <message>
         <source>Layers that get an expert bank beside their MLP: &quot;all&quot;, a list or a policy.</source>
-        <translation>Schichten, die neben ihrem MLP eine Expertengruppe erhalten: "all", eine Liste oder eine Richtlinie.</translation>
+        <translation>Schichten, die neben ihrem MLP eine Expertengruppe erhalten: &quot;all&quot;, eine Liste oder eine Richtlinie.</translation>
     </message>
     <message>
         <source>Depth expansion (LLaMA-Pro, ADEPT)</source>
@@ -216,7 +216,7 @@
     </message>
     <message>
         <source>ADEPT: the layers copied (a list or a selection policy; not &quot;all&quot;).</source>
-        <translation>ADEPT: die kopierten Schichten (eine Liste oder eine Auswahlrichtlinie; nicht "all").</translation>
+        <translation>ADEPT: die kopierten Schichten (eine Liste oder eine Auswahlrichtlinie; nicht &quot;all&quot;).</translation>
     </message>
     <message>
         <source>EWC</source>
@@ -304,7 +304,7 @@
     </message>
     <message>
         <source>Layers whose MLP grows: &quot;all&quot;, a list of indices or a selection policy.</source>
-        <translation>Schichten, deren MLP wächst: "all", eine Liste von Indizes oder eine Auswahlrichtlinie.</translation>
+        <translation>Schichten, deren MLP wächst: &quot;all&quot;, eine Liste von Indizes oder eine Auswahlrichtlinie.</translation>
     </message>
     <message>
         <source>LoRA</source>
@@ -332,7 +332,7 @@
     </message>
     <message>
         <source>Layers that get adapters: &quot;all&quot;, a list of indices or a selection policy.</source>
-        <translation>Schichten, die Adapter erhalten: "all", eine Liste von Indizes oder eine Auswahlrichtlinie.</translation>
+        <translation>Schichten, die Adapter erhalten: &quot;all&quot;, eine Liste von Indizes oder eine Auswahlrichtlinie.</translation>
     </message>
     <message>
         <source>LoRAMoE</source>
@@ -465,6 +465,42 @@
     <message>
         <source>Initialisation of the new rows: zero, random, or SVD (the top singular directions of W). Default (SVD, 0).</source>
         <translation>Initialisierung der neuen Zeilen: null, zufällig oder SVD (die obersten singulären Richtungen von W). Standard (SVD, 0).</translation>
+    </message>
+    <message>
+        <source>Unit-wise learning rates (stage 2)</source>
+        <translation>Lernraten pro Einheit (Stufe 2)</translation>
+    </message>
+    <message>
+        <source>ADEPT stage 2: every unit U of a new block trains with lr_U = 2·(1 − Î_U)·lr, Î_U its importance min-max normalised over the new units. On by default for ADEPT (off: ADEPT without stage 2), off for LLaMA-Pro (on: ADEPT without stage 1).</source>
+        <translation>ADEPT-Stufe 2: jede Einheit U eines neuen Blocks trainiert mit lr_U = 2·(1 − Î_U)·lr, Î_U ihre über die neuen Einheiten min-max-normierte Wichtigkeit. Standardmäßig an für ADEPT (aus: ADEPT ohne Stufe 2), aus für LLaMA-Pro (an: ADEPT ohne Stufe 1).</translation>
+    </message>
+    <message>
+        <source>Update interval T_update</source>
+        <translation>Aktualisierungsintervall T_update</translation>
+    </message>
+    <message>
+        <source>Steps between recomputations of the unit importance Î_U (stage 2).</source>
+        <translation>Schritte zwischen zwei Neuberechnungen der Einheitenwichtigkeit Î_U (Stufe 2).</translation>
+    </message>
+    <message>
+        <source>Taylor θ·∂L/∂θ (the paper&apos;s)</source>
+        <translation>Taylor θ·∂L/∂θ (wie im Paper)</translation>
+    </message>
+    <message>
+        <source>Taylor |θ·∂L/∂θ|</source>
+        <translation>Taylor |θ·∂L/∂θ|</translation>
+    </message>
+    <message>
+        <source>Fisher</source>
+        <translation>Fisher</translation>
+    </message>
+    <message>
+        <source>Unit importance</source>
+        <translation>Einheitenwichtigkeit</translation>
+    </message>
+    <message>
+        <source>The importance Î_U of stage 2, measured on the general probe set.</source>
+        <translation>Die Wichtigkeit Î_U der Stufe 2, gemessen auf der allgemeinen Probe-Menge.</translation>
     </message>
 </context>
 <context>

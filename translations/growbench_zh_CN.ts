@@ -80,7 +80,7 @@
     </message>
     <message>
         <source>Layers that get an adapter beside their MLP: &quot;all&quot;, a list or a policy.</source>
-        <translation>在其 MLP 旁添加适配器的层："all"、列表或策略。</translation>
+        <translation>在其 MLP 旁添加适配器的层：&quot;all&quot;、列表或策略。</translation>
     </message>
     <message>
         <source>Budget</source>
@@ -180,7 +180,7 @@
     </message>
     <message>
         <source>Layers that get an expert bank beside their MLP: &quot;all&quot;, a list or a policy.</source>
-        <translation>在其 MLP 旁添加专家组的层："all"、列表或策略。</translation>
+        <translation>在其 MLP 旁添加专家组的层：&quot;all&quot;、列表或策略。</translation>
     </message>
     <message>
         <source>Depth expansion (LLaMA-Pro, ADEPT)</source>
@@ -216,7 +216,7 @@
     </message>
     <message>
         <source>ADEPT: the layers copied (a list or a selection policy; not &quot;all&quot;).</source>
-        <translation>ADEPT：被复制的层（列表或选择策略；不能是 "all"）。</translation>
+        <translation>ADEPT：被复制的层（列表或选择策略；不能是 &quot;all&quot;）。</translation>
     </message>
     <message>
         <source>EWC</source>
@@ -304,7 +304,7 @@
     </message>
     <message>
         <source>Layers whose MLP grows: &quot;all&quot;, a list of indices or a selection policy.</source>
-        <translation>MLP 被扩展的层："all"、索引列表或选择策略。</translation>
+        <translation>MLP 被扩展的层：&quot;all&quot;、索引列表或选择策略。</translation>
     </message>
     <message>
         <source>LoRA</source>
@@ -332,7 +332,7 @@
     </message>
     <message>
         <source>Layers that get adapters: &quot;all&quot;, a list of indices or a selection policy.</source>
-        <translation>添加适配器的层："all"、索引列表或选择策略。</translation>
+        <translation>添加适配器的层：&quot;all&quot;、索引列表或选择策略。</translation>
     </message>
     <message>
         <source>LoRAMoE</source>
@@ -465,6 +465,42 @@
     <message>
         <source>Initialisation of the new rows: zero, random, or SVD (the top singular directions of W). Default (SVD, 0).</source>
         <translation>新增行的初始化方式：零、随机或 SVD（W 的前几个奇异方向）。默认 (SVD, 0)。</translation>
+    </message>
+    <message>
+        <source>Unit-wise learning rates (stage 2)</source>
+        <translation>按单元的学习率（第 2 阶段）</translation>
+    </message>
+    <message>
+        <source>ADEPT stage 2: every unit U of a new block trains with lr_U = 2·(1 − Î_U)·lr, Î_U its importance min-max normalised over the new units. On by default for ADEPT (off: ADEPT without stage 2), off for LLaMA-Pro (on: ADEPT without stage 1).</source>
+        <translation>ADEPT 第 2 阶段：新块的每个单元 U 以 lr_U = 2·(1 − Î_U)·lr 训练，Î_U 为其在新单元上做最小-最大归一化后的重要性。ADEPT 默认开启（关闭：不含第 2 阶段的 ADEPT），LLaMA-Pro 默认关闭（开启：不含第 1 阶段的 ADEPT）。</translation>
+    </message>
+    <message>
+        <source>Update interval T_update</source>
+        <translation>更新间隔 T_update</translation>
+    </message>
+    <message>
+        <source>Steps between recomputations of the unit importance Î_U (stage 2).</source>
+        <translation>两次重新计算单元重要性 Î_U 之间的步数（第 2 阶段）。</translation>
+    </message>
+    <message>
+        <source>Taylor θ·∂L/∂θ (the paper&apos;s)</source>
+        <translation>Taylor θ·∂L/∂θ（论文所用）</translation>
+    </message>
+    <message>
+        <source>Taylor |θ·∂L/∂θ|</source>
+        <translation>Taylor |θ·∂L/∂θ|</translation>
+    </message>
+    <message>
+        <source>Fisher</source>
+        <translation>Fisher</translation>
+    </message>
+    <message>
+        <source>Unit importance</source>
+        <translation>单元重要性</translation>
+    </message>
+    <message>
+        <source>The importance Î_U of stage 2, measured on the general probe set.</source>
+        <translation>第 2 阶段的重要性 Î_U，在通用探测集上测量。</translation>
     </message>
 </context>
 <context>

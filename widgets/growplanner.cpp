@@ -18,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -327,6 +328,7 @@ void GrowPlanner::rebuildForm() {
         }
         if (def.is_string()) combo->setCurrentIndex(combo->findData(qs(def.get<std::string>())));
         connect(combo, &QComboBox::currentIndexChanged, this, [this] {
+          applyModeDefaults();
           updateVisibility();
           refresh();
         });
@@ -370,8 +372,30 @@ void GrowPlanner::rebuildForm() {
     m_form->addRow(new QLabel(tr("This variant has no hyper-parameters.")));
   }
   m_form->addRow(m_layersRowLabel, m_layersRow);
+  applyModeDefaults();
   updateVisibility();
   refresh();
+}
+
+void GrowPlanner::applyModeDefaults() {
+  // Keys whose default depends on a mode (ParamSpec::default_for) follow it when the mode
+  // changes, e.g. ADEPT's stage 2 is on for ADEPT and off for LLaMA-Pro.
+  const gb::grow::VariantModule* module = moduleOf(variant());
+  if (!module) return;
+  const nlohmann::json values = formValues();
+  for (const Spec& s : module->params) {
+    QWidget* w = m_fields.value(qs(s.name));
+    if (!s.default_for || !w) continue;
+    const nlohmann::json v = s.default_for(values);
+    const QSignalBlocker block(w);
+    if (v.is_boolean()) {
+      setParameter(qs(s.name), v.get<bool>());
+    } else if (v.is_number()) {
+      setParameter(qs(s.name), v.get<double>());
+    } else if (v.is_string()) {
+      setParameter(qs(s.name), qs(v.get<std::string>()));
+    }
+  }
 }
 
 nlohmann::json GrowPlanner::formValues() const {

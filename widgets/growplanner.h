@@ -90,6 +90,7 @@ class GrowPlanner : public QWidget {
   // Every key of the variant's schema: the form's value, or the default for keys without a
   // field (hidden ones).
   nlohmann::json formValues() const;
+  void applyModeDefaults();
 
   Session* m_session;
   QComboBox* m_variant = nullptr;

@@ -368,7 +368,7 @@ class RunExecutor {
   void evaluate_task(const TaskData& t,
                      const std::function<void(const std::string&, double)>& put_m);
   void evaluate_sequence_row(size_t after_phase);
-  void update_unit_lrs();
+  void update_unit_lrs(const std::string& method);
   void save_checkpoint(const std::string& reason);
   void save_cancel_checkpoint();
   void flush_quietly();
@@ -552,8 +552,10 @@ void RunExecutor::train_loop() {
 
 void RunExecutor::train_step(const Phase& phase, const train::Schedule& schedule) {
   m_p.options.cancel.throw_if_cancelled();
-  if (m_p.spec.adept.unit_lr && m_state.phase_step % m_p.spec.adept.t_update == 0) {
-    update_unit_lrs();
+  // ADEPT stage 2 belongs to the plan: only a depth plan with unit_lr has unit rates.
+  if (m_plan.variant == grow::Variant::Depth) {
+    const auto& d = m_plan.get<grow::DepthParams>();
+    if (d.unit_lr && m_state.phase_step % d.t_update == 0) update_unit_lrs(d.unit_importance);
   }
   std::vector<data::Batch> micro;
   for (int64_t a = 0; a < m_p.spec.train.accumulation; ++a) micro.push_back(m_source->next());
@@ -753,13 +755,13 @@ void RunExecutor::evaluate_sequence_row(size_t after_phase) {
   }
 }
 
-void RunExecutor::update_unit_lrs() {
+void RunExecutor::update_unit_lrs(const std::string& method) {
   // ADEPT stage 2: lr_U = 2 · (1 − Î_U) · lr_base for every unit U of the expanded layers,
   // Î_U = the unit's importance on the general probe set, min-max normalised over the
   // expanded units.
   if (m_growth.new_layers.empty()) return;
   auto res = importance::run_probe(*m_model.model, probe_set(m_p, false),
-                                   probe_options(m_p, m_p.spec.adept.method));
+                                   probe_options(m_p, method));
   std::vector<std::pair<std::string, double>> values;
   for (int64_t l : m_growth.new_layers) {
     for (size_t u = 0; u < res.unit_names.size(); ++u) {

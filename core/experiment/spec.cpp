@@ -214,6 +214,26 @@ DataSource parse_source(const Json& j, const std::string& base_dir, const std::s
   return s;
 }
 
+// Specs of earlier versions set ADEPT's stage 2 in a top-level "adept" section
+// ({"unit_lr", "t_update", "method"}); it now belongs to the plan. The section's keys are
+// defaults for the ADEPT plans ("variant": "depth", "style": "adept") that do not set them
+// (never for LLaMA-Pro or other variants).
+static Json with_adept_defaults(const Json& spec, const Json& plan) {
+  auto a = spec.find("adept");
+  if (a == spec.end() || !a->is_object() || !plan.is_object()) return plan;
+  if (plan.value("variant", std::string()) != grow::Variant::Depth ||
+      plan.value("style", std::string()) != "adept") {
+    return plan;
+  }
+  Json out = plan;
+  for (const auto& [from, to] : {std::pair<const char*, const char*>{"unit_lr", "unit_lr"},
+                                 {"t_update", "t_update"},
+                                 {"method", "unit_importance"}}) {
+    if (a->contains(from) && !out.contains(to)) out[to] = (*a)[from];
+  }
+  return out;
+}
+
 ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std::string& ctx) {
   if (!j.is_object()) fail("{}: expected a JSON object, found {}", ctx, js::type_name(j));
   js::check_keys(
@@ -310,10 +330,11 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
       fail("{}.plans: expected a non-empty array of growth plans", ctx);
     }
     for (size_t i = 0; i < j["plans"].size(); ++i) {
-      s.plans.push_back(grow::parse_plan(j["plans"][i], fmt::format("{}.plans[{}]", ctx, i)));
+      s.plans.push_back(
+          grow::parse_plan(with_adept_defaults(j, j["plans"][i]), fmt::format("{}.plans[{}]", ctx, i)));
     }
   } else if (j.contains("plan")) {
-    s.plans.push_back(grow::parse_plan(j["plan"], ctx + ".plan"));
+    s.plans.push_back(grow::parse_plan(with_adept_defaults(j, j["plan"]), ctx + ".plan"));
   } else {
     s.plans.push_back(grow::parse_plan(Json{{"variant", "full"}}, ctx + ".plan"));
   }

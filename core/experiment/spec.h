@@ -107,6 +107,9 @@ struct ProbeSpec {
   int64_t seq_len = 128;
 };
 
+// The top-level "adept" section of earlier specs: defaults for the ADEPT plans that do not
+// set unit_lr / t_update / unit_importance themselves (stage 2 belongs to the plan now,
+// grow::DepthParams; the runner reads the plan only).
 struct AdeptSpec {
   bool unit_lr = false;
   int64_t t_update = 500;

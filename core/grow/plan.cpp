@@ -280,6 +280,11 @@ GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
         it != j.end() && !it->is_null() ? checked_value(s, *it, *m, ctx) : s.default_value;
   }
   for (const auto& s : m->params) {
+    if (s.default_for && (!j.contains(s.name) || j[s.name].is_null())) {
+      values[s.name] = s.default_for(values);
+    }
+  }
+  for (const auto& s : m->params) {
     if (s.applies(values)) continue;
     // A key that does not apply is an error unless it holds the default (plans written
     // by earlier versions list every key).

@@ -99,6 +99,12 @@ struct DepthParams : VariantParamsOf<DepthParams> {
   std::string style = "llama-pro";  // "llama-pro" (uniform) or "adept" (after chosen layers)
   int64_t count = 0;                // llama-pro: number of blocks P
   LayerSelection layers;            // adept: copies go right after these layers
+  // Stage 2 (adept-adaptive-expansion.txt §3.2): unit-wise learning rates
+  // lr_U = 2·(1 − Î_U)·lr on the new blocks, Î_U recomputed every t_update steps. On by
+  // default for "adept", off for "llama-pro" (on there: ADEPT without stage 1).
+  bool unit_lr = true;
+  int64_t t_update = 500;
+  std::string unit_importance = "taylor";  // taylor, taylor-abs or fisher
 };
 
 struct AdapterParams : VariantParamsOf<AdapterParams> {

@@ -57,6 +57,10 @@ struct ParamSpec {
   std::string when_hint;
   // Accepted in plans for compatibility but not offered (forms, listings, docs).
   bool hidden = false;
+  // A default that depends on other keys (the plan's values, schema defaults filled in):
+  // used when the key is absent; `default_value` is what listings show. E.g. ADEPT's
+  // stage 2 is on by default for style "adept" and off for "llama-pro".
+  std::function<nlohmann::json(const nlohmann::json& values)> default_for;
   // Choice: a check before the choices, for a more specific message (throws).
   std::function<void(const nlohmann::json& value, const std::string& ctx)> check;
   // A starting value, maximum and spin-box step that suit `config` (GUI forms; the schema's

@@ -1,8 +1,8 @@
 // Depth expansion: copies of layers inserted right after them with zeroed output
 // projections, so each starts as the identity; only the new blocks train. LLaMA-Pro inserts
 // P blocks uniformly; ADEPT copies the least important layers for general competence
-// (adept-adaptive-expansion.txt §3.1; stage 2's unit-wise learning rates are set by the
-// experiment's "adept" section).
+// (adept-adaptive-expansion.txt §3.1). Stage 2's unit-wise learning rates (§3.2) are part
+// of the plan (unit_lr, t_update, unit_importance); the runner applies them.
 #include <fmt/format.h>
 
 #include "grow/growth.h"
@@ -17,7 +17,7 @@ VariantModule depth_module() {
   VariantModule m;
   m.id = Variant::Depth;
   m.name = GB_TR("GrowPlanner", "Depth expansion (LLaMA-Pro, ADEPT)");
-  m.paper = "adept-adaptive-expansion.txt §3.1 (ADEPT stage 1; LLaMA-Pro baseline)";
+  m.paper = "adept-adaptive-expansion.txt §3.1–3.2 (ADEPT stages 1 and 2; LLaMA-Pro baseline)";
   m.description =
       GB_TR("GrowPlanner",
             "Copies of layers inserted right after them with zeroed output projections, so each "
@@ -57,6 +57,36 @@ VariantModule depth_module() {
         "LLaMA-Pro inserts blocks uniformly; give 'count', not 'layers' (use style \"adept\" "
         "to choose layers)";
   }
+  {
+    auto& s = m.param("unit_lr", &DepthParams::unit_lr, T::Bool);
+    s.label = GB_TR("GrowPlanner", "Unit-wise learning rates (stage 2)");
+    s.help = GB_TR("GrowPlanner",
+                   "ADEPT stage 2: every unit U of a new block trains with lr_U = 2·(1 − Î_U)·lr, "
+                   "Î_U its importance min-max normalised over the new units. On by default for "
+                   "ADEPT (off: ADEPT without stage 2), off for LLaMA-Pro (on: ADEPT without "
+                   "stage 1).");
+    s.default_for = [](const nlohmann::json& values) {
+      return nlohmann::json(values.value("style", std::string()) == "adept");
+    };
+  }
+  {
+    auto& s = m.param("t_update", &DepthParams::t_update, T::Int);
+    s.min = 1;
+    s.max = 1e9;
+    s.unit = "steps";
+    s.label = GB_TR("GrowPlanner", "Update interval T_update");
+    s.help = GB_TR("GrowPlanner",
+                   "Steps between recomputations of the unit importance Î_U (stage 2).");
+  }
+  {
+    auto& s = m.param("unit_importance", &DepthParams::unit_importance, T::Choice);
+    s.choices = {"taylor", "taylor-abs", "fisher"};
+    s.choice_labels = {GB_TR("GrowPlanner", "Taylor θ·∂L/∂θ (the paper's)"),
+                       GB_TR("GrowPlanner", "Taylor |θ·∂L/∂θ|"), GB_TR("GrowPlanner", "Fisher")};
+    s.label = GB_TR("GrowPlanner", "Unit importance");
+    s.help = GB_TR("GrowPlanner",
+                   "The importance Î_U of stage 2, measured on the general probe set.");
+  }
   m.validate = [](VariantParams& vp, const nlohmann::json& raw, const std::string& ctx) {
     const auto& p = static_cast<const DepthParams&>(vp);
     if (p.style != "adept") return;
@@ -81,6 +111,9 @@ VariantModule depth_module() {
     const auto& p = static_cast<const DepthParams&>(vp);
     std::string s = "/" + p.style;
     if (p.style == "llama-pro") s += fmt::format(" P={}", p.count);
+    // The ablations: ADEPT without stage 2, LLaMA-Pro placement with stage 2.
+    if (p.style == "adept" && !p.unit_lr) s += " no-unit-lr";
+    if (p.style == "llama-pro" && p.unit_lr) s += " +unit-lr";
     return s;
   };
   m.apply = apply_depth;
