@@ -70,21 +70,15 @@ nlohmann::json scale_plan(const gb::ModelConfig& c, const std::string& mode,
   return j;
 }
 
-// Applies a SCALE plan. GPT-2 is refused by validate_plan (its message is tested below),
-// so for GPT-2 the operator is called directly and the group invariant checked here.
+// Applies a SCALE plan through apply_plan (validation included; every family, GPT-2 with its
+// learned positions widened too), and checks that the parameter groups cover exactly the
+// trainable set.
 gb::grow::GrowthResult grow(gb::CausalLMImpl& m, const nlohmann::json& j, uint64_t seed = 0,
                             bool structure_only = false) {
   gb::grow::ApplyContext ctx;
   ctx.seed = seed;
   ctx.structure_only = structure_only;
-  auto plan = gb::grow::parse_plan(j);
-  if (m.config.family != gb::Family::Gpt2) return gb::grow::apply_plan(m, plan, ctx);
-  const int64_t base = gb::count_parameters(m);
-  auto r = gb::grow::apply_scale(m, plan, ctx);
-  r.plan = plan;
-  r.base_params = base;
-  r.total_params = gb::count_parameters(m);
-  r.trainable_params = gb::count_parameters(m, true);
+  auto r = gb::grow::apply_plan(m, gb::grow::parse_plan(j), ctx);
   int64_t grouped = 0;
   for (const auto& g : r.groups) {
     for (const auto& p : g.params) {
@@ -251,6 +245,7 @@ class TestScale : public QObject {
   void structureOnlyRebuildsTheSameModel();
   void denseWeightMatchesForward_data() { routeFollowsCosineThreshold_data(); }
   void denseWeightMatchesForward();
+  void gpt2LearnedPositionsAreWidened();
   void invalidPlansGiveSpecificErrors_data();
   void invalidPlansGiveSpecificErrors();
 };
@@ -811,6 +806,39 @@ void TestScale::denseWeightMatchesForward() {
 
 // ---------------------------------------------------------------------------------------
 
+// GPT-2 (learned absolute positions) through the normal path: validate_plan accepts it, the
+// position embedding gains d_up trainable columns (P_up, initialised like E_up), and the
+// logits equal the base model's (W_out_up = 0) within 1e-5 of their scale.
+void TestScale::gpt2LearnedPositionsAreWidened() {
+  auto base = load_model("gpt2");
+  auto m = load_model("gpt2");
+  const auto plan = gb::grow::parse_plan(scale_plan(m->config, "adapt"));
+  gb::grow::validate_plan(plan, m->config);  // refused before
+  const int64_t d_up = d_up_for(m->config);
+  auto r = gb::grow::apply_plan(*m, plan);
+  torch::Tensor p_up;
+  for (const auto& [n, t] : gb::named_parameters(*m)) {
+    if (n.find("embed_positions") != std::string::npos && n.find("weight_up") != std::string::npos) {
+      p_up = t;
+    }
+  }
+  QVERIFY2(p_up.defined(), "no widened position embedding");
+  QCOMPARE(p_up.size(0), m->config.max_positions);
+  QCOMPARE(p_up.size(1), d_up);
+  QVERIFY(p_up.requires_grad());
+  bool grouped = false;
+  for (const auto& g : r.groups) {
+    for (const auto& t : g.params) grouped |= t.is_same(p_up);
+  }
+  QVERIFY(grouped);
+  torch::NoGradGuard ng;
+  auto ids = gb::test::random_ids(*m, 2, 19);
+  const auto want = base->forward(ids), got = m->forward(ids);
+  const double diff = (got - want).abs().max().item<double>();
+  QVERIFY2(diff <= 1e-5 * std::max(1.0, want.abs().max().item<double>()),
+           qPrintable(QString("max |logit diff| %1").arg(diff)));
+}
+
 void TestScale::invalidPlansGiveSpecificErrors_data() {
   QTest::addColumn<QString>("family");
   QTest::addColumn<QString>("plan");
@@ -840,9 +868,6 @@ void TestScale::invalidPlansGiveSpecificErrors_data() {
   QTest::newRow("unknown init") << "llama"
                                 << R"({"variant":"scale","d_up":16,"init":"svd,he"})"
                                 << "'init' part 'he' must be zero, random or svd";
-  QTest::newRow("GPT-2 refused") << "gpt2"
-                                 << R"({"variant":"scale","d_up":16})"
-                                 << "SCALE on GPT-2 is not supported";
   QTest::newRow("applied twice") << "llama"
                                  << "twice"
                                  << "is not a plain embedding (SCALE or another variant replaced";

@@ -167,12 +167,8 @@ VariantModule scale_module() {
     if (p.l_fp > c.num_layers) {
       fail("{}: 'l_fp' = {} exceeds the number of layers ({})", ctx, p.l_fp, c.num_layers);
     }
-    if (c.family == Family::Gpt2) {
-      fail(
-          "{}: SCALE on GPT-2 is not supported: its learned position embeddings would need "
-          "widening too (use a rotary family)",
-          ctx);
-    }
+    // GPT-2's learned position embedding is widened like the token embedding (P_up, new
+    // columns initialised like E_up), so SCALE works on every family.
   };
   m.label = [](const VariantParams& vp) {
     const auto& p = static_cast<const ScaleParams&>(vp);
