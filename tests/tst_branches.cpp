@@ -162,6 +162,8 @@ class TestBranches : public QObject {
   void localL1OnlyOnOriginalDomainBatches();
   void gateBceMatchesManualBinaryCrossEntropy_data();
   void gateBceMatchesManualBinaryCrossEntropy();
+  void top1RouterLearnsOnlyWithSoftmaxAll_data();
+  void top1RouterLearnsOnlyWithSoftmaxAll();
   void topKRoutingWeightsSelectedExpertsOnly_data();
   void topKRoutingWeightsSelectedExpertsOnly();
   void balanceLossMatchesManualComputation_data();
@@ -568,6 +570,66 @@ void TestBranches::gateBceMatchesManualBinaryCrossEntropy() {
 }
 
 // ---------------------------------------------------------------------------------------
+
+// Router weights: under the paper's eq. 13 (renormalised over the selected experts) a top-1
+// router gets exactly zero gradient and the growth result warns; under "softmax_all" the
+// selected expert keeps its share of a softmax over all K and the router learns.
+void TestBranches::top1RouterLearnsOnlyWithSoftmaxAll_data() {
+  QTest::addColumn<QString>("variant");
+  QTest::addColumn<QString>("router_weights");
+  QTest::addColumn<bool>("learns");
+  for (const char* v : {"loramoe", "mh-moe"}) {
+    QTest::newRow(qPrintable(QString("%1 renormalised").arg(v)))
+        << QString(v) << QString("renormalised") << false;
+    QTest::newRow(qPrintable(QString("%1 softmax_all").arg(v)))
+        << QString(v) << QString("softmax_all") << true;
+  }
+}
+
+void TestBranches::top1RouterLearnsOnlyWithSoftmaxAll() {
+  QFETCH(QString, variant);
+  QFETCH(QString, router_weights);
+  QFETCH(bool, learns);
+  auto m = gb::test::load_family("llama");
+  nlohmann::json j = {{"variant", variant.toStdString()},
+                      {"experts", 4},
+                      {"top_k", 1},
+                      {"rank", 2},
+                      {"router_weights", router_weights.toStdString()}};
+  if (variant == "mh-moe") j["heads"] = 2;
+  auto r = grow::apply_plan(*m, grow::parse_plan(j));
+  bool warned = false;
+  for (const auto& w : r.warnings) warned |= w.find("routers receive no gradient") != std::string::npos;
+  QCOMPARE(warned, !learns);
+  // B = 0 at initialisation would zero the router's gradient in any mode: give B values.
+  {
+    torch::NoGradGuard ng;
+    for (auto& item : m->named_parameters(true)) {
+      if (item.key().find("router") == std::string::npos && item.value().requires_grad()) {
+        item.value().copy_(torch::randn(item.value().sizes(), at::detail::createCPUGenerator(3)) * 0.1);
+      }
+    }
+  }
+  auto ids = gb::test::random_ids(*m, 2, 12);
+  auto logits = m->forward(ids);
+  torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}),
+                                       ids.reshape({-1}))
+      .backward();
+  int routers = 0;
+  double grad = 0;
+  for (auto& item : m->named_parameters(true)) {
+    if (item.key().find("router") == std::string::npos) continue;
+    ++routers;
+    QVERIFY2(item.value().grad().defined() || !learns, item.key().c_str());
+    if (item.value().grad().defined()) grad += item.value().grad().abs().sum().item<double>();
+  }
+  QVERIFY(routers > 0);
+  if (learns) {
+    QVERIFY2(grad > 0, "the router got no gradient");
+  } else {
+    QCOMPARE(grad, 0.0);  // exactly: d softmax(single logit) = 0
+  }
+}
 
 void TestBranches::topKRoutingWeightsSelectedExpertsOnly_data() {
   QTest::addColumn<int>("heads");  // 0 = LoRAMoE

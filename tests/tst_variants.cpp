@@ -180,7 +180,7 @@ void TestVariants::defaultsComeFromTheSchema() {
   QCOMPARE(p.get<grow::MoeParams>().top_k, int64_t(1));
   auto q = grow::parse_plan({{"variant", "loramoe"}});
   QCOMPARE(q.get<grow::MoeParams>().heads, int64_t(1));
-  QCOMPARE(q.get<grow::MoeParams>().top_k, int64_t(2));
+  QCOMPARE(q.get<grow::MoeParams>().top_k, int64_t(1));  // the paper's top-1
   // LoRA's alpha defaults to 2 · rank.
   auto l = grow::parse_plan({{"variant", "lora"}, {"rank", 4}});
   QCOMPARE(l.get<grow::LoraParams>().alpha, 8.0);

@@ -502,6 +502,22 @@
         <source>The importance Î_U of stage 2, measured on the general probe set.</source>
         <translation>Die Wichtigkeit Î_U der Stufe 2, gemessen auf der allgemeinen Probe-Menge.</translation>
     </message>
+    <message>
+        <source>Renormalised over the selected (eq. 13)</source>
+        <translation>Über die ausgewählten renormiert (Gl. 13)</translation>
+    </message>
+    <message>
+        <source>Softmax over all experts</source>
+        <translation>Softmax über alle Experten</translation>
+    </message>
+    <message>
+        <source>Router weights</source>
+        <translation>Router-Gewichte</translation>
+    </message>
+    <message>
+        <source>Renormalised: the paper&apos;s eq. 13, a softmax over the selected experts only; with top-1 the weight is exactly 1 and the router never trains (the run records a warning). Softmax over all: the selected experts keep their share of a softmax over all K (Switch-style), so a top-1 router learns.</source>
+        <translation>Renormiert: Gl. 13 des Papers, eine Softmax nur über die ausgewählten Experten; bei Top-1 ist das Gewicht genau 1 und der Router trainiert nie (der Lauf vermerkt eine Warnung). Softmax über alle: die ausgewählten Experten behalten ihren Anteil an einer Softmax über alle K (wie bei Switch), so lernt auch ein Top-1-Router.</translation>
+    </message>
 </context>
 <context>
     <name>PlanEstimate</name>

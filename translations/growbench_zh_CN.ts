@@ -502,6 +502,22 @@
         <source>The importance Î_U of stage 2, measured on the general probe set.</source>
         <translation>第 2 阶段的重要性 Î_U，在通用探测集上测量。</translation>
     </message>
+    <message>
+        <source>Renormalised over the selected (eq. 13)</source>
+        <translation>在所选专家上重新归一化（式 13）</translation>
+    </message>
+    <message>
+        <source>Softmax over all experts</source>
+        <translation>对所有专家做 softmax</translation>
+    </message>
+    <message>
+        <source>Router weights</source>
+        <translation>路由权重</translation>
+    </message>
+    <message>
+        <source>Renormalised: the paper&apos;s eq. 13, a softmax over the selected experts only; with top-1 the weight is exactly 1 and the router never trains (the run records a warning). Softmax over all: the selected experts keep their share of a softmax over all K (Switch-style), so a top-1 router learns.</source>
+        <translation>重新归一化：论文的式 13，仅在所选专家上做 softmax；top-1 时权重恰为 1，路由器永远不会被训练（运行会记录一条警告）。对所有专家做 softmax：所选专家保留其在全部 K 个专家 softmax 中的份额（Switch 式），因此 top-1 路由器也能学习。</translation>
+    </message>
 </context>
 <context>
     <name>PlanEstimate</name>

@@ -459,6 +459,9 @@ void RunExecutor::grow_model(const std::optional<store::CheckpointInfo>& resume_
       m_run, store::EventLevel::Info,
       fmt::format("applied {}: {} parameters ({} added), {} trainable", m_growth.plan.label(),
                   m_growth.total_params, m_growth.added_params(), m_growth.trainable_params));
+  for (const auto& w : m_growth.warnings) {
+    m_store.add_event(m_run, store::EventLevel::Warning, w);
+  }
   m_out.growth = m_growth.to_json();
   emit(m_p, ev::Grown{m_run, m_out.growth});
 }

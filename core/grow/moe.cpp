@@ -14,7 +14,7 @@ namespace gb::grow {
 
 namespace F = torch::nn::functional;
 
-Routing top_k_routing(const torch::Tensor& logits, int64_t top_k) {
+Routing top_k_routing(const torch::Tensor& logits, int64_t top_k, bool renormalise) {
   const int64_t k_all = logits.size(-1);
   if (top_k < 1 || top_k > k_all) {
     fail("MoE routing: top_k = {} must be between 1 and the number of experts ({})", top_k, k_all);
@@ -24,10 +24,15 @@ Routing top_k_routing(const torch::Tensor& logits, int64_t top_k) {
   const auto& values = std::get<0>(top);   // (..., k)
   const auto& indices = std::get<1>(top);  // (..., k)
   Routing r;
-  // Softmax over the selected logits only (eq. 13), scattered back to all K experts.
-  r.weights = torch::zeros_like(lf).scatter(-1, indices, torch::softmax(values, -1));
   r.selected = torch::zeros_like(lf).scatter(-1, indices, 1.0);
   r.probs = torch::softmax(lf, -1);
+  if (renormalise) {
+    // Softmax over the selected logits only (eq. 13), scattered back to all K experts.
+    r.weights = torch::zeros_like(lf).scatter(-1, indices, torch::softmax(values, -1));
+  } else {
+    // Softmax over all K, the selected experts keep their share (not renormalised).
+    r.weights = r.probs * r.selected;
+  }
   return r;
 }
 
@@ -109,7 +114,7 @@ void LoraMoeImpl::init_values(uint64_t seed) {
 }
 
 Routing LoraMoeImpl::route(const torch::Tensor& x) const {
-  return top_k_routing(F::linear(x, router), options.top_k);  // (..., K)
+  return top_k_routing(F::linear(x, router), options.top_k, options.renormalise);  // (..., K)
 }
 
 torch::Tensor LoraMoeImpl::forward(const torch::Tensor& x, ForwardState& state) {
@@ -165,7 +170,7 @@ Routing MhMoeImpl::route(const torch::Tensor& x) const {
   lead.pop_back();
   auto xs = x.reshape({-1, h, dh});                           // (N, H, d/H)
   auto logits = torch::einsum("nhi,hki->nhk", {xs, router});  // (N, H, K)
-  Routing r = top_k_routing(logits, options.top_k);
+  Routing r = top_k_routing(logits, options.top_k, options.renormalise);
   auto shape = lead;
   shape.push_back(h);
   shape.push_back(options.experts);
@@ -208,6 +213,7 @@ GrowthResult apply_moe(CausalLMImpl& model, const GrowthPlan& plan, const ApplyC
   o.rank = p.rank;
   o.scale = p.alpha > 0 ? p.alpha / static_cast<double>(p.rank) : 1.0;
   o.balance = p.balance;
+  o.renormalise = p.router_weights != "softmax_all";
   if (o.top_k > o.experts) {
     fail("plan: 'top_k' ({}) cannot exceed 'experts' ({})", o.top_k, o.experts);
   }
@@ -238,14 +244,15 @@ GrowthResult apply_moe(CausalLMImpl& model, const GrowthPlan& plan, const ApplyC
     for (auto& t : branch->parameters(true)) t.set_requires_grad(true);
     layer->add_branch(kMoeBranch, branch);
   }
-  if (o.top_k == 1 && o.balance <= 0) {
-    log::get("grow")->warn(
-        "{} with top_k = 1: every selected expert gets weight 1, so the router receives no "
-        "gradient from the language-model loss and keeps its initial routing; set 'balance' "
-        "> 0 or top_k >= 2 to train it",
-        variant_name(plan.variant));
-  }
   GrowthResult r;
+  if (o.top_k == 1 && o.renormalise && o.balance <= 0) {
+    r.warnings.push_back(fmt::format(
+        "{} with top_k = 1 and renormalised router weights (eq. 13): every selected expert "
+        "gets weight 1, so the routers receive no gradient and keep their initial routing; "
+        "set 'router_weights': \"softmax_all\", 'balance' > 0 or top_k >= 2 to train them",
+        variant_name(plan.variant)));
+    log::get("grow")->warn("{}", r.warnings.back());
+  }
   r.groups = groups_from_requires_grad(model);
   r.function_preserving = true;  // B = 0
   log::get("grow")->info("{}: {} on {} layers", variant_name(plan.variant),

@@ -72,15 +72,20 @@ struct MoeOptions {
   int64_t rank = 4;      // r
   double scale = 1.0;    // multiplies the experts' output (alpha / r, or 1)
   double balance = 0.0;  // coefficient of the "balance" aux term (0 = not pushed)
+  // Router weights of the selected experts: true = softmax over the selected logits only
+  // (eq. 13 of mh-moe-multi-head-routing.txt; under top-1 the weight is exactly 1 and the
+  // router gets no gradient), false = softmax over all K, not renormalised ("softmax_all",
+  // Switch-style: a top-1 router learns).
+  bool renormalise = true;
 };
 
 // Top-k routing over the last axis of `logits` (..., K).
 struct Routing {
-  torch::Tensor weights;   // (..., K) softmax over the top-k logits, 0 elsewhere (float32)
+  torch::Tensor weights;   // (..., K) the selected experts' weights, 0 elsewhere (float32)
   torch::Tensor selected;  // (..., K) 1 for the top-k experts, 0 elsewhere (float32)
   torch::Tensor probs;     // (..., K) full softmax (float32), for the balancing loss
 };
-Routing top_k_routing(const torch::Tensor& logits, int64_t top_k);
+Routing top_k_routing(const torch::Tensor& logits, int64_t top_k, bool renormalise = true);
 
 // Switch-style balancing loss K · Σ_i f_i P_i averaged over groups (heads).
 // probs, selected (N, G, K); token_weights (N) float or undefined (all tokens count).

@@ -124,10 +124,11 @@ struct EwcParams : VariantParamsOf<EwcParams> {
 struct MoeParams : VariantParamsOf<MoeParams> {
   int64_t heads = 1;  // 1 = LoRAMoE; > 1 = MH-MoE with head-wise routing
   int64_t experts = 4;
-  int64_t top_k = 2;
+  int64_t top_k = 1;  // the paper's default for both LoRAMoE and MH-MoE
   int64_t rank = 4;
   double alpha = 0;      // LoRA-style scale alpha/rank; 0 = scale 1
   double balance = 0.0;  // coefficient of the load-balancing loss (0 = off)
+  std::string router_weights = "renormalised";  // eq. 13, or "softmax_all" (Switch-style)
   LayerSelection layers;
 };
 

@@ -136,6 +136,18 @@ void add_moe_params(VariantModule& m, bool multi_head) {
                         : GB_TR("GrowPlanner", "Coefficient of the load-balancing loss (0 = off).");
   }
   {
+    auto& s = m.param("router_weights", &MoeParams::router_weights, T::Choice);
+    s.choices = {"renormalised", "softmax_all"};
+    s.choice_labels = {GB_TR("GrowPlanner", "Renormalised over the selected (eq. 13)"),
+                       GB_TR("GrowPlanner", "Softmax over all experts")};
+    s.label = GB_TR("GrowPlanner", "Router weights");
+    s.help = GB_TR("GrowPlanner",
+                   "Renormalised: the paper's eq. 13, a softmax over the selected experts only; "
+                   "with top-1 the weight is exactly 1 and the router never trains (the run "
+                   "records a warning). Softmax over all: the selected experts keep their "
+                   "share of a softmax over all K (Switch-style), so a top-1 router learns.");
+  }
+  {
     auto& s = m.param("layers", &MoeParams::layers, T::Layers);
     s.label = GB_TR("GrowPlanner", "Layers");
     s.help = GB_TR("GrowPlanner",
@@ -173,6 +185,7 @@ void validate_moe(const MoeParams& p, const std::string& ctx) {
 std::string moe_label(const MoeParams& p) {
   std::string s = fmt::format(" K={} top{}", p.experts, p.top_k);
   if (p.heads > 1) s += fmt::format(" H={}", p.heads);
+  if (p.router_weights == "softmax_all") s += " softmax-all";
   return s;
 }
 
