@@ -212,6 +212,7 @@ class TestRunner : public QObject {
   void accNormIsTheHarnessDefinition();
   void replayIsAPlanOption();
   void adeptStageTwoBelongsToThePlan();
+  void ewcCombinesWithAnyPlanPerTask();
 
   void specRejectsUnknownKeysAndBadValuesNamingTheKey_data();
   void specRejectsUnknownKeysAndBadValuesNamingTheKey();
@@ -952,6 +953,12 @@ void TestRunner::resumeAfterCancelEqualsUninterruptedRun_data() {
       R"({"sequence":"seq"})", 4);
   row("sequence, cancelled at the task boundary", R"({"variant":"full"})",
       R"({"sequence":"seq","eval":{"interval":3}})", 3);
+  // EWC's anchors of finished tasks travel with the checkpoint.
+  row("lora + per-task EWC, cancelled in the second task",
+      R"({"variant":"lora","rank":2,"ewc":{"lambda":50}})", R"({"sequence":"seq"})", 4);
+  row("grow + online EWC, cancelled in the second task",
+      R"({"variant":"grow","ewc":{"lambda":50,"mode":"online","gamma":0.5}})",
+      R"({"sequence":"seq"})", 4);
 }
 
 void TestRunner::resumeAfterCancelEqualsUninterruptedRun() {
@@ -1595,6 +1602,109 @@ void TestRunner::adeptStageTwoBelongsToThePlan() {
   QVERIFY(scales(2).empty());
   // LLaMA-Pro placement with stage 2 (ADEPT without stage 1).
   QCOMPARE(scales(3).size(), kLlamaUnits.size());
+}
+
+// EWC is a regulariser of any plan over that plan's trainable parameters, recorded as
+// train/ewc; in a task sequence the Fisher is re-estimated after each task (per-task: one
+// more anchor per finished task; online: folded into one Fisher).
+void TestRunner::ewcCombinesWithAnyPlanPerTask() {
+  Json spec = base_spec({{"variant", "full"}});
+  spec["train"]["steps"] = 4;
+  spec["data"]["new"].erase("train");
+  const Json mc = {{"kind", "mc"}, {"path", m_mc1}};
+  spec["sequence"] = {{{"name", "T1"}, {"train", m_new_train}, {"eval", mc}, {"steps", 2}},
+                      {{"name", "T2"}, {"train", m_orig_train}, {"eval", mc}, {"steps", 2}},
+                      {{"name", "T3"}, {"train", m_new_train}, {"eval", mc}, {"steps", 2}}};
+  spec["checkpoint"] = {{"interval", 1}};
+  spec["plans"] = Json::array(
+      {Json{{"variant", "lora"}, {"rank", 2}, {"ewc", {{"lambda", 100}}}},
+       Json{{"variant", "freeze"}, {"bottom", 1}, {"ewc", {{"lambda", 100}, {"mode", "online"}, {"gamma", 0.5}}}},
+       Json{{"variant", "lora"}, {"rank", 2}}});
+  const auto parsed = ex::parse_spec(spec, "", "spec");
+  QCOMPARE(qs(parsed.plans[0].label()), QString("lora r=2 +ewc lambda=100"));
+  const std::string db = db_path(fmt::format("ewc-{}", m_counter++));
+  auto outcomes = ex::run_experiment(parsed, options(db));
+  QCOMPARE(outcomes.size(), size_t(3));
+  for (const auto& oc : outcomes) QVERIFY2(oc.status == "finished", oc.error.c_str());
+  Store store = Store::open(db);
+  const std::string ewc_key = gb::metrics::train_term_key("ewc");
+  auto series = [&](size_t i) {
+    std::map<int64_t, double> v;
+    for (const auto& r : store.metric_rows(outcomes[i].run_id)) {
+      if (r.key == ewc_key) v[r.step] = r.value;
+    }
+    return v;
+  };
+  auto messages = [&](size_t i) {
+    std::vector<std::string> m;
+    for (const auto& e : store.events(outcomes[i].run_id)) {
+      if (contains(e.message, "EWC:")) m.push_back(e.message);
+    }
+    return m;
+  };
+  // Per-task: the LoRA parameters are penalised (train/ewc recorded and positive once they
+  // moved), two more anchors after tasks 1 and 2.
+  const auto lora = series(0);
+  QCOMPARE(lora.size(), size_t(6));
+  QVERIFY(lora.rbegin()->second > 0);
+  const auto m0 = messages(0);
+  QCOMPARE(m0.size(), size_t(2));
+  QVERIFY2(contains(m0[0], "task 'T1' anchored") && contains(m0[0], "(2 anchored tasks)"), m0[0].c_str());
+  QVERIFY2(contains(m0[1], "task 'T2' anchored") && contains(m0[1], "(3 anchored tasks)"), m0[1].c_str());
+  // The checkpoints after task 1 hold the anchors of the finished tasks: 2, then 3.
+  auto tasks_in = [&](int64_t run, int64_t step) {
+    for (const auto& ck : store.checkpoints(run)) {
+      if (ck.step != step) continue;
+      const std::string f = ck.path + "/ewc.safetensors";
+      if (!fs::exists(f)) return int64_t(1);
+      return gb::st::read_all(f).at("tasks_seen").item<int64_t>();
+    }
+    return int64_t(-1);
+  };
+  QCOMPARE(tasks_in(outcomes[0].run_id, 1), int64_t(1));
+  QCOMPARE(tasks_in(outcomes[0].run_id, 3), int64_t(2));
+  QCOMPARE(tasks_in(outcomes[0].run_id, 5), int64_t(3));
+  {
+    auto st = gb::st::read_all(store.latest_checkpoint(outcomes[0].run_id)->path +
+                               "/ewc.safetensors");
+    int anchors = 0;
+    for (const auto& [k, v] : st) anchors += k.rfind("/anchor/") != std::string::npos &&
+                                              k.find("lora") != std::string::npos;
+    QVERIFY(anchors > 0);
+    // Only trainable (LoRA) parameters are anchored.
+    for (const auto& [k, v] : st) {
+      QVERIFY2(k == "tasks_seen" || k.find("lora") != std::string::npos, k.c_str());
+    }
+  }
+  // Online: one anchor whose Fisher folds the tasks in.
+  const auto m1 = messages(1);
+  QCOMPARE(m1.size(), size_t(2));
+  QVERIFY2(contains(m1[1], "online Fisher") && contains(m1[1], "3 tasks seen"), m1[1].c_str());
+  {
+    auto st = gb::st::read_all(store.latest_checkpoint(outcomes[1].run_id)->path +
+                               "/ewc.safetensors");
+    for (const auto& [k, v] : st) QVERIFY2(k == "tasks_seen" || k.rfind("task0/", 0) == 0, k.c_str());
+  }
+  QVERIFY(!series(1).empty());
+  // Without "ewc": no penalty, no anchors.
+  QVERIFY(series(2).empty());
+  QVERIFY(messages(2).empty());
+
+  // The contract's errors name the key.
+  QVERIFY(contains(error_of([] {
+    grow::parse_plan({{"variant", "lora"}, {"ewc", {{"lambda", 1}, {"mode", "sometimes"}}}});
+  }), "plan.ewc: 'mode' must be per-task or online"));
+  QVERIFY(contains(error_of([] {
+    grow::parse_plan({{"variant", "lora"}, {"ewc", {{"lambda", 1}, {"gamma", 0.5}}}});
+  }), "'gamma' applies to mode \"online\" only"));
+  QVERIFY(contains(error_of([] { grow::parse_plan({{"variant", "lora"}, {"ewc", {{"mode", "online"}}}}); }),
+                   "missing 'lambda'"));
+  QVERIFY(contains(error_of([] {
+    grow::parse_plan({{"variant", "ewc"}, {"ewc", {{"lambda", 1}}}});
+  }), "give 'ewc' to another variant"));
+  // Round trip.
+  const auto p = grow::parse_plan({{"variant", "grow"}, {"ewc", {{"lambda", 2}, {"mode", "online"}, {"gamma", 0.9}}}});
+  QCOMPARE(qs(grow::to_json(grow::parse_plan(grow::to_json(p))).dump()), qs(grow::to_json(p).dump()));
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

@@ -15,12 +15,14 @@
 #include "experiment/preset.h"
 #include "experiment/sources.h"
 #include "grow/checkpoint.h"
+#include "grow/ewc.h"
 #include "grow/growth.h"
 #include "importance/probe.h"
 #include "importance/probe_set.h"
 #include "importance/probe_writer.h"
 #include "importance/selection.h"
 #include "model/runtime.h"
+#include "model/tensor_io.h"
 #include "model/tokenizer.h"
 #include "store/store.h"
 #include "train/trainer.h"
@@ -47,6 +49,9 @@ std::string default_workspace(const std::string& db_path) {
 }
 
 namespace {
+
+// A checkpoint's EWC state (anchors and Fishers of the tasks finished so far).
+constexpr char kEwcState[] = "ewc.safetensors";
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -359,6 +364,8 @@ class RunExecutor {
   // Parts of the stages.
   grow::GrowthPlan plan_to_apply(const std::optional<store::CheckpointInfo>& resume_from) const;
   std::map<std::string, torch::Tensor> ewc_fisher();
+  void attach_ewc(const grow::EwcOptions& options);
+  void ewc_next_task(const Phase& phase);
   void train_step(const Phase& phase, const train::Schedule& schedule);
   void record_step(const train::StepStats& stats);
   void report_progress(const Phase& phase, const train::StepStats& stats);
@@ -387,6 +394,7 @@ class RunExecutor {
   LoadedModel m_model;
   grow::GrowthResult m_growth;
   std::unique_ptr<train::Trainer> m_trainer;
+  std::shared_ptr<grow::EwcPenalty> m_ewc;  // the run's EWC penalty, if any
   train::Schedule m_schedule;  // the spec's; each phase sets its total
   std::unique_ptr<data::BatchSource> m_source;
   RunState m_state;
@@ -455,6 +463,7 @@ void RunExecutor::grow_model(const std::optional<store::CheckpointInfo>& resume_
   const grow::GrowthPlan plan = plan_to_apply(resume_from);
   if (plan.variant == grow::Variant::Ewc) actx.fisher = ewc_fisher();
   m_growth = grow::apply_plan(model, plan, actx);
+  if (const auto ewc = plan.effective_ewc()) attach_ewc(*ewc);
   m_store.add_event(
       m_run, store::EventLevel::Info,
       fmt::format("applied {}: {} parameters ({} added), {} trainable", m_growth.plan.label(),
@@ -472,6 +481,44 @@ grow::GrowthPlan RunExecutor::plan_to_apply(
   if (!resume_from) return m_plan;
   auto meta = json::parse_file((fs::path(resume_from->path) / "trainer.json").string());
   return grow::parse_plan(meta.at("extra").at("plan"), "checkpoint plan");
+}
+
+// EWC on the plan's trainable parameters: the "ewc" variant's penalty (built by its
+// operator from the base model's Fisher), or for any other plan with "ewc" a penalty
+// anchored at the grown model before training with its Fisher on the general probe set.
+void RunExecutor::attach_ewc(const grow::EwcOptions& options) {
+  for (const auto& t : m_growth.loss_terms) {
+    if (auto e = std::dynamic_pointer_cast<grow::EwcPenalty>(t)) m_ewc = e;
+  }
+  if (m_ewc) return;
+  auto& model = *m_model.model;
+  std::vector<std::pair<std::string, torch::Tensor>> params;
+  for (auto& item : model.named_parameters(true)) {
+    if (item.value().requires_grad()) params.emplace_back(item.key(), item.value());
+  }
+  emit(m_p, stage_event("probe/fisher", m_run));
+  auto fisher = importance::parameter_fisher(model, probe_set(m_p, false), m_p.probe_options);
+  m_ewc = std::make_shared<grow::EwcPenalty>(options, std::move(params));
+  m_ewc->add_task(fisher);
+  m_growth.loss_terms.push_back(m_ewc);
+}
+
+// After a task of a sequence: the Fisher on that task's training data, a new anchor
+// (per-task) or folded into the online Fisher.
+void RunExecutor::ewc_next_task(const Phase& phase) {
+  importance::ProbeSet set = importance::pack_stream(*phase.stream, m_p.probe_set_options,
+                                                     "task: " + phase.name);
+  emit(m_p, stage_event("probe/fisher", m_run));
+  m_ewc->add_task(importance::parameter_fisher(*m_model.model, set, m_p.probe_options));
+  const auto& o = m_ewc->options();
+  m_store.add_event(
+      m_run, store::EventLevel::Info,
+      o.mode == "online"
+          ? fmt::format("EWC: Fisher of task '{}' folded into the online Fisher (gamma {}; {} "
+                        "tasks seen)",
+                        phase.name, o.gamma, m_ewc->tasks())
+          : fmt::format("EWC: task '{}' anchored with its Fisher ({} anchored tasks)", phase.name,
+                        m_ewc->tasks()));
 }
 
 // EWC's diagonal Fisher of the base model on the general probe set, once per experiment.
@@ -530,6 +577,8 @@ void RunExecutor::resume(const store::CheckpointInfo& checkpoint) {
     m_trainer->set_lr_scale(it.key(), it.value().get<double>());
     m_state.lr_scales[it.key()] = it.value().get<double>();
   }
+  const fs::path ewc_state = fs::path(checkpoint.path) / kEwcState;
+  if (m_ewc && fs::exists(ewc_state)) m_ewc->load_state(st::read_all(ewc_state.string()));
   m_store.truncate_metrics(m_run, m_state.global_step);
   m_state.last_eval_step = m_state.global_step;
   m_store.add_event(
@@ -548,6 +597,7 @@ void RunExecutor::train_loop() {
     schedule.total = ph.steps;
     for (; m_state.phase_step < ph.steps; ++m_state.phase_step) train_step(ph, schedule);
     if (m_p.spec.is_sequence()) evaluate_sequence_row(m_state.phase);
+    if (m_ewc && m_state.phase + 1 < m_p.phases.size()) ewc_next_task(ph);
     m_state.phase_step = 0;
     m_state.source_step = 0;
   }
@@ -805,6 +855,10 @@ void RunExecutor::save_checkpoint(const std::string& reason) {
                 {"plan", grow::to_json(m_growth.plan)},
                 {"reason", reason}};
   m_trainer->save_checkpoint(dir.string(), extra);
+  // EWC anchors of finished tasks (the first is rebuilt with the model).
+  if (m_ewc && m_ewc->tasks() > 1) {
+    st::write_tensors((dir / kEwcState).string(), m_ewc->state());
+  }
   // The metrics up to this step are committed before the checkpoint is listed, so a killed
   // worker resumed from it has every metric of an uninterrupted run.
   m_writer.flush();

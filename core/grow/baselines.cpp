@@ -2,6 +2,7 @@
 // embedding frozen) and EWC (full fine-tuning plus λ/2 · Σ F_i (θ_i − θ*_i)²).
 #include <torch/torch.h>
 
+#include "grow/ewc.h"
 #include "grow/growth.h"
 #include "util/error.h"
 
@@ -33,36 +34,7 @@ GrowthResult apply_freeze(CausalLMImpl& model, const GrowthPlan& plan, const App
   return r;
 }
 
-namespace {
-
-class EwcPenalty : public LossTerm {
- public:
-  EwcPenalty(double lambda, std::vector<torch::Tensor> params, std::vector<torch::Tensor> anchors,
-             std::vector<torch::Tensor> fisher)
-      : m_lambda(lambda),
-        m_params(std::move(params)),
-        m_anchors(std::move(anchors)),
-        m_fisher(std::move(fisher)) {}
-  std::string name() const override { return "ewc"; }
-  double coefficient() const override { return m_lambda / 2.0; }
-  torch::Tensor compute() override {
-    torch::Tensor total;
-    for (size_t i = 0; i < m_params.size(); ++i) {
-      auto term = (m_fisher[i] * (m_params[i] - m_anchors[i]).pow(2)).sum();
-      total = total.defined() ? total + term : term;
-    }
-    return total;
-  }
-
- private:
-  double m_lambda;
-  std::vector<torch::Tensor> m_params, m_anchors, m_fisher;
-};
-
-}  // namespace
-
 GrowthResult apply_ewc(CausalLMImpl& model, const GrowthPlan& plan, const ApplyContext& ctx) {
-  const auto& p = plan.get<EwcParams>();
   GrowthResult r = apply_full(model, plan, ctx);
   if (ctx.structure_only) return r;
   if (ctx.fisher.empty()) {
@@ -70,19 +42,11 @@ GrowthResult apply_ewc(CausalLMImpl& model, const GrowthPlan& plan, const ApplyC
         "plan: EWC needs the diagonal Fisher information of the base model on the original "
         "domain (a probe); run EWC through an experiment, which computes it");
   }
-  std::vector<torch::Tensor> params, anchors, fisher;
-  torch::NoGradGuard no_grad;
-  for (auto& item : model.named_parameters(true)) {
-    auto it = ctx.fisher.find(item.key());
-    if (it == ctx.fisher.end()) fail("EWC: no Fisher values for parameter '{}'", item.key());
-    if (it->second.sizes() != item.value().sizes()) {
-      fail("EWC: Fisher values for '{}' have the wrong shape", item.key());
-    }
-    params.push_back(item.value());
-    anchors.push_back(item.value().detach().clone());
-    fisher.push_back(it->second.to(item.value().device(), item.value().scalar_type()));
-  }
-  r.loss_terms.push_back(std::make_shared<EwcPenalty>(p.lambda, params, anchors, fisher));
+  std::vector<std::pair<std::string, torch::Tensor>> params;
+  for (auto& item : model.named_parameters(true)) params.emplace_back(item.key(), item.value());
+  auto penalty = std::make_shared<EwcPenalty>(*plan.effective_ewc(), std::move(params));
+  penalty->add_task(ctx.fisher);
+  r.loss_terms.push_back(penalty);
   return r;
 }
 

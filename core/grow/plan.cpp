@@ -1,6 +1,7 @@
 #include "grow/plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
@@ -143,11 +144,25 @@ LayerSelection* GrowthPlan::layers() {
   return spec->layers(*params.get());
 }
 
+std::optional<EwcOptions> GrowthPlan::effective_ewc() const {
+  if (ewc) return ewc;
+  if (variant == Variant::Ewc && params) {
+    EwcOptions o;
+    o.lambda = get<EwcParams>().lambda;
+    return o;
+  }
+  return std::nullopt;
+}
+
 std::string GrowthPlan::label() const {
   if (!name.empty()) return name;
   std::string s = variant;
   const VariantModule* m = find_variant(variant);
   if (m && m->label && params) s += m->label(*params.get());
+  if (ewc) {
+    s += fmt::format(" +ewc lambda={}{}", ewc->lambda,
+                     ewc->mode == "online" ? fmt::format(" online gamma={}", ewc->gamma) : "");
+  }
   if (const LayerSelection* sel = layers()) {
     if (sel->kind == LayerSelection::Kind::List) {
       std::string l;
@@ -163,7 +178,34 @@ std::string GrowthPlan::label() const {
 namespace {
 
 // Keys every plan accepts, whatever its variant.
-const char* const kCommonKeys[] = {"variant", "name", "replay"};
+const char* const kCommonKeys[] = {"variant", "name", "replay", "ewc"};
+
+EwcOptions parse_ewc(const Json& j, const std::string& ctx) {
+  const std::string c = ctx + ".ewc";
+  if (!j.is_object()) {
+    fail("{}: expected an object such as {{\"lambda\": 1.0, \"mode\": \"per-task\"}}, found {}", c,
+         js::type_name(j));
+  }
+  js::check_keys(j, {"lambda", "mode", "gamma"}, c);
+  EwcOptions o;
+  if (!j.contains("lambda")) fail("{}: missing 'lambda' (the strength of the penalty)", c);
+  o.lambda = js::get<double>(j, "lambda", c);
+  if (!(o.lambda >= 0) || !std::isfinite(o.lambda)) {
+    fail("{}: 'lambda' must be a finite number >= 0, found {}", c, j["lambda"].dump());
+  }
+  o.mode = js::get_or<std::string>(j, "mode", "per-task", c);
+  if (o.mode != "per-task" && o.mode != "online") {
+    fail("{}: 'mode' must be per-task or online, found '{}'", c, o.mode);
+  }
+  o.gamma = js::get_or<double>(j, "gamma", 1.0, c);
+  if (!(o.gamma > 0 && o.gamma <= 1)) {
+    fail("{}: 'gamma' must be in (0, 1], found {}", c, j["gamma"].dump());
+  }
+  if (o.mode == "per-task" && j.contains("gamma")) {
+    fail("{}: 'gamma' applies to mode \"online\" only (per-task keeps every task's Fisher)", c);
+  }
+  return o;
+}
 bool is_common_key(const std::string& key) {
   for (const char* k : kCommonKeys) {
     if (key == k) return true;
@@ -264,6 +306,15 @@ GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
     }
     plan.replay = p;
   }
+  if (auto it = j.find("ewc"); it != j.end() && !it->is_null()) {
+    if (m->id == Variant::Ewc) {
+      fail(
+          "{}: the \"ewc\" variant is full fine-tuning with EWC (its 'lambda'); give 'ewc' to "
+          "another variant, e.g. {{\"variant\": \"full\", \"ewc\": {{\"lambda\": 1}}}}",
+          ctx);
+    }
+    plan.ewc = parse_ewc(*it, ctx);
+  }
   // Known keys.
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (is_common_key(it.key()) || m->find(it.key())) continue;
@@ -319,6 +370,10 @@ Json to_json(const GrowthPlan& plan) {
   j["variant"] = plan.variant;
   if (!plan.name.empty()) j["name"] = plan.name;
   if (plan.replay) j["replay"] = *plan.replay;
+  if (plan.ewc) {
+    j["ewc"] = {{"lambda", plan.ewc->lambda}, {"mode", plan.ewc->mode}};
+    if (plan.ewc->mode == "online") j["ewc"]["gamma"] = plan.ewc->gamma;
+  }
   const VariantModule* m = find_variant(plan.variant);
   if (!m || !plan.params) return j;
   Json values = Json::object();

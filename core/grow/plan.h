@@ -169,6 +169,18 @@ class ParamsHolder {
   std::unique_ptr<VariantParams> m_p;
 };
 
+// EWC as a regulariser of any plan ("ewc": {...}): λ/2 · Σ_tasks Σ_i F_i (θ_i − θ*_i)² over
+// the variant's trainable parameters. The first anchor is the grown model before training
+// with the Fisher of the original domain (the general probe set); in a task sequence the
+// Fisher is re-estimated after each task on that task's data:
+//   per-task  one anchor and Fisher per finished task, the penalties add up;
+//   online    one anchor (the latest) and F = γ·F_previous + F_task (online EWC).
+struct EwcOptions {
+  double lambda = 1.0;
+  std::string mode = "per-task";  // or "online"
+  double gamma = 1.0;             // online: decay of the previous Fisher, in (0, 1]
+};
+
 struct GrowthPlan {
   std::string variant = Variant::Full;
   ParamsHolder params;  // the variant's parameter struct (FullParams, LoraParams, ...)
@@ -176,6 +188,10 @@ struct GrowthPlan {
   // Keys every plan accepts (not the variant's; the runner applies them):
   std::optional<double> replay;  // fraction p of original-domain batches for this plan's
                                  // run, in [0, 1); unset: the spec's train.replay
+  std::optional<EwcOptions> ewc;  // EWC on this plan's trainable parameters
+  // The EWC of the run: `ewc`, or for the "ewc" variant (full fine-tuning + EWC, kept for
+  // earlier specs) its lambda in per-task mode; unset: none.
+  std::optional<EwcOptions> effective_ewc() const;
 
   template <typename T>
   const T& get() const {
