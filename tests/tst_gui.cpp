@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QDir>
 #include <QFile>
@@ -378,6 +379,40 @@ class TstGui : public QObject {
     QWidget* targets = gp->field(u"targets"_s);
     QVERIFY(targets);
     for (auto* cb : targets->findChildren<QCheckBox*>()) QVERIFY(cb->isEnabled());
+    gp->setVariant(u"grow"_s);
+  }
+
+  // The keys every plan accepts (its own replay fraction, EWC) are offered for every variant
+  // and written only when asked for; the "ewc" variant has EWC built in.
+  void plannerOffersReplayAndEwc() {
+    GrowPlanner* gp = m_window->planner();
+    gp->setVariant(u"lora"_s);
+    gp->setLayerSource(GrowPlanner::LayerSource::All);
+    auto* replayOn = gp->findChild<QCheckBox*>(u"replayOn"_s);
+    auto* replay = gp->findChild<QDoubleSpinBox*>(u"replay"_s);
+    auto* ewcOn = gp->findChild<QCheckBox*>(u"ewcOn"_s);
+    auto* lambda = gp->findChild<QDoubleSpinBox*>(u"ewcLambda"_s);
+    auto* mode = gp->findChild<QComboBox*>(u"ewcMode"_s);
+    auto* gamma = gp->findChild<QDoubleSpinBox*>(u"ewcGamma"_s);
+    QVERIFY(replayOn && replay && ewcOn && lambda && mode && gamma);
+    QVERIFY(!gp->plan().contains("replay") && !gp->plan().contains("ewc"));
+    replayOn->setChecked(true);
+    replay->setValue(0.0);
+    ewcOn->setChecked(true);
+    lambda->setValue(50);
+    mode->setCurrentIndex(mode->findData(u"online"_s));
+    gamma->setValue(0.5);
+    const nlohmann::json j = gp->plan();
+    QCOMPARE(j.at("replay").get<double>(), 0.0);
+    QCOMPARE(qs(j.at("ewc").dump()), qs(R"({"gamma":0.5,"lambda":50.0,"mode":"online"})"));
+    QVERIFY2(gp->validationError().isEmpty(), qPrintable(gp->validationError()));
+    const auto p = gb::grow::parse_plan(j);
+    QVERIFY(p.ewc && p.ewc->mode == "online" && p.replay == 0.0);
+    gp->setVariant(u"ewc"_s);
+    QVERIFY(!gp->plan().contains("ewc"));
+    QVERIFY(gp->validationError().isEmpty());
+    replayOn->setChecked(false);
+    ewcOn->setChecked(false);
     gp->setVariant(u"grow"_s);
   }
 

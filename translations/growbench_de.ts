@@ -1152,6 +1152,50 @@
         <comment>form label</comment>
         <translation>%1:</translation>
     </message>
+    <message>
+        <source>Training of this plan</source>
+        <translation>Training dieses Plans</translation>
+    </message>
+    <message>
+        <source>Own replay fraction</source>
+        <translation>Eigener Replay-Anteil</translation>
+    </message>
+    <message>
+        <source>Mix this fraction of original-domain batches into this plan&apos;s training instead of the experiment&apos;s train.replay; 0 is valid (for neutral residues the local loss then never applies).</source>
+        <translation>Diesen Anteil an Batches der ursprünglichen Domäne in das Training dieses Plans mischen, statt train.replay des Experiments; 0 ist zulässig (bei Neutral Residues greift der lokale Verlust dann nie).</translation>
+    </message>
+    <message>
+        <source>Replay:</source>
+        <translation>Replay:</translation>
+    </message>
+    <message>
+        <source>EWC penalty</source>
+        <translation>EWC-Strafterm</translation>
+    </message>
+    <message>
+        <source>λ/2 · Σ F_i (θ_i − θ*_i)² over this plan&apos;s trainable parameters; in a task sequence the Fisher is re-estimated after each task (per task: one anchor per task; online: F ← γ·F + F_task).</source>
+        <translation>λ/2 · Σ F_i (θ_i − θ*_i)² über die trainierbaren Parameter dieses Plans; in einer Aufgabenfolge wird die Fisher-Information nach jeder Aufgabe neu geschätzt (pro Aufgabe: ein Anker je Aufgabe; online: F ← γ·F + F_Aufgabe).</translation>
+    </message>
+    <message>
+        <source>λ = </source>
+        <translation>λ = </translation>
+    </message>
+    <message>
+        <source>per task</source>
+        <translation>pro Aufgabe</translation>
+    </message>
+    <message>
+        <source>online</source>
+        <translation>online</translation>
+    </message>
+    <message>
+        <source>γ = </source>
+        <translation>γ = </translation>
+    </message>
+    <message>
+        <source>EWC:</source>
+        <translation>EWC:</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::HeatmapPlot</name>

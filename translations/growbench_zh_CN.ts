@@ -1148,6 +1148,50 @@
         <comment>form label</comment>
         <translation>%1：</translation>
     </message>
+    <message>
+        <source>Training of this plan</source>
+        <translation>此计划的训练</translation>
+    </message>
+    <message>
+        <source>Own replay fraction</source>
+        <translation>自定义回放比例</translation>
+    </message>
+    <message>
+        <source>Mix this fraction of original-domain batches into this plan&apos;s training instead of the experiment&apos;s train.replay; 0 is valid (for neutral residues the local loss then never applies).</source>
+        <translation>在此计划的训练中混入该比例的原始领域批次，取代实验的 train.replay；0 也有效（对 neutral residues 而言，局部损失将永远不会生效）。</translation>
+    </message>
+    <message>
+        <source>Replay:</source>
+        <translation>回放：</translation>
+    </message>
+    <message>
+        <source>EWC penalty</source>
+        <translation>EWC 惩罚项</translation>
+    </message>
+    <message>
+        <source>λ/2 · Σ F_i (θ_i − θ*_i)² over this plan&apos;s trainable parameters; in a task sequence the Fisher is re-estimated after each task (per task: one anchor per task; online: F ← γ·F + F_task).</source>
+        <translation>对此计划的可训练参数施加 λ/2 · Σ F_i (θ_i − θ*_i)²；在任务序列中，每个任务结束后重新估计 Fisher（逐任务：每个任务一个锚点；在线：F ← γ·F + F_任务）。</translation>
+    </message>
+    <message>
+        <source>λ = </source>
+        <translation>λ = </translation>
+    </message>
+    <message>
+        <source>per task</source>
+        <translation>逐任务</translation>
+    </message>
+    <message>
+        <source>online</source>
+        <translation>在线</translation>
+    </message>
+    <message>
+        <source>γ = </source>
+        <translation>γ = </translation>
+    </message>
+    <message>
+        <source>EWC:</source>
+        <translation>EWC：</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::HeatmapPlot</name>

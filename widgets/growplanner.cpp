@@ -175,6 +175,57 @@ void GrowPlanner::buildUi() {
   m_layersRowLabel = new QLabel(tr("Layers:"));
   top->addWidget(params);
 
+  // Keys every plan accepts (docs/plans.md, Common keys): its own replay fraction and EWC.
+  auto* common = new QGroupBox(tr("Training of this plan"));
+  auto* cf = new QFormLayout(common);
+  m_replayOn = new QCheckBox(tr("Own replay fraction"));
+  m_replayOn->setObjectName(u"replayOn"_s);
+  m_replayOn->setToolTip(
+      tr("Mix this fraction of original-domain batches into this plan's training instead of "
+         "the experiment's train.replay; 0 is valid (for neutral residues the local loss then "
+         "never applies)."));
+  m_replay = new QDoubleSpinBox;
+  m_replay->setObjectName(u"replay"_s);
+  m_replay->setRange(0.0, 0.99);
+  m_replay->setSingleStep(0.05);
+  m_replay->setValue(0.1);
+  auto* replayRow = new QHBoxLayout;
+  replayRow->addWidget(m_replayOn);
+  replayRow->addWidget(m_replay, 1);
+  cf->addRow(tr("Replay:"), replayRow);
+  m_ewcOn = new QCheckBox(tr("EWC penalty"));
+  m_ewcOn->setObjectName(u"ewcOn"_s);
+  m_ewcOn->setToolTip(
+      tr("λ/2 · Σ F_i (θ_i − θ*_i)² over this plan's trainable parameters; in a task sequence "
+         "the Fisher is re-estimated after each task (per task: one anchor per task; online: "
+         "F ← γ·F + F_task)."));
+  m_ewcLambda = new QDoubleSpinBox;
+  m_ewcLambda->setObjectName(u"ewcLambda"_s);
+  m_ewcLambda->setRange(0.0, 1e9);
+  m_ewcLambda->setDecimals(2);
+  m_ewcLambda->setValue(1.0);
+  m_ewcLambda->setPrefix(tr("λ = "));
+  m_ewcMode = new QComboBox;
+  m_ewcMode->setObjectName(u"ewcMode"_s);
+  m_ewcMode->addItem(tr("per task"), u"per-task"_s);
+  m_ewcMode->addItem(tr("online"), u"online"_s);
+  m_ewcGamma = new QDoubleSpinBox;
+  m_ewcGamma->setObjectName(u"ewcGamma"_s);
+  m_ewcGamma->setRange(0.01, 1.0);
+  m_ewcGamma->setSingleStep(0.05);
+  m_ewcGamma->setValue(1.0);
+  m_ewcGamma->setPrefix(tr("γ = "));
+  m_ewcRow = new QWidget;
+  auto* ewcRow = new QHBoxLayout(m_ewcRow);
+  ewcRow->setContentsMargins(0, 0, 0, 0);
+  ewcRow->addWidget(m_ewcOn);
+  ewcRow->addWidget(m_ewcLambda, 1);
+  ewcRow->addWidget(m_ewcMode);
+  ewcRow->addWidget(m_ewcGamma);
+  cf->addRow(tr("EWC:"), m_ewcRow);
+  m_commonForm = cf;
+  top->addWidget(common);
+
   auto* figures = new QGroupBox(tr("Figures"));
   auto* fg = new QFormLayout(figures);
   m_base = new QLabel;
@@ -241,6 +292,19 @@ void GrowPlanner::buildUi() {
 
   connect(m_variant, &QComboBox::currentIndexChanged, this, [this] { rebuildForm(); });
   connect(m_name, &QLineEdit::textChanged, this, [this] { refresh(); });
+  for (QCheckBox* cb : {m_replayOn, m_ewcOn}) {
+    connect(cb, &QCheckBox::toggled, this, [this] {
+      updateVisibility();
+      refresh();
+    });
+  }
+  for (QDoubleSpinBox* sb : {m_replay, m_ewcLambda, m_ewcGamma}) {
+    connect(sb, &QDoubleSpinBox::valueChanged, this, [this] { refresh(); });
+  }
+  connect(m_ewcMode, &QComboBox::currentIndexChanged, this, [this] {
+    updateVisibility();
+    refresh();
+  });
   connect(m_layerSource, &QComboBox::currentIndexChanged, this, [this] {
     updateVisibility();
     refresh();
@@ -439,6 +503,14 @@ void GrowPlanner::updateVisibility() {
     }
   }
   m_form->setRowVisible(m_layersRow, takesLayers);
+  // The "ewc" variant is full fine-tuning with EWC already.
+  m_commonForm->setRowVisible(m_ewcRow, variant() != QLatin1String(gb::grow::Variant::Ewc));
+  m_replay->setEnabled(m_replayOn->isChecked());
+  for (QWidget* w : {static_cast<QWidget*>(m_ewcLambda), static_cast<QWidget*>(m_ewcMode)}) {
+    w->setEnabled(m_ewcOn->isChecked());
+  }
+  m_ewcGamma->setVisible(m_ewcMode->currentData().toString() == u"online"_s);
+  m_ewcGamma->setEnabled(m_ewcOn->isChecked());
   const auto src = static_cast<LayerSource>(m_layerSource->currentIndex());
   m_layerK->setVisible(src == LayerSource::LeastImportant || src == LayerSource::MostImportant ||
                        src == LayerSource::UpdateMagnitude || src == LayerSource::Calibrated);
@@ -490,6 +562,12 @@ nlohmann::json GrowPlanner::plan() const {
     for (const Spec& s : module->params) {
       if (m_fields.contains(qs(s.name)) && s.applies(values)) j[s.name] = values[s.name];
     }
+  }
+  if (m_replayOn->isChecked()) j["replay"] = m_replay->value();
+  if (m_ewcOn->isChecked() && variant() != QLatin1String(gb::grow::Variant::Ewc)) {
+    j["ewc"] = {{"lambda", m_ewcLambda->value()},
+                {"mode", ss(m_ewcMode->currentData().toString())}};
+    if (m_ewcMode->currentData().toString() == u"online"_s) j["ewc"]["gamma"] = m_ewcGamma->value();
   }
   if (!m_layersRow->isHidden()) {
     const auto src = static_cast<LayerSource>(m_layerSource->currentIndex());

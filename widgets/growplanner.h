@@ -18,6 +18,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
@@ -115,6 +116,14 @@ class GrowPlanner : public QWidget {
   QPushButton* m_cancelCheck = nullptr;
   QListWidget* m_queue = nullptr;
   CliJob* m_job = nullptr;
+  QFormLayout* m_commonForm = nullptr;
+  QCheckBox* m_replayOn = nullptr;
+  QDoubleSpinBox* m_replay = nullptr;
+  QWidget* m_ewcRow = nullptr;
+  QCheckBox* m_ewcOn = nullptr;
+  QDoubleSpinBox* m_ewcLambda = nullptr;
+  QComboBox* m_ewcMode = nullptr;
+  QDoubleSpinBox* m_ewcGamma = nullptr;
   QHash<QString, QWidget*> m_fields;  // key → editor of the current variant
   PlanEstimate m_estimate;
   QString m_error;
