@@ -320,7 +320,7 @@ class TstGui : public QObject {
       for (const Spec& sp : m->params) {
         const QString key = qs(sp.name);
         QWidget* w = gp->field(key);
-        if (sp.hidden || sp.type == Spec::Type::Layers) {
+        if (sp.hidden || sp.type == Spec::Type::Layers || sp.type == Spec::Type::Plan) {
           QVERIFY2(!w, qPrintable(qs(m->id) + u"."_s + key));
           continue;
         }

@@ -59,6 +59,8 @@ Json other_value(const grow::ParamSpec& s) {
       return Json::array({s.choices.back()});
     case T::Layers:
       return Json::array({0, 1});
+    case T::Plan:
+      return Json{{"variant", "lora"}, {"rank", 4}};
   }
   return s.default_value;
 }
@@ -81,6 +83,7 @@ class TestVariants : public QObject {
   void planDocsTablesMatchTheSchema();
   void unitRegistryMatchesFamilies();
   void estimatesCountRoutedExperts();
+  void matchedActivatedParameters();
 };
 
 void TestVariants::registryHasEveryVariantOnce() {
@@ -354,6 +357,52 @@ void TestVariants::estimatesCountRoutedExperts() {
   // Per layer: router 4·64 + 4 experts of 2·64 + 64·2.
   QCOMPARE(e.trainable, int64_t(4 * (4 * 64 + 4 * (2 * 64 + 64 * 2))));
   QCOMPARE(e.activated, int64_t(4 * (4 * 64 + 1 * (2 * 64 + 64 * 2))));
+}
+
+// §5.3 of mh-moe-multi-head-routing.txt at a matched budget: MH-MoE with M = 8 heads, top-1
+// of 4 private experts, against LoRAMoE with K = 26, top-5. match_active_params_of picks the
+// MH-MoE rank whose activated parameters come closest to the reference's.
+void TestVariants::matchedActivatedParameters() {
+  gb::ModelConfig c;
+  c.num_layers = 4;
+  c.hidden_size = 64;
+  c.intermediate_size = 128;
+  c.num_heads = 4;
+  c.num_kv_heads = 4;
+  c.head_dim = 16;
+  c.vocab_size = 100;
+  const Json ref = {{"variant", "loramoe"}, {"experts", 26}, {"top_k", 5}, {"rank", 4}};
+  auto p = grow::parse_plan({{"variant", "mh-moe"},
+                             {"heads", 8},
+                             {"experts", 4},
+                             {"top_k", 1},
+                             {"match_active_params_of", ref}});
+  const auto& m = *grow::find_variant("mh-moe");
+  QVERIFY(m.resolve);
+  m.resolve(*p.params.get(), c, "plan");
+  const auto& q = p.get<grow::MoeParams>();
+  QVERIFY(q.match_active_params_of.is_null());
+  const auto target = grow::find_variant("loramoe")
+                          ->estimate(*grow::parse_plan(ref).params.get(), c)
+                          .activated;
+  auto activated = [&](int64_t r) {
+    auto x = q;
+    x.rank = r;
+    return m.estimate(x, c).activated;
+  };
+  // The chosen rank is the best one: no other rank is closer.
+  const int64_t gap = std::llabs(activated(q.rank) - target);
+  for (int64_t r = 1; r <= 64; ++r) QVERIFY(gap <= std::llabs(activated(r) - target));
+  // By hand: LoRAMoE activates 4 · (26·64 + 5·(4·64 + 64·4)) = 16896 per token;
+  // MH-MoE 4 · 8 · (4·8 + r·(8 + 64)) = 1024 + 2304·r → r = 7 (17152; r = 6: 14848).
+  QCOMPARE(target, int64_t(16896));
+  QCOMPARE(q.rank, int64_t(7));
+  QVERIFY(error_of([&] {
+            grow::parse_plan({{"variant", "mh-moe"}, {"rank", 6}, {"match_active_params_of", ref}});
+          }).find("give 'rank' or 'match_active_params_of', not both") != std::string::npos);
+  QVERIFY(error_of([&] {
+            grow::parse_plan({{"variant", "loramoe"}, {"match_active_params_of", {{"variant", "lorra"}}}});
+          }).find("unknown variant 'lorra'") != std::string::npos);
 }
 
 QTEST_APPLESS_MAIN(TestVariants)

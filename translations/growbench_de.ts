@@ -518,6 +518,14 @@
         <source>Renormalised: the paper&apos;s eq. 13, a softmax over the selected experts only; with top-1 the weight is exactly 1 and the router never trains (the run records a warning). Softmax over all: the selected experts keep their share of a softmax over all K (Switch-style), so a top-1 router learns.</source>
         <translation>Renormiert: Gl. 13 des Papers, eine Softmax nur über die ausgewählten Experten; bei Top-1 ist das Gewicht genau 1 und der Router trainiert nie (der Lauf vermerkt eine Warnung). Softmax über alle: die ausgewählten Experten behalten ihren Anteil an einer Softmax über alle K (wie bei Switch), so lernt auch ein Top-1-Router.</translation>
     </message>
+    <message>
+        <source>Match the activated parameters of</source>
+        <translation>Aktivierte Parameter angleichen an</translation>
+    </message>
+    <message>
+        <source>A reference plan: the rank is chosen so that the parameters active per token equal the reference&apos;s on the model as closely as possible (instead of &apos;rank&apos;).</source>
+        <translation>Ein Referenzplan: der Rang wird so gewählt, dass die pro Token aktiven Parameter denen der Referenz auf dem Modell möglichst genau entsprechen (statt 'rank').</translation>
+    </message>
 </context>
 <context>
     <name>PlanEstimate</name>
@@ -1195,6 +1203,14 @@
     <message>
         <source>EWC:</source>
         <translation>EWC:</translation>
+    </message>
+    <message>
+        <source>Trainable parameters active per token: routed experts count top-k of K; the other variants activate everything they train</source>
+        <translation>Pro Token aktive trainierbare Parameter: geroutete Experten zählen mit top-k von K; die anderen Varianten aktivieren alles, was sie trainieren</translation>
+    </message>
+    <message>
+        <source>Activated per token:</source>
+        <translation>Aktiviert pro Token:</translation>
     </message>
 </context>
 <context>

@@ -518,6 +518,14 @@
         <source>Renormalised: the paper&apos;s eq. 13, a softmax over the selected experts only; with top-1 the weight is exactly 1 and the router never trains (the run records a warning). Softmax over all: the selected experts keep their share of a softmax over all K (Switch-style), so a top-1 router learns.</source>
         <translation>重新归一化：论文的式 13，仅在所选专家上做 softmax；top-1 时权重恰为 1，路由器永远不会被训练（运行会记录一条警告）。对所有专家做 softmax：所选专家保留其在全部 K 个专家 softmax 中的份额（Switch 式），因此 top-1 路由器也能学习。</translation>
     </message>
+    <message>
+        <source>Match the activated parameters of</source>
+        <translation>匹配以下计划的激活参数</translation>
+    </message>
+    <message>
+        <source>A reference plan: the rank is chosen so that the parameters active per token equal the reference&apos;s on the model as closely as possible (instead of &apos;rank&apos;).</source>
+        <translation>参考计划：选择秩，使每个 token 的激活参数在该模型上尽可能接近参考计划（代替 'rank'）。</translation>
+    </message>
 </context>
 <context>
     <name>PlanEstimate</name>
@@ -1191,6 +1199,14 @@
     <message>
         <source>EWC:</source>
         <translation>EWC：</translation>
+    </message>
+    <message>
+        <source>Trainable parameters active per token: routed experts count top-k of K; the other variants activate everything they train</source>
+        <translation>每个 token 激活的可训练参数：路由专家按 K 个中的 top-k 计数；其他变体激活其训练的全部参数</translation>
+    </message>
+    <message>
+        <source>Activated per token:</source>
+        <translation>每 token 激活：</translation>
     </message>
 </context>
 <context>

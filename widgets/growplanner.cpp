@@ -239,6 +239,11 @@ void GrowPlanner::buildUi() {
   fg->addRow(tr("Base parameters:"), m_base);
   fg->addRow(tr("Parameters added:"), m_added);
   fg->addRow(tr("Trainable:"), m_trainable);
+  m_activated = new QLabel;
+  m_activated->setToolTip(
+      tr("Trainable parameters active per token: routed experts count top-k of K; the other "
+         "variants activate everything they train"));
+  fg->addRow(tr("Activated per token:"), m_activated);
   fg->addRow(tr("Estimated memory:"), m_memory);
   fg->addRow(tr("Function preserving:"), m_preserving);
   m_note = new QLabel;
@@ -347,7 +352,7 @@ void GrowPlanner::rebuildForm() {
   const std::vector<std::string> units =
       cfg ? gb::units::names_of(*cfg) : std::vector<std::string>{};
   for (const Spec& s : module ? module->params : std::vector<Spec>{}) {
-    if (s.hidden || s.type == Spec::Type::Layers) continue;
+    if (s.hidden || s.type == Spec::Type::Layers || s.type == Spec::Type::Plan) continue;
     Spec::ModelHint hint;
     if (cfg && s.model_hint) hint = s.model_hint(*cfg);
     const nlohmann::json def = hint.value.value_or(s.default_value);
@@ -422,6 +427,7 @@ void GrowPlanner::rebuildForm() {
         break;
       }
       case Spec::Type::Layers:
+      case Spec::Type::Plan:
         break;
     }
     if (!w) continue;
@@ -630,7 +636,7 @@ void GrowPlanner::refresh() {
   }
   if (!cfg) {
     m_estimate = {};
-    for (QLabel* l : {m_base, m_added, m_trainable, m_memory, m_preserving}) {
+    for (QLabel* l : {m_base, m_added, m_trainable, m_activated, m_memory, m_preserving}) {
       l->setText(u"–"_s);
     }
     m_note->setText(m_error.isEmpty()
@@ -649,13 +655,14 @@ void GrowPlanner::refresh() {
     m_trainable->setText(tr("%1 · %2 of the base")
                              .arg(fmtParams(m_estimate.trainableParams))
                              .arg(formatPercent(m_estimate.trainableShare())));
+    m_activated->setText(fmtParams(m_estimate.activatedParams));
     const double mb = m_estimate.memoryBytes() / (1024.0 * 1024.0);
     m_memory->setText(mb >= 1024 ? tr("%1 GiB").arg(mb / 1024.0, 0, 'f', 2)
                                  : tr("%1 MiB").arg(mb, 0, 'f', 1));
     m_preserving->setText(m_estimate.functionPreserving ? tr("yes, at initialisation")
                                                         : tr("no (routing changes outputs)"));
   } else {
-    for (QLabel* l : {m_added, m_trainable, m_memory}) l->setText(u"–"_s);
+    for (QLabel* l : {m_added, m_trainable, m_activated, m_memory}) l->setText(u"–"_s);
   }
   // An invalid plan has no estimate either: its error shows once.
   QString note = m_estimate.ok ? m_estimate.note : m_error.isEmpty() ? m_estimate.error : QString();

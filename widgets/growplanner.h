@@ -107,6 +107,7 @@ class GrowPlanner : public QWidget {
   QLabel* m_base = nullptr;
   QLabel* m_added = nullptr;
   QLabel* m_trainable = nullptr;
+  QLabel* m_activated = nullptr;
   QLabel* m_memory = nullptr;
   QLabel* m_preserving = nullptr;
   QLabel* m_note = nullptr;

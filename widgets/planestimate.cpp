@@ -13,8 +13,9 @@ PlanEstimate estimatePlan(const gb::ModelConfig& c, const nlohmann::json& plan) 
   PlanEstimate e;
   e.baseParams = c.param_count();
   try {
-    const gb::grow::GrowthPlan p = gb::grow::parse_plan(plan);
+    gb::grow::GrowthPlan p = gb::grow::parse_plan(plan);
     const gb::grow::VariantModule& m = gb::grow::variant_module(p.variant);
+    if (m.resolve) m.resolve(*p.params.get(), c, "plan");
     const gb::grow::VariantEstimate v = m.estimate(*p.params.get(), c);
     if (v.layers_touched < 0) {
       e.error =

@@ -58,6 +58,7 @@ std::string allowed_text(const grow::ParamSpec& p) {
     return (p.min ? number_text(*p.min) : "") + ".." + (p.max ? number_text(*p.max) : "");
   }
   if (p.type == grow::ParamSpec::Type::Layers) return "all|[i,...]|{policy}";
+  if (p.type == grow::ParamSpec::Type::Plan) return "{plan}";
   return "";
 }
 

@@ -128,7 +128,9 @@ GrowthResult apply_plan(CausalLMImpl& model, const GrowthPlan& plan, const Apply
   if (LayerSelection* sel = resolved.layers()) {
     *sel = LayerSelection::list(resolve_layers(*sel, model.num_layers(), ctx));
   }
-  GrowthResult r = variant_module(plan.variant).apply(model, resolved, ctx);
+  const VariantModule& module = variant_module(plan.variant);
+  if (module.resolve) module.resolve(*resolved.params.get(), model.config, "plan");
+  GrowthResult r = module.apply(model, resolved, ctx);
   r.plan = resolved;
   r.base_params = base;
   r.total_params = count_parameters(model);

@@ -281,6 +281,11 @@ Json checked_value(const ParamSpec& s, const Json& v, const VariantModule& m,
     case ParamSpec::Type::Layers:
       LayerSelection::parse(v, ctx);  // throws naming what is wrong
       return v;
+    case ParamSpec::Type::Plan:
+      if (v.is_null()) return v;
+      if (!v.is_object()) fail("{} must be a growth plan (an object), found {}", where, js::type_name(v));
+      parse_plan(v, ctx + "." + s.name);  // throws naming what is wrong
+      return v;
   }
   return v;
 }

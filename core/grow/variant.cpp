@@ -26,6 +26,8 @@ const char* type_name(ParamSpec::Type type) {
       return "list";
     case ParamSpec::Type::Layers:
       return "layers";
+    case ParamSpec::Type::Plan:
+      return "plan";
   }
   return "?";
 }
@@ -160,6 +162,8 @@ std::string params_markdown(const VariantModule& m) {
                             p.max ? number_text(*p.max) : "");
     } else if (p.type == ParamSpec::Type::Layers) {
       allowed = "\"all\", a list, a policy";
+    } else if (p.type == ParamSpec::Type::Plan) {
+      allowed = "a growth plan";
     }
     std::string help = p.help;
     if (!p.when_key.empty()) {

@@ -38,7 +38,8 @@ struct GrowthResult;
 
 // One hyper-parameter of a variant.
 struct ParamSpec {
-  enum class Type { Int, Number, Bool, Choice, StringList, Layers };
+  enum class Type { Int, Number, Bool, Choice, StringList, Layers, Plan };  // Plan: a plan
+                                                                           // object (or null)
   std::string name;  // the plan key
   Type type = Type::Int;
   nlohmann::json default_value;            // the value when the key is absent
@@ -124,6 +125,9 @@ class VariantModule {
       validate_model;
   // The label suffix after the id ("/freeze k=2").
   std::function<std::string(const VariantParams&)> label;
+  // Resolves values that depend on the model (e.g. a rank chosen to match another plan's
+  // activated parameters) before `apply` and estimates; may be empty.
+  std::function<void(VariantParams&, const ModelConfig&, const std::string& ctx)> resolve;
   // Applies the plan (layers resolved to lists) to the model.
   std::function<GrowthResult(CausalLMImpl&, const GrowthPlan&, const ApplyContext&)> apply;
   std::function<VariantEstimate(const VariantParams&, const ModelConfig&)> estimate;

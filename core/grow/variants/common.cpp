@@ -1,5 +1,7 @@
 #include "grow/variants/common.h"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "grow/adapters.h"
@@ -153,8 +155,22 @@ void add_moe_params(VariantModule& m, bool multi_head) {
     s.help = GB_TR("GrowPlanner",
                    "Layers that get an expert bank beside their MLP: \"all\", a list or a policy.");
   }
-  m.validate = [multi_head](VariantParams& vp, const nlohmann::json&, const std::string& ctx) {
+  {
+    auto& s = m.param("match_active_params_of", &MoeParams::match_active_params_of, T::Plan);
+    s.label = GB_TR("GrowPlanner", "Match the activated parameters of");
+    s.help = GB_TR("GrowPlanner",
+                   "A reference plan: the rank is chosen so that the parameters active per "
+                   "token equal the reference's on the model as closely as possible (instead "
+                   "of 'rank').");
+  }
+  m.validate = [multi_head](VariantParams& vp, const nlohmann::json& raw,
+                            const std::string& ctx) {
     const auto& p = static_cast<const MoeParams&>(vp);
+    // (A plan written back by to_json lists the default rank beside the reference.)
+    if (!p.match_active_params_of.is_null() && raw.contains("rank") &&
+        raw["rank"] != MoeParams().rank) {
+      fail("{}: give 'rank' or 'match_active_params_of', not both", ctx);
+    }
     if (!multi_head && p.heads != 1) {
       fail("{}: LoRAMoE routes whole tokens; use variant \"mh-moe\" for 'heads' > 1", ctx);
     }
@@ -170,10 +186,42 @@ void add_moe_params(VariantModule& m, bool multi_head) {
           ctx, p.heads, c.hidden_size);
     }
   };
+  m.resolve = [](VariantParams& vp, const ModelConfig& c, const std::string& ctx) {
+    resolve_matched_rank(static_cast<MoeParams&>(vp), c, ctx);
+  };
   m.label = [](const VariantParams& vp) { return moe_label(static_cast<const MoeParams&>(vp)); };
   m.estimate = [](const VariantParams& vp, const ModelConfig& c) {
     return estimate_moe(static_cast<const MoeParams&>(vp), c);
   };
+}
+
+void resolve_matched_rank(MoeParams& p, const ModelConfig& c, const std::string& ctx) {
+  if (p.match_active_params_of.is_null()) return;
+  GrowthPlan ref = parse_plan(p.match_active_params_of, ctx + ".match_active_params_of");
+  const VariantModule& rm = variant_module(ref.variant);
+  if (rm.resolve) rm.resolve(*ref.params.get(), c, ctx + ".match_active_params_of");
+  const VariantEstimate re = rm.estimate(*ref.params.get(), c);
+  const int64_t target = re.activated >= 0 ? re.activated : re.trainable;
+  // Activated parameters are affine in the rank: try every rank near the solution.
+  auto activated = [&](int64_t r) {
+    MoeParams q = p;
+    q.rank = r;
+    const VariantEstimate e = estimate_moe(q, c);
+    return e.activated >= 0 ? e.activated : e.trainable;
+  };
+  const int64_t a1 = activated(1), a2 = activated(2);
+  const int64_t slope = std::max<int64_t>(1, a2 - a1);
+  const int64_t guess = std::max<int64_t>(1, 1 + (target - a1) / slope);
+  int64_t best = 1, best_gap = INT64_MAX;
+  for (int64_t r = std::max<int64_t>(1, guess - 2); r <= std::min<int64_t>(4096, guess + 2); ++r) {
+    const int64_t gap = std::llabs(activated(r) - target);
+    if (gap < best_gap) {
+      best = r;
+      best_gap = gap;
+    }
+  }
+  p.rank = best;
+  p.match_active_params_of = nullptr;  // resolved: the plan records its rank
 }
 
 void validate_moe(const MoeParams& p, const std::string& ctx) {

@@ -17,6 +17,9 @@ VariantEstimate estimate_adapters(const AdapterParams& p, const ModelConfig& c, 
 void add_moe_params(VariantModule& m, bool multi_head);
 void validate_moe(const MoeParams& p, const std::string& ctx);
 VariantEstimate estimate_moe(const MoeParams& p, const ModelConfig& c);
+// match_active_params_of: sets `rank` so that the activated parameters per token come
+// closest to the reference plan's on `c` (ties: the smaller rank), then clears the key.
+void resolve_matched_rank(MoeParams& p, const ModelConfig& c, const std::string& ctx);
 std::string moe_label(const MoeParams& p);
 
 }  // namespace gb::grow
