@@ -343,7 +343,8 @@ void TestVariants::unitRegistryMatchesFamilies() {
   QVERIFY(error_of([] { gb::units::path("qkv"); }).find("unknown unit 'qkv'") != std::string::npos);
 }
 
-void TestVariants::estimatesCountRoutedExperts() {
+// A Llama-shaped config for closed-form estimates: L = 4, d = 64, p = 128, 4 heads of 16.
+gb::ModelConfig small_config() {
   gb::ModelConfig c;
   c.num_layers = 4;
   c.hidden_size = 64;
@@ -352,6 +353,11 @@ void TestVariants::estimatesCountRoutedExperts() {
   c.num_kv_heads = 4;
   c.head_dim = 16;
   c.vocab_size = 100;
+  return c;
+}
+
+void TestVariants::estimatesCountRoutedExperts() {
+  const gb::ModelConfig c = small_config();
   auto p = grow::parse_plan({{"variant", "loramoe"}, {"experts", 4}, {"top_k", 1}, {"rank", 2}});
   auto e = grow::find_variant("loramoe")->estimate(*p.params.get(), c);
   // Per layer: router 4·64 + 4 experts of 2·64 + 64·2.
@@ -363,14 +369,7 @@ void TestVariants::estimatesCountRoutedExperts() {
 // of 4 private experts, against LoRAMoE with K = 26, top-5. match_active_params_of picks the
 // MH-MoE rank whose activated parameters come closest to the reference's.
 void TestVariants::matchedActivatedParameters() {
-  gb::ModelConfig c;
-  c.num_layers = 4;
-  c.hidden_size = 64;
-  c.intermediate_size = 128;
-  c.num_heads = 4;
-  c.num_kv_heads = 4;
-  c.head_dim = 16;
-  c.vocab_size = 100;
+  const gb::ModelConfig c = small_config();
   const Json ref = {{"variant", "loramoe"}, {"experts", 26}, {"top_k", 5}, {"rank", 4}};
   auto p = grow::parse_plan({{"variant", "mh-moe"},
                              {"heads", 8},
