@@ -19,6 +19,7 @@
 #include "grow/growth.h"
 #include "grow/moe.h"
 #include "grow/plan.h"
+#include "grow/ewc.h"
 #include "test_models.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -162,6 +163,7 @@ class TestBranches : public QObject {
   void localL1OnlyOnOriginalDomainBatches();
   void gateBceMatchesManualBinaryCrossEntropy_data();
   void gateBceMatchesManualBinaryCrossEntropy();
+  void ewcPenaltyMatchesItsDefinition();
   void top1RouterLearnsOnlyWithSoftmaxAll_data();
   void top1RouterLearnsOnlyWithSoftmaxAll();
   void topKRoutingWeightsSelectedExpertsOnly_data();
@@ -574,6 +576,45 @@ void TestBranches::gateBceMatchesManualBinaryCrossEntropy() {
 // Router weights: under the paper's eq. 13 (renormalised over the selected experts) a top-1
 // router gets exactly zero gradient and the growth result warns; under "softmax_all" the
 // selected expert keeps its share of a softmax over all K and the router learns.
+// The EWC penalty by hand: per-task sums every anchor's F·(θ − θ*)²; online keeps one anchor
+// (the latest values) with F = γ·F_previous + F_task; the state round-trips.
+void TestBranches::ewcPenaltyMatchesItsDefinition() {
+  auto theta = torch::tensor({1.0f, 2.0f, 3.0f});
+  std::vector<std::pair<std::string, torch::Tensor>> params = {{"w", theta}};
+  grow::EwcOptions per_task;
+  per_task.lambda = 4.0;
+  grow::EwcPenalty a(per_task, params);
+  a.add_task({{"w", torch::tensor({1.0f, 1.0f, 1.0f})}});  // anchor (1, 2, 3)
+  theta.copy_(torch::tensor({2.0f, 2.0f, 2.0f}));
+  a.add_task({{"w", torch::tensor({0.5f, 0.0f, 2.0f})}});  // anchor (2, 2, 2)
+  theta.copy_(torch::tensor({3.0f, 0.0f, 1.0f}));
+  // Task 1: 1·(2² + 2² + 2²) = 12; task 2: 0.5·1 + 0·4 + 2·1 = 2.5.
+  QCOMPARE(a.compute().item<double>(), 14.5);
+  QCOMPARE(a.coefficient(), 2.0);
+  QCOMPARE(a.tasks(), int64_t(2));
+  grow::EwcOptions online = per_task;
+  online.mode = "online";
+  online.gamma = 0.5;
+  theta.copy_(torch::tensor({1.0f, 2.0f, 3.0f}));
+  grow::EwcPenalty b(online, params);
+  b.add_task({{"w", torch::tensor({1.0f, 1.0f, 1.0f})}});
+  theta.copy_(torch::tensor({2.0f, 2.0f, 2.0f}));
+  b.add_task({{"w", torch::tensor({0.5f, 0.0f, 2.0f})}});  // F = 0.5·(1,1,1) + (0.5,0,2)
+  theta.copy_(torch::tensor({3.0f, 0.0f, 1.0f}));
+  // One anchor (2, 2, 2): 1·1 + 0.5·4 + 2.5·1 = 5.5.
+  QCOMPARE(b.compute().item<double>(), 5.5);
+  QCOMPARE(b.tasks(), int64_t(2));
+  // State round trip.
+  std::map<std::string, torch::Tensor> st;
+  for (const auto& [k, v] : a.state()) st[k] = v;
+  grow::EwcPenalty c(per_task, params);
+  c.load_state(st);
+  QCOMPARE(c.compute().item<double>(), 14.5);
+  QCOMPARE(c.tasks(), int64_t(2));
+  QVERIFY(gb::test::error_of([&] { c.add_task({{"v", torch::ones({3})}}); })
+              .find("no Fisher values for parameter 'w'") != std::string::npos);
+}
+
 void TestBranches::top1RouterLearnsOnlyWithSoftmaxAll_data() {
   QTest::addColumn<QString>("variant");
   QTest::addColumn<QString>("router_weights");

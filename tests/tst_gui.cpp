@@ -374,6 +374,11 @@ class TstGui : public QObject {
     QVERIFY(gp->setParameter(u"style"_s, u"adept"_s));
     QVERIFY(!gp->fieldShown(u"count"_s) && gp->layersShown());
     QVERIFY(gp->plan().at("unit_lr").get<bool>());
+    // A choice the user made stays when another choice changes (ADEPT without stage 2).
+    QVERIFY(gp->setParameter(u"unit_lr"_s, false));
+    QVERIFY(gp->setParameter(u"unit_importance"_s, u"fisher"_s));
+    QVERIFY(!gp->plan().at("unit_lr").get<bool>());
+    QVERIFY(gp->setParameter(u"unit_lr"_s, true));
     // Units the model lacks are offered but disabled (the llama fixture has every linear).
     gp->setVariant(u"lora"_s);
     QWidget* targets = gp->field(u"targets"_s);

@@ -346,6 +346,7 @@ void GrowPlanner::rebuildForm() {
   }
   while (m_form->rowCount() > 0) m_form->removeRow(0);
   m_fields.clear();
+  m_modeDefaults.clear();
   const gb::grow::VariantModule* module = moduleOf(variant());
   m_variantInfo->setText(module ? trVariant(module->description) : QString());
   const auto& cfg = m_session->model().config;
@@ -456,7 +457,11 @@ void GrowPlanner::applyModeDefaults() {
   for (const Spec& s : module->params) {
     QWidget* w = m_fields.value(qs(s.name));
     if (!s.default_for || !w) continue;
+    // A value the user chose stays: only a field still at the last mode default follows.
+    const auto last = m_modeDefaults.find(qs(s.name));
+    if (last != m_modeDefaults.end() && values.value(s.name, nlohmann::json()) != *last) continue;
     const nlohmann::json v = s.default_for(values);
+    m_modeDefaults[qs(s.name)] = v;
     const QSignalBlocker block(w);
     if (v.is_boolean()) {
       setParameter(qs(s.name), v.get<bool>());

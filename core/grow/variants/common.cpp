@@ -1,5 +1,6 @@
 #include "grow/variants/common.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -202,6 +203,14 @@ void resolve_matched_rank(MoeParams& p, const ModelConfig& c, const std::string&
   if (rm.resolve) rm.resolve(*ref.params.get(), c, ctx + ".match_active_params_of");
   const VariantEstimate re = rm.estimate(*ref.params.get(), c);
   const int64_t target = re.activated >= 0 ? re.activated : re.trainable;
+  if (re.layers_touched < 0 || target <= 0) {
+    fail("{}.match_active_params_of: cannot tell the reference plan's activated parameters on "
+         "this model",
+         ctx);
+  }
+  if (estimate_layer_count(p.layers, c.num_layers, nullptr) <= 0) {
+    fail("{}: match_active_params_of needs the layers this plan touches", ctx);
+  }
   // Activated parameters are affine in the rank: try every rank near the solution.
   auto activated = [&](int64_t r) {
     MoeParams q = p;
@@ -211,7 +220,7 @@ void resolve_matched_rank(MoeParams& p, const ModelConfig& c, const std::string&
   };
   const int64_t a1 = activated(1), a2 = activated(2);
   const int64_t slope = std::max<int64_t>(1, a2 - a1);
-  const int64_t guess = std::max<int64_t>(1, 1 + (target - a1) / slope);
+  const int64_t guess = std::clamp<int64_t>(1 + (target - a1) / slope, 1, 4096);
   int64_t best = 1, best_gap = INT64_MAX;
   for (int64_t r = std::max<int64_t>(1, guess - 2); r <= std::min<int64_t>(4096, guess + 2); ++r) {
     const int64_t gap = std::llabs(activated(r) - target);
