@@ -611,8 +611,9 @@ void TestBranches::ewcPenaltyMatchesItsDefinition() {
   c.load_state(st);
   QCOMPARE(c.compute().item<double>(), 14.5);
   QCOMPARE(c.tasks(), int64_t(2));
-  QVERIFY(gb::test::error_of([&] { c.add_task({{"v", torch::ones({3})}}); })
-              .find("no Fisher values for parameter 'w'") != std::string::npos);
+  QVERIFY(gb::test::error_of([&] {
+            c.add_task({{"v", torch::ones({3})}});
+          }).find("no Fisher values for parameter 'w'") != std::string::npos);
 }
 
 void TestBranches::top1RouterLearnsOnlyWithSoftmaxAll_data() {
@@ -640,21 +641,22 @@ void TestBranches::top1RouterLearnsOnlyWithSoftmaxAll() {
   if (variant == "mh-moe") j["heads"] = 2;
   auto r = grow::apply_plan(*m, grow::parse_plan(j));
   bool warned = false;
-  for (const auto& w : r.warnings) warned |= w.find("routers receive no gradient") != std::string::npos;
+  for (const auto& w : r.warnings)
+    warned |= w.find("routers receive no gradient") != std::string::npos;
   QCOMPARE(warned, !learns);
   // B = 0 at initialisation would zero the router's gradient in any mode: give B values.
   {
     torch::NoGradGuard ng;
     for (auto& item : m->named_parameters(true)) {
       if (item.key().find("router") == std::string::npos && item.value().requires_grad()) {
-        item.value().copy_(torch::randn(item.value().sizes(), at::detail::createCPUGenerator(3)) * 0.1);
+        item.value().copy_(torch::randn(item.value().sizes(), at::detail::createCPUGenerator(3)) *
+                           0.1);
       }
     }
   }
   auto ids = gb::test::random_ids(*m, 2, 12);
   auto logits = m->forward(ids);
-  torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}),
-                                       ids.reshape({-1}))
+  torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}), ids.reshape({-1}))
       .backward();
   int routers = 0;
   double grad = 0;

@@ -490,13 +490,14 @@ void TestCli::errorsAreClear_data() {
       << 2 << QStringLiteral("exceeds the model's 128 positions");
   QTest::newRow("generate: no --prompt")
       << QStringList{gen, model} << 2 << QStringLiteral("missing required option --prompt");
-  QTest::newRow("generate: negative temperature") << QStringList{gen,
-                                                                 model,
-                                                                 prompt,
-                                                                 QStringLiteral("Hi"),
-                                                                 QStringLiteral("--temperature"),
-                                                                 QStringLiteral("-1")}
-                                                  << 2 << QStringLiteral("--temperature: must be at least 0");
+  QTest::newRow("generate: negative temperature")
+      << QStringList{gen,
+                     model,
+                     prompt,
+                     QStringLiteral("Hi"),
+                     QStringLiteral("--temperature"),
+                     QStringLiteral("-1")}
+      << 2 << QStringLiteral("--temperature: must be at least 0");
   QTest::newRow("generate: top-p 0") << QStringList{gen,
                                                     model,
                                                     prompt,
@@ -594,13 +595,12 @@ void TestCli::everyCommandHasHelp() {
       {"grow", {"--plan", "--out", "--json", "--seed", "--format", "--device", "--dtype"}},
       {"inspect", {"--json", "--device", "--dtype"}},
       {"probe",
-       {"--data", "--domain-data", "--method", "--json", "--db", "--out", "--tokens",
-        "--examples", "--seq-len", "--batch", "--seed", "--format", "--field", "--tokenizer",
-        "--fisher-mode", "--steps", "--lr", "--snapshot-every", "--checkpoints", "--reference",
-        "--progress", "--device", "--dtype"}},
+       {"--data",        "--domain-data", "--method",      "--json",   "--db",   "--out",
+        "--tokens",      "--examples",    "--seq-len",     "--batch",  "--seed", "--format",
+        "--field",       "--tokenizer",   "--fisher-mode", "--steps",  "--lr",   "--snapshot-every",
+        "--checkpoints", "--reference",   "--progress",    "--device", "--dtype"}},
       {"quickstart", {"--db", "--spec", "--cache", "--progress"}},
-      {"run",
-       {"--db", "--resume", "--workspace", "--cache", "--tag", "--log", "--quiet"}},
+      {"run", {"--db", "--resume", "--workspace", "--cache", "--tag", "--log", "--quiet"}},
       {"score", {"--file", "--seq-len", "--batch", "--json", "--device", "--dtype"}},
       {"tokenize", {"--tokenizer", "--text", "--file", "--no-special"}},
       {"variants", {"--json", "--markdown"}},
@@ -682,9 +682,8 @@ void TestCli::variantsJsonFollowsTheContract() {
       } else if (type == "choice") {
         QVERIFY2(p.contains("choices") && p["choices"].is_array() && !p["choices"].empty(),
                  qPrintable(pw));
-        QVERIFY2(p["default"].is_null() ||
-                     std::find(p["choices"].begin(), p["choices"].end(), p["default"]) !=
-                         p["choices"].end(),
+        QVERIFY2(p["default"].is_null() || std::find(p["choices"].begin(), p["choices"].end(),
+                                                     p["default"]) != p["choices"].end(),
                  qPrintable(pw));
       }
     }
@@ -699,12 +698,13 @@ void TestCli::variantsTableAndMarkdown() {
   CliResult r = run_cli({QStringLiteral("variants")});
   QVERIFY2(r.code == 0, r.err.constData());
   for (const char* id : {"full", "lora", "grow", "mh-moe"}) {
-    QVERIFY2(r.out.contains(QByteArray("\n") + id + ": ") || r.out.startsWith(QByteArray(id) + ": "),
-             id);
+    QVERIFY2(
+        r.out.contains(QByteArray("\n") + id + ": ") || r.out.startsWith(QByteArray(id) + ": "),
+        id);
   }
   QVERIFY(r.out.contains("exportable: "));
-  CliResult md = run_cli({QStringLiteral("variants"), QStringLiteral("--markdown"),
-                          QStringLiteral("lora")});
+  CliResult md =
+      run_cli({QStringLiteral("variants"), QStringLiteral("--markdown"), QStringLiteral("lora")});
   QVERIFY2(md.code == 0, md.err.constData());
   QVERIFY2(md.out.startsWith("| key | type | default |"), md.out.constData());
   QVERIFY(md.out.contains("| `rank` |"));

@@ -344,11 +344,10 @@ class TstGui : public QObject {
         // Untouched fields hold the schema default (model hints and required keys aside:
         // a required key's default is outside its range, and the field starts at the
         // range's end).
-        const bool required = sp.default_value.is_number() && sp.min &&
-                              sp.default_value.get<double>() < *sp.min;
+        const bool required =
+            sp.default_value.is_number() && sp.min && sp.default_value.get<double>() < *sp.min;
         if (applies && !sp.model_hint && !sp.default_for && !required &&
-            !sp.default_value.is_null() &&
-            sp.type != Spec::Type::Number) {
+            !sp.default_value.is_null() && sp.type != Spec::Type::Number) {
           QCOMPARE(qs(plan.at(sp.name).dump()), qs(sp.default_value.dump()));
         }
       }

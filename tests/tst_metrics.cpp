@@ -26,7 +26,6 @@ using Json = nlohmann::json;
 
 namespace {
 
-
 // The registry itself.
 const std::set<std::string> kRegistryFiles = {"core/util/metrics.h", "core/util/metrics.cpp"};
 

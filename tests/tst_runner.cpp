@@ -1445,7 +1445,7 @@ void TestRunner::sigkilledWorkerLeavesConsistentStoreAndResumes() {
 // be the same quantity.
 void TestRunner::accNormIsTheHarnessDefinition() {
   QCOMPARE(gb::eval::utf8_length("Grüße"), int64_t(5));  // 7 bytes
-  QCOMPARE(gb::eval::utf8_length("日本"), int64_t(2));    // 6 bytes
+  QCOMPARE(gb::eval::utf8_length("日本"), int64_t(2));   // 6 bytes
   QCOMPARE(gb::eval::utf8_length(""), int64_t(0));
   QCOMPARE(gb::eval::argmax({1.0, 3.0, 3.0, 2.0}), 1);  // the first on ties
 
@@ -1487,8 +1487,10 @@ void TestRunner::accNormIsTheHarnessDefinition() {
     const auto scored = gb::eval::mc_loglikelihoods(*m.model, mc[i], cpu, 0);
     QCOMPARE(scored.size(), lls.size());
     for (size_t c = 0; c < lls.size(); ++c) {
-      QVERIFY2(std::abs(scored[c] - lls[c]) <= 1e-5 * std::max(1.0, std::abs(lls[c])),
-               qPrintable(QString("item %1 choice %2: %3 vs %4").arg(i).arg(c).arg(scored[c]).arg(lls[c])));
+      QVERIFY2(
+          std::abs(scored[c] - lls[c]) <= 1e-5 * std::max(1.0, std::abs(lls[c])),
+          qPrintable(
+              QString("item %1 choice %2: %3 vs %4").arg(i).arg(c).arg(scored[c]).arg(lls[c])));
     }
     hits += gb::eval::argmax(lls) == items[i].answer;
     hits_norm += gb::eval::argmax(by_chars) == items[i].answer;
@@ -1505,11 +1507,11 @@ void TestRunner::accNormIsTheHarnessDefinition() {
 void TestRunner::replayIsAPlanOption() {
   Json spec = base_spec({{"variant", "full"}});
   spec["train"]["replay"] = 0.5;
-  spec["plans"] = Json::array({Json{{"variant", "full"}},
-                               Json{{"variant", "full"}, {"replay", 0.5}},
-                               Json{{"variant", "full"}, {"replay", 0}},
-                               Json{{"variant", "neutral-residues"}, {"replay", 0}, {"inner", 8}},
-                               Json{{"variant", "neutral-residues"}, {"inner", 8}}});
+  spec["plans"] =
+      Json::array({Json{{"variant", "full"}}, Json{{"variant", "full"}, {"replay", 0.5}},
+                   Json{{"variant", "full"}, {"replay", 0}},
+                   Json{{"variant", "neutral-residues"}, {"replay", 0}, {"inner", 8}},
+                   Json{{"variant", "neutral-residues"}, {"inner", 8}}});
   const std::string db = db_path(fmt::format("replay-{}", m_counter++));
   auto outcomes = ex::run_experiment(ex::parse_spec(spec, "", "spec"), options(db));
   QCOMPARE(outcomes.size(), size_t(5));
@@ -1544,9 +1546,13 @@ void TestRunner::replayIsAPlanOption() {
   QVERIFY(l1_with);
 
   // Bad values name the key; a plan's p > 0 needs replay data.
-  QVERIFY(contains(error_of([] { grow::parse_plan({{"variant", "lora"}, {"replay", 1.0}}); }),
+  QVERIFY(contains(error_of([] {
+                     grow::parse_plan({{"variant", "lora"}, {"replay", 1.0}});
+                   }),
                    "'replay' must be in [0, 1)"));
-  QVERIFY(contains(error_of([] { grow::parse_plan({{"variant", "lora"}, {"replay", "a lot"}}); }),
+  QVERIFY(contains(error_of([] {
+                     grow::parse_plan({{"variant", "lora"}, {"replay", "a lot"}});
+                   }),
                    "'replay' must be a number"));
   Json no_data = base_spec({{"variant", "full"}, {"replay", 0.1}});
   no_data["data"]["original"].erase("replay");
@@ -1616,10 +1622,11 @@ void TestRunner::ewcCombinesWithAnyPlanPerTask() {
                       {{"name", "T2"}, {"train", m_orig_train}, {"eval", mc}, {"steps", 2}},
                       {{"name", "T3"}, {"train", m_new_train}, {"eval", mc}, {"steps", 2}}};
   spec["checkpoint"] = {{"interval", 1}};
-  spec["plans"] = Json::array(
-      {Json{{"variant", "lora"}, {"rank", 2}, {"ewc", {{"lambda", 100}}}},
-       Json{{"variant", "freeze"}, {"bottom", 1}, {"ewc", {{"lambda", 100}, {"mode", "online"}, {"gamma", 0.5}}}},
-       Json{{"variant", "lora"}, {"rank", 2}}});
+  spec["plans"] = Json::array({Json{{"variant", "lora"}, {"rank", 2}, {"ewc", {{"lambda", 100}}}},
+                               Json{{"variant", "freeze"},
+                                    {"bottom", 1},
+                                    {"ewc", {{"lambda", 100}, {"mode", "online"}, {"gamma", 0.5}}}},
+                               Json{{"variant", "lora"}, {"rank", 2}}});
   const auto parsed = ex::parse_spec(spec, "", "spec");
   QCOMPARE(qs(parsed.plans[0].label()), QString("lora r=2 +ewc lambda=100"));
   const std::string db = db_path(fmt::format("ewc-{}", m_counter++));
@@ -1649,8 +1656,10 @@ void TestRunner::ewcCombinesWithAnyPlanPerTask() {
   QVERIFY(lora.rbegin()->second > 0);
   const auto m0 = messages(0);
   QCOMPARE(m0.size(), size_t(2));
-  QVERIFY2(contains(m0[0], "task 'T1' anchored") && contains(m0[0], "(2 anchored tasks)"), m0[0].c_str());
-  QVERIFY2(contains(m0[1], "task 'T2' anchored") && contains(m0[1], "(3 anchored tasks)"), m0[1].c_str());
+  QVERIFY2(contains(m0[0], "task 'T1' anchored") && contains(m0[0], "(2 anchored tasks)"),
+           m0[0].c_str());
+  QVERIFY2(contains(m0[1], "task 'T2' anchored") && contains(m0[1], "(3 anchored tasks)"),
+           m0[1].c_str());
   // The checkpoints after task 1 hold the anchors of the finished tasks: 2, then 3.
   auto tasks_in = [&](int64_t run, int64_t step) {
     for (const auto& ck : store.checkpoints(run)) {
@@ -1665,11 +1674,11 @@ void TestRunner::ewcCombinesWithAnyPlanPerTask() {
   QCOMPARE(tasks_in(outcomes[0].run_id, 3), int64_t(2));
   QCOMPARE(tasks_in(outcomes[0].run_id, 5), int64_t(3));
   {
-    auto st = gb::st::read_all(store.latest_checkpoint(outcomes[0].run_id)->path +
-                               "/ewc.safetensors");
+    auto st =
+        gb::st::read_all(store.latest_checkpoint(outcomes[0].run_id)->path + "/ewc.safetensors");
     int anchors = 0;
-    for (const auto& [k, v] : st) anchors += k.rfind("/anchor/") != std::string::npos &&
-                                              k.find("lora") != std::string::npos;
+    for (const auto& [k, v] : st)
+      anchors += k.rfind("/anchor/") != std::string::npos && k.find("lora") != std::string::npos;
     QVERIFY(anchors > 0);
     // Only trainable (LoRA) parameters are anchored.
     for (const auto& [k, v] : st) {
@@ -1681,9 +1690,10 @@ void TestRunner::ewcCombinesWithAnyPlanPerTask() {
   QCOMPARE(m1.size(), size_t(2));
   QVERIFY2(contains(m1[1], "online Fisher") && contains(m1[1], "3 tasks seen"), m1[1].c_str());
   {
-    auto st = gb::st::read_all(store.latest_checkpoint(outcomes[1].run_id)->path +
-                               "/ewc.safetensors");
-    for (const auto& [k, v] : st) QVERIFY2(k == "tasks_seen" || k.rfind("task0/", 0) == 0, k.c_str());
+    auto st =
+        gb::st::read_all(store.latest_checkpoint(outcomes[1].run_id)->path + "/ewc.safetensors");
+    for (const auto& [k, v] : st)
+      QVERIFY2(k == "tasks_seen" || k.rfind("task0/", 0) == 0, k.c_str());
   }
   QVERIFY(!series(1).empty());
   // Without "ewc": no penalty, no anchors.
@@ -1691,20 +1701,29 @@ void TestRunner::ewcCombinesWithAnyPlanPerTask() {
   QVERIFY(messages(2).empty());
 
   // The contract's errors name the key.
+  QVERIFY(contains(
+      error_of([] {
+        grow::parse_plan({{"variant", "lora"}, {"ewc", {{"lambda", 1}, {"mode", "sometimes"}}}});
+      }),
+      "plan.ewc: 'mode' must be per-task or online"));
+  QVERIFY(
+      contains(error_of([] {
+                 grow::parse_plan({{"variant", "lora"}, {"ewc", {{"lambda", 1}, {"gamma", 0.5}}}});
+               }),
+               "'gamma' applies to mode \"online\" only"));
   QVERIFY(contains(error_of([] {
-    grow::parse_plan({{"variant", "lora"}, {"ewc", {{"lambda", 1}, {"mode", "sometimes"}}}});
-  }), "plan.ewc: 'mode' must be per-task or online"));
-  QVERIFY(contains(error_of([] {
-    grow::parse_plan({{"variant", "lora"}, {"ewc", {{"lambda", 1}, {"gamma", 0.5}}}});
-  }), "'gamma' applies to mode \"online\" only"));
-  QVERIFY(contains(error_of([] { grow::parse_plan({{"variant", "lora"}, {"ewc", {{"mode", "online"}}}}); }),
+                     grow::parse_plan({{"variant", "lora"}, {"ewc", {{"mode", "online"}}}});
+                   }),
                    "missing 'lambda'"));
   QVERIFY(contains(error_of([] {
-    grow::parse_plan({{"variant", "ewc"}, {"ewc", {{"lambda", 1}}}});
-  }), "give 'ewc' to another variant"));
+                     grow::parse_plan({{"variant", "ewc"}, {"ewc", {{"lambda", 1}}}});
+                   }),
+                   "give 'ewc' to another variant"));
   // Round trip.
-  const auto p = grow::parse_plan({{"variant", "grow"}, {"ewc", {{"lambda", 2}, {"mode", "online"}, {"gamma", 0.9}}}});
-  QCOMPARE(qs(grow::to_json(grow::parse_plan(grow::to_json(p))).dump()), qs(grow::to_json(p).dump()));
+  const auto p = grow::parse_plan(
+      {{"variant", "grow"}, {"ewc", {{"lambda", 2}, {"mode", "online"}, {"gamma", 0.9}}}});
+  QCOMPARE(qs(grow::to_json(grow::parse_plan(grow::to_json(p))).dump()),
+           qs(grow::to_json(p).dump()));
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

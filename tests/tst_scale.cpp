@@ -818,7 +818,8 @@ void TestScale::gpt2LearnedPositionsAreWidened() {
   auto r = gb::grow::apply_plan(*m, plan);
   torch::Tensor p_up;
   for (const auto& [n, t] : gb::named_parameters(*m)) {
-    if (n.find("embed_positions") != std::string::npos && n.find("weight_up") != std::string::npos) {
+    if (n.find("embed_positions") != std::string::npos &&
+        n.find("weight_up") != std::string::npos) {
       p_up = t;
     }
   }

@@ -27,10 +27,9 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-const std::set<std::string> kExpected = {"full",     "freeze",   "lora",
-                                         "grow",     "scale",    "depth",
-                                         "neutral-residues", "adapters", "ewc",
-                                         "loramoe",  "mh-moe"};
+const std::set<std::string> kExpected = {"full",  "freeze",           "lora",     "grow", "scale",
+                                         "depth", "neutral-residues", "adapters", "ewc",  "loramoe",
+                                         "mh-moe"};
 
 // A valid value for a parameter other than its default (to check that every key reaches
 // the typed struct and comes back out).
@@ -193,8 +192,9 @@ void TestVariants::defaultsComeFromTheSchema() {
   QCOMPARE(QString::fromStdString(s.get<grow::ScaleParams>().init_w21), QString("random"));
   QCOMPARE(QString::fromStdString(s.get<grow::ScaleParams>().init_w22), QString("svd"));
   // Labels are the variant's own.
-  QCOMPARE(QString::fromStdString(grow::parse_plan({{"variant", "grow"}, {"layers", {0, 3}}}).label()),
-           QString("grow/freeze k=2 layers=0,3"));
+  QCOMPARE(
+      QString::fromStdString(grow::parse_plan({{"variant", "grow"}, {"layers", {0, 3}}}).label()),
+      QString("grow/freeze k=2 layers=0,3"));
 }
 
 void TestVariants::errorsNameKeyAllowedValuesAndVariant_data() {
@@ -204,7 +204,8 @@ void TestVariants::errorsNameKeyAllowedValuesAndVariant_data() {
     QTest::newRow(name) << QString(plan) << expected;
   };
   row("unknown key", R"({"variant":"lora","rnak":4})",
-      {"unknown key 'rnak'", "variant 'lora'", "allowed: variant, name, replay, ewc, rank, alpha, targets, layers"});
+      {"unknown key 'rnak'", "variant 'lora'",
+       "allowed: variant, name, replay, ewc, rank, alpha, targets, layers"});
   row("below minimum", R"({"variant":"grow","k":1})",
       {"'k' must be at least 2, found 1", "variant 'grow'; allowed: [2, 64]"});
   row("above maximum", R"({"variant":"scale","d_up":64,"tau":1.5})",
@@ -239,15 +240,20 @@ void TestVariants::plansOfEarlierVersionsStillParse_data() {
   // Plans as the earlier hand-written to_json stored them in run specs and checkpoints:
   // every key listed, including ones that do not apply in the plan's mode.
   QTest::addColumn<QString>("plan");
-  QTest::newRow("scale preserve") << R"({"variant":"scale","mode":"preserve","d_up":64,"p_up":128,"l_fp":0,"attention_only":false,"tau":0.5,"init":"svd,zero"})";
+  QTest::newRow("scale preserve")
+      << R"({"variant":"scale","mode":"preserve","d_up":64,"p_up":128,"l_fp":0,"attention_only":false,"tau":0.5,"init":"svd,zero"})";
   QTest::newRow("depth llama-pro") << R"({"variant":"depth","style":"llama-pro","count":2})";
   QTest::newRow("depth adept") << R"({"variant":"depth","style":"adept","layers":[1,3]})";
   QTest::newRow("adapters") << R"({"variant":"adapters","layers":"all","budget":0.2})";
-  QTest::newRow("neutral residues") << R"({"variant":"neutral-residues","gate":"elu","alpha":100.0,"layers":[0,1],"budget":0.2,"inner":32})";
-  QTest::newRow("loramoe") << R"({"variant":"loramoe","experts":4,"top_k":2,"rank":4,"balance":0.0,"layers":"all"})";
+  QTest::newRow("neutral residues")
+      << R"({"variant":"neutral-residues","gate":"elu","alpha":100.0,"layers":[0,1],"budget":0.2,"inner":32})";
+  QTest::newRow("loramoe")
+      << R"({"variant":"loramoe","experts":4,"top_k":2,"rank":4,"balance":0.0,"layers":"all"})";
   QTest::newRow("loramoe heads 1") << R"({"variant":"loramoe","heads":1})";
-  QTest::newRow("mh-moe") << R"({"variant":"mh-moe","heads":4,"experts":4,"top_k":1,"rank":4,"alpha":8.0,"balance":0.0,"layers":"all"})";
-  QTest::newRow("lora") << R"({"variant":"lora","rank":8,"alpha":16.0,"targets":["q","v"],"layers":{"policy":"least-important","k":2}})";
+  QTest::newRow("mh-moe")
+      << R"({"variant":"mh-moe","heads":4,"experts":4,"top_k":1,"rank":4,"alpha":8.0,"balance":0.0,"layers":"all"})";
+  QTest::newRow("lora")
+      << R"({"variant":"lora","rank":8,"alpha":16.0,"targets":["q","v"],"layers":{"policy":"least-important","k":2}})";
   QTest::newRow("freeze") << R"({"variant":"freeze","bottom":2,"freeze_embedding":true})";
   QTest::newRow("ewc") << R"({"variant":"ewc","lambda":1.0})";
   QTest::newRow("named") << R"({"variant":"full","name":"FFT"})";
@@ -273,9 +279,9 @@ void TestVariants::listingFollowsTheContract() {
     QVERIFY(j.at("exportable_hf").is_boolean());
     QVERIFY(j.at("params").is_array());
     for (const auto& p : j.at("params")) {
-      QVERIFY2(p.contains("name") && p.contains("type") && p.contains("default") &&
-                   p.contains("help"),
-               p.dump().c_str());
+      QVERIFY2(
+          p.contains("name") && p.contains("type") && p.contains("default") && p.contains("help"),
+          p.dump().c_str());
       const std::string type = p.at("type").get<std::string>();
       if (type == "int" || type == "number") QVERIFY2(p.contains("min"), p.dump().c_str());
       if (type == "choice") QVERIFY2(p.contains("choices"), p.dump().c_str());
@@ -381,9 +387,8 @@ void TestVariants::matchedActivatedParameters() {
   m.resolve(*p.params.get(), c, "plan");
   const auto& q = p.get<grow::MoeParams>();
   QVERIFY(q.match_active_params_of.is_null());
-  const auto target = grow::find_variant("loramoe")
-                          ->estimate(*grow::parse_plan(ref).params.get(), c)
-                          .activated;
+  const auto target =
+      grow::find_variant("loramoe")->estimate(*grow::parse_plan(ref).params.get(), c).activated;
   auto activated = [&](int64_t r) {
     auto x = q;
     x.rank = r;
@@ -400,7 +405,8 @@ void TestVariants::matchedActivatedParameters() {
             grow::parse_plan({{"variant", "mh-moe"}, {"rank", 6}, {"match_active_params_of", ref}});
           }).find("give 'rank' or 'match_active_params_of', not both") != std::string::npos);
   QVERIFY(error_of([&] {
-            grow::parse_plan({{"variant", "loramoe"}, {"match_active_params_of", {{"variant", "lorra"}}}});
+            grow::parse_plan(
+                {{"variant", "loramoe"}, {"match_active_params_of", {{"variant", "lorra"}}}});
           }).find("unknown variant 'lorra'") != std::string::npos);
 }
 

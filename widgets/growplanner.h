@@ -126,7 +126,8 @@ class GrowPlanner : public QWidget {
   QComboBox* m_ewcMode = nullptr;
   QDoubleSpinBox* m_ewcGamma = nullptr;
   QHash<QString, QWidget*> m_fields;
-  QHash<QString, nlohmann::json> m_modeDefaults;  // key → the mode default last applied  // key → editor of the current variant
+  QHash<QString, nlohmann::json> m_modeDefaults;  // key → the mode default last applied  // key →
+                                                  // editor of the current variant
   PlanEstimate m_estimate;
   QString m_error;
   QString m_lastCheck;

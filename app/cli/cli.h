@@ -71,13 +71,12 @@ CLI::Option* add_option(CLI::App& app, const std::string& name, T& value,
   return app.add_option(name, value, help)->type_name(metavar)->capture_default_str();
 }
 // A flag: present or absent, never given a value.
-CLI::Option* add_flag(CLI::App& app, const std::string& name, bool& value,
-                      const std::string& help);
+CLI::Option* add_flag(CLI::App& app, const std::string& name, bool& value, const std::string& help);
 
 // Validators: --help shows their description after the option's help; a value they reject
 // is a usage error "--NAME: <what they say>".
-CLI::Validator at_least(int64_t min);                 // an integer >= min
-CLI::Validator int_range(int64_t min, int64_t max);   // an integer in [min, max]
+CLI::Validator at_least(int64_t min);                // an integer >= min
+CLI::Validator int_range(int64_t min, int64_t max);  // an integer in [min, max]
 // A finite number in [lo, hi] ((lo, ...] with lo_open, [..., hi) with hi_open); hi may be
 // INFINITY (no upper bound).
 CLI::Validator number_range(double lo, double hi, bool lo_open = false, bool hi_open = false);

@@ -31,8 +31,7 @@ void declare_forward(CLI::App& app, ForwardOptions& o) {
              "mean next-token cross-entropy, null for length 1], and with\n"
              "--all-positions \"logits\": [[[V floats] per position] per sequence]}")
       ->required();
-  add_flag(app, "--all-positions", o.all_positions,
-           "also write the logits of every position");
+  add_flag(app, "--all-positions", o.all_positions, "also write the logits of every position");
 }
 
 int run_forward(const ForwardOptions& o) {

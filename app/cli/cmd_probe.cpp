@@ -71,8 +71,7 @@ void declare_probe(CLI::App& app, ProbeCommandOptions& o) {
   add_option(app, "--tokens", o.tokens, "N", "token budget of the probe set")
       ->default_str("all")
       ->check(at_least(1));
-  add_option(app, "--examples", o.examples, "N",
-             "documents (text: paragraphs) or items to use")
+  add_option(app, "--examples", o.examples, "N", "documents (text: paragraphs) or items to use")
       ->default_str("all")
       ->check(at_least(1));
   add_option(app, "--seq-len", o.seq_len, "T", "tokens per row")->check(at_least(1));
@@ -92,8 +91,7 @@ void declare_probe(CLI::App& app, ProbeCommandOptions& o) {
   add_option(app, "--steps", o.steps, "N", "preliminary fine-tuning steps")->check(at_least(1));
   add_option(app, "--lr", o.lr, "LR", "preliminary fine-tuning learning rate")
       ->check(positive_number());
-  add_option(app, "--snapshot-every", o.snapshot_every, "N",
-             "effective-rank stage length in steps")
+  add_option(app, "--snapshot-every", o.snapshot_every, "N", "effective-rank stage length in steps")
       ->default_str("steps / 5")
       ->check(at_least(1));
   add_option(app, "--checkpoints", o.checkpoints, "A,B",

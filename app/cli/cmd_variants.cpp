@@ -84,8 +84,8 @@ void print_table() {
       wd = std::max(wd, value_text(p->default_value).size());
       wa = std::max(wa, allowed_text(*p).size());
     }
-    out += fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", "name", wn, "type", wt,
-                       "default", wd, "allowed", wa, "help");
+    out += fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", "name", wn, "type", wt, "default",
+                       wd, "allowed", wa, "help");
     for (const auto* p : shown) {
       std::string help = p->help;
       if (!p->unit.empty()) help += " [" + p->unit + "]";

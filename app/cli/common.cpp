@@ -34,9 +34,9 @@ void declare_device_dtype(CLI::App& app, ModelArg& model, const std::string& dty
       ->check(device_name())
       ->group("Model options");
   add_option(app, "--dtype", model.dtype, "T", dtype_help)
-      ->check(one_of({"float32", "bfloat16", "float16"},
-                     {"f32", "fp32", "float", "bf16", "f16", "fp16", "half", "float64", "f64",
-                      "double"}))
+      ->check(one_of(
+          {"float32", "bfloat16", "float16"},
+          {"f32", "fp32", "float", "bf16", "f16", "fp16", "half", "float64", "f64", "double"}))
       ->group("Model options");
 }
 

@@ -48,9 +48,8 @@ int main(int argc, char** argv) {
   }
   const gb::cli::Command& cmd = it->second;
   int exit_code = 0;
-  std::function<int()> run =
-      gb::cli::parse_command(cmd, std::vector<std::string>(args.begin() + 1, args.end()),
-                             &exit_code);
+  std::function<int()> run = gb::cli::parse_command(
+      cmd, std::vector<std::string>(args.begin() + 1, args.end()), &exit_code);
   if (!run) return exit_code;  // --help, or a usage error
   // Commands that train or back-propagate: glibc allocator tunables (util/allocator.h). The
   // re-executed process parses the same, valid, command line again.

@@ -66,12 +66,10 @@ void installTranslations(QApplication& app, const QString& language) {
 // and for the GUI.
 struct CommandLine {
   QCommandLineParser parser;
-  QCommandLineOption workspace{u"workspace"_s,
-                               QCoreApplication::translate("main", "Open this workspace."),
-                               u"DIR"_s};
-  QCommandLineOption model{u"model"_s,
-                           QCoreApplication::translate("main", "Open this model folder."),
-                           u"DIR"_s};
+  QCommandLineOption workspace{
+      u"workspace"_s, QCoreApplication::translate("main", "Open this workspace."), u"DIR"_s};
+  QCommandLineOption model{
+      u"model"_s, QCoreApplication::translate("main", "Open this model folder."), u"DIR"_s};
   QCommandLineOption tour{
       u"tour"_s,
       QCoreApplication::translate("main", "Save a screenshot of every view to OUTDIR, then exit."),
@@ -88,8 +86,8 @@ struct CommandLine {
       u"SPEC"_s};
 
   CommandLine() {
-    parser.setApplicationDescription(QCoreApplication::translate(
-        "main", "GrowBench: grow language models without forgetting"));
+    parser.setApplicationDescription(
+        QCoreApplication::translate("main", "GrowBench: grow language models without forgetting"));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({workspace, model, tour, measure, measureStore, measureSpec});

@@ -300,10 +300,10 @@ void ensure_probe(Prepared& p, store::Store& store, const importance::ProbeNeed&
   const auto& data = importance::probe_data(o, set, p.domain_probe.get());
   const importance::ProbeDataInfo info{
       data.description, "", &data == p.domain_probe.get() ? p.domain_kind : p.general_kind};
-  importance::record_probe(store, r,
-                           importance::probe_record(p.model_key, base.config, base, data, info,
-                                                    p.probe_set_options, o,
-                                                    seconds_since(start), run_id));
+  importance::record_probe(
+      store, r,
+      importance::probe_record(p.model_key, base.config, base, data, info, p.probe_set_options, o,
+                               seconds_since(start), run_id));
   if (need.domain) {
     p.importance.add_domain(r);
   } else {
@@ -395,7 +395,7 @@ class RunExecutor {
   grow::GrowthResult m_growth;
   std::unique_ptr<train::Trainer> m_trainer;
   std::shared_ptr<grow::EwcPenalty> m_ewc;  // the run's EWC penalty, if any
-  train::Schedule m_schedule;  // the spec's; each phase sets its total
+  train::Schedule m_schedule;               // the spec's; each phase sets its total
   std::unique_ptr<data::BatchSource> m_source;
   RunState m_state;
   torch::Tensor m_reference;  // final hidden states of the base on the original eval set
@@ -506,8 +506,8 @@ void RunExecutor::attach_ewc(const grow::EwcOptions& options) {
 // After a task of a sequence: the Fisher on that task's training data, a new anchor
 // (per-task) or folded into the online Fisher.
 void RunExecutor::ewc_next_task(const Phase& phase) {
-  importance::ProbeSet set = importance::pack_stream(*phase.stream, m_p.probe_set_options,
-                                                     "task: " + phase.name);
+  importance::ProbeSet set =
+      importance::pack_stream(*phase.stream, m_p.probe_set_options, "task: " + phase.name);
   emit(m_p, stage_event("probe/fisher", m_run));
   m_ewc->add_task(importance::parameter_fisher(*m_model.model, set, m_p.probe_options));
   const auto& o = m_ewc->options();
@@ -813,8 +813,8 @@ void RunExecutor::update_unit_lrs(const std::string& method) {
   // Î_U = the unit's importance on the general probe set, min-max normalised over the
   // expanded units.
   if (m_growth.new_layers.empty()) return;
-  auto res = importance::run_probe(*m_model.model, probe_set(m_p, false),
-                                   probe_options(m_p, method));
+  auto res =
+      importance::run_probe(*m_model.model, probe_set(m_p, false), probe_options(m_p, method));
   std::vector<std::pair<std::string, double>> values;
   for (int64_t l : m_growth.new_layers) {
     for (size_t u = 0; u < res.unit_names.size(); ++u) {

@@ -4,8 +4,8 @@
 // layer policy, ADEPT's unit-wise learning rates or EWC need it), grow, train on the new
 // domain (or a task sequence), and evaluate at step 0, every interval and at the end.
 // Everything goes to the SQLite run store; progress goes to a callback as typed events
-// (util/events.h; growbench-cli run prints them as JSON, one per line). Cancellation stops cleanly (status
-// cancelled, a checkpoint written); a run can be resumed from its last checkpoint with the
+// (util/events.h; growbench-cli run prints them as JSON, one per line). Cancellation stops cleanly
+// (status cancelled, a checkpoint written); a run can be resumed from its last checkpoint with the
 // same result as an uninterrupted run.
 
 #include <cstdint>

@@ -330,8 +330,8 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
       fail("{}.plans: expected a non-empty array of growth plans", ctx);
     }
     for (size_t i = 0; i < j["plans"].size(); ++i) {
-      s.plans.push_back(
-          grow::parse_plan(with_adept_defaults(j, j["plans"][i]), fmt::format("{}.plans[{}]", ctx, i)));
+      s.plans.push_back(grow::parse_plan(with_adept_defaults(j, j["plans"][i]),
+                                         fmt::format("{}.plans[{}]", ctx, i)));
     }
   } else if (j.contains("plan")) {
     s.plans.push_back(grow::parse_plan(with_adept_defaults(j, j["plan"]), ctx + ".plan"));

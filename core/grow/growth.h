@@ -57,7 +57,7 @@ struct GrowthResult {
   std::vector<ParamGroup> groups;  // exactly the trainable tensors, each once
   std::vector<std::shared_ptr<LossTerm>> loss_terms;
   std::vector<std::string> warnings;  // about the plan as applied (the runner records them)
-  std::vector<int64_t> new_layers;  // depth expansion: indices of inserted layers (after)
+  std::vector<int64_t> new_layers;    // depth expansion: indices of inserted layers (after)
   int64_t base_params = 0;
   int64_t total_params = 0;
   int64_t trainable_params = 0;

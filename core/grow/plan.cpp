@@ -283,7 +283,8 @@ Json checked_value(const ParamSpec& s, const Json& v, const VariantModule& m,
       return v;
     case ParamSpec::Type::Plan:
       if (v.is_null()) return v;
-      if (!v.is_object()) fail("{} must be a growth plan (an object), found {}", where, js::type_name(v));
+      if (!v.is_object())
+        fail("{} must be a growth plan (an object), found {}", where, js::type_name(v));
       parse_plan(v, ctx + "." + s.name);  // throws naming what is wrong
       return v;
   }

@@ -126,8 +126,8 @@ struct MoeParams : VariantParamsOf<MoeParams> {
   int64_t experts = 4;
   int64_t top_k = 1;  // the paper's default for both LoRAMoE and MH-MoE
   int64_t rank = 4;
-  double alpha = 0;      // LoRA-style scale alpha/rank; 0 = scale 1
-  double balance = 0.0;  // coefficient of the load-balancing loss (0 = off)
+  double alpha = 0;                             // LoRA-style scale alpha/rank; 0 = scale 1
+  double balance = 0.0;                         // coefficient of the load-balancing loss (0 = off)
   std::string router_weights = "renormalised";  // eq. 13, or "softmax_all" (Switch-style)
   // A reference plan: the rank is chosen so that this plan's activated parameters (per
   // token) match the reference's on the model (null: off; `rank` as given).
@@ -189,8 +189,8 @@ struct GrowthPlan {
   ParamsHolder params;  // the variant's parameter struct (FullParams, LoraParams, ...)
   std::string name;     // optional label ("G-Freeze k=2"); defaults to a generated one
   // Keys every plan accepts (not the variant's; the runner applies them):
-  std::optional<double> replay;  // fraction p of original-domain batches for this plan's
-                                 // run, in [0, 1); unset: the spec's train.replay
+  std::optional<double> replay;   // fraction p of original-domain batches for this plan's
+                                  // run, in [0, 1); unset: the spec's train.replay
   std::optional<EwcOptions> ewc;  // EWC on this plan's trainable parameters
   // The EWC of the run: `ewc`, or for the "ewc" variant (full fine-tuning + EWC, kept for
   // earlier specs) its lambda in per-task mode; unset: none.

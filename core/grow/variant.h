@@ -38,8 +38,16 @@ struct GrowthResult;
 
 // One hyper-parameter of a variant.
 struct ParamSpec {
-  enum class Type { Int, Number, Bool, Choice, StringList, Layers, Plan };  // Plan: a plan
-                                                                           // object (or null)
+  enum class Type {
+    Int,
+    Number,
+    Bool,
+    Choice,
+    StringList,
+    Layers,
+    Plan
+  };                 // Plan: a plan
+                     // object (or null)
   std::string name;  // the plan key
   Type type = Type::Int;
   nlohmann::json default_value;            // the value when the key is absent

@@ -96,8 +96,8 @@ MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes, Ma
     r.importance[l] = r.bypass_loss[l] - r.base_loss;
   }
   log::get("importance")
-      ->debug("masking probe ({}): base loss {:.6f}, {} layer forwards",
-              masking_mode_name(mode), r.base_loss, r.layer_forwards);
+      ->debug("masking probe ({}): base loss {:.6f}, {} layer forwards", masking_mode_name(mode),
+              r.base_loss, r.layer_forwards);
   return r;
 }
 

@@ -164,8 +164,7 @@ void add_moe_params(VariantModule& m, bool multi_head) {
                    "token equal the reference's on the model as closely as possible (instead "
                    "of 'rank').");
   }
-  m.validate = [multi_head](VariantParams& vp, const nlohmann::json& raw,
-                            const std::string& ctx) {
+  m.validate = [multi_head](VariantParams& vp, const nlohmann::json& raw, const std::string& ctx) {
     const auto& p = static_cast<const MoeParams&>(vp);
     // (A plan written back by to_json lists the default rank beside the reference.)
     if (!p.match_active_params_of.is_null() && raw.contains("rank") &&
@@ -204,9 +203,10 @@ void resolve_matched_rank(MoeParams& p, const ModelConfig& c, const std::string&
   const VariantEstimate re = rm.estimate(*ref.params.get(), c);
   const int64_t target = re.activated >= 0 ? re.activated : re.trainable;
   if (re.layers_touched < 0 || target <= 0) {
-    fail("{}.match_active_params_of: cannot tell the reference plan's activated parameters on "
-         "this model",
-         ctx);
+    fail(
+        "{}.match_active_params_of: cannot tell the reference plan's activated parameters on "
+        "this model",
+        ctx);
   }
   if (estimate_layer_count(p.layers, c.num_layers, nullptr) <= 0) {
     fail("{}: match_active_params_of needs the layers this plan touches", ctx);

@@ -75,8 +75,8 @@ VariantModule depth_module() {
     s.max = 1e9;
     s.unit = "steps";
     s.label = GB_TR("GrowPlanner", "Update interval T_update");
-    s.help = GB_TR("GrowPlanner",
-                   "Steps between recomputations of the unit importance Î_U (stage 2).");
+    s.help =
+        GB_TR("GrowPlanner", "Steps between recomputations of the unit importance Î_U (stage 2).");
   }
   {
     auto& s = m.param("unit_importance", &DepthParams::unit_importance, T::Choice);
@@ -84,8 +84,8 @@ VariantModule depth_module() {
     s.choice_labels = {GB_TR("GrowPlanner", "Taylor θ·∂L/∂θ (the paper's)"),
                        GB_TR("GrowPlanner", "Taylor |θ·∂L/∂θ|"), GB_TR("GrowPlanner", "Fisher")};
     s.label = GB_TR("GrowPlanner", "Unit importance");
-    s.help = GB_TR("GrowPlanner",
-                   "The importance Î_U of stage 2, measured on the general probe set.");
+    s.help =
+        GB_TR("GrowPlanner", "The importance Î_U of stage 2, measured on the general probe set.");
   }
   m.validate = [](VariantParams& vp, const nlohmann::json& raw, const std::string& ctx) {
     const auto& p = static_cast<const DepthParams&>(vp);
