@@ -14,7 +14,8 @@ PACKAGES=(
   qt6-base-dev qt6-base-dev-tools libqcustomplot-dev qt6-tools-dev qt6-tools-dev-tools
   qt6-l10n-tools qt6-translations-l10n libgl-dev qt6-svg-dev
   # tests, benchmarks, packaging, default corpora
-  xvfb xauth python3-torch fortunes fortunes-de appstream desktop-file-utils
+  xvfb xauth python3-torch fortunes fortunes-de fortunes-it fortunes-es appstream
+  desktop-file-utils
   dpkg-dev file
 )
 

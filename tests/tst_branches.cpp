@@ -19,6 +19,7 @@
 #include "grow/growth.h"
 #include "grow/moe.h"
 #include "grow/plan.h"
+#include "grow/routes.h"
 #include "grow/ewc.h"
 #include "test_models.h"
 #include "util/error.h"
@@ -35,12 +36,24 @@ const std::pair<const char*, const char*> kPlans[] = {
     {"nr-sigmoid", R"({"variant":"neutral-residues","gate":"sigmoid","layers":"all",)"
                    R"("budget":0.2,"alpha":100})"},
     {"adapters", R"({"variant":"adapters","layers":"all","budget":0.2})"},
+    // Experts beside each MLP linear (the default placement, the paper's A.3.4).
     {"loramoe", R"({"variant":"loramoe","experts":4,"top_k":2,"rank":4})"},
     // top_k = 1 trains the router only through the balancing loss (see moe.h).
     {"mh-moe", R"({"variant":"mh-moe","heads":4,"experts":4,"top_k":1,"rank":4,)"
                R"("balance":0.01})"},
     {"mh-moe-top2", R"({"variant":"mh-moe","heads":2,"experts":3,"top_k":2,"rank":2})"},
+    // One bank beside the whole MLP.
+    {"loramoe-beside",
+     R"({"variant":"loramoe","experts":4,"top_k":2,"rank":4,"placement":"beside-mlp"})"},
+    {"mh-moe-beside", R"({"variant":"mh-moe","heads":4,"experts":4,"top_k":1,"rank":4,)"
+                      R"("balance":0.01,"placement":"beside-mlp"})"},
 };
+
+bool beside_mlp(const std::string& plan) {
+  return plan.find("\"adapter") != std::string::npos ||
+         plan.find("neutral-residues") != std::string::npos ||
+         plan.find("beside-mlp") != std::string::npos;
+}
 
 grow::GrowthPlan plan_of(const std::string& text) {
   return grow::parse_plan(gb::json::parse(text, "test plan"));
@@ -49,7 +62,8 @@ grow::GrowthPlan plan_of(const std::string& text) {
 using gb::test::error_of;
 
 bool is_branch_param(const std::string& name) {
-  return name.find(".adapter.") != std::string::npos || name.find(".moe.") != std::string::npos;
+  return name.find(".adapter.") != std::string::npos || name.find(".moe.") != std::string::npos ||
+         name.find(".moe_") != std::string::npos;
 }
 
 double max_abs_diff(const torch::Tensor& a, const torch::Tensor& b) {
@@ -171,7 +185,13 @@ class TestBranches : public QObject {
   void balanceLossMatchesManualComputation_data();
   void balanceLossMatchesManualComputation();
   void mhMoeWithOneHeadEqualsLoraMoe();
+  void mhMoeSumsHeadwiseExpertOutputs_data();
   void mhMoeSumsHeadwiseExpertOutputs();
+  void expertsSitBesideEachMlpLinear_data();
+  void expertsSitBesideEachMlpLinear();
+  void effectiveCompositionNumberByHand();
+  void routeStatisticsOfAGrownModel_data();
+  void routeStatisticsOfAGrownModel();
   void structureOnlyAndSeedGiveReloadableDeterministicModels_data();
   void structureOnlyAndSeedGiveReloadableDeterministicModels();
   void kindDescribesBranch_data();
@@ -204,7 +224,18 @@ void TestBranches::functionPreservedAtInit() {
   ctx.seed = 3;
   auto r = grow::apply_plan(*m, plan_of(plan.toStdString()), ctx);
   QVERIFY(r.function_preserving);
-  for (const auto& layer : m->all_layers()) QCOMPARE(layer->branches().size(), size_t(1));
+  for (const auto& layer : m->all_layers()) {
+    if (beside_mlp(plan.toStdString())) {
+      QCOMPARE(layer->branches().size(), size_t(1));
+    } else {  // a bank beside each linear of the MLP
+      QCOMPARE(layer->branches().size(), size_t(0));
+      QVERIFY(std::dynamic_pointer_cast<grow::MoeLinearImpl>(layer->mlp->up_proj));
+      QVERIFY(std::dynamic_pointer_cast<grow::MoeLinearImpl>(layer->mlp->down_proj));
+      if (layer->mlp->gate_proj) {
+        QVERIFY(std::dynamic_pointer_cast<grow::MoeLinearImpl>(layer->mlp->gate_proj));
+      }
+    }
+  }
   auto grown = m->forward(ids);
   const double diff = max_abs_diff(base, grown);
   QVERIFY2(diff <= 1e-5, qPrintable(QString("max |logit diff| %1 > 1e-5").arg(diff)));
@@ -313,15 +344,43 @@ void TestBranches::trainableCountsMatchClosedForm() {
   } else {
     const auto& mp = p.get<grow::MoeParams>();
     const int64_t k = mp.experts, rank = mp.rank, h = mp.heads;
-    if (p.variant == grow::Variant::LoraMoe) {
-      per_layer = k * rank * 2 * d + d * k;  // experts A, B + router
+    // Per bank d_in → d_out: H · (K experts (d_in/H → r → d_out) + a router K × d_in/H).
+    auto bank = [&](int64_t d_in, int64_t d_out) {
+      return h * (k * rank * (d_in / h + d_out) + (d_in / h) * k);
+    };
+    if (mp.placement == "beside-mlp") {
+      per_layer = bank(d, d);
+      if (p.variant == grow::Variant::LoraMoe) {
+        QCOMPARE(per_layer, k * rank * 2 * d + d * k);  // experts A, B + router
+      }
     } else {
-      per_layer = h * (k * rank * (d / h + d) + (d / h) * k);
+      const int64_t inner = m->config.intermediate_size;
+      per_layer = (m->config.gated_mlp ? 2 : 1) * bank(d, inner) + bank(inner, d);
     }
   }
   QCOMPARE(r.trainable_params, n * per_layer);
   QCOMPARE(r.added_params(), n * per_layer);
   QCOMPARE(r.base_params, base);
+  if (p.variant == grow::Variant::LoraMoe || p.variant == grow::Variant::MhMoe) {
+    if (p.get<grow::MoeParams>().placement != "beside-mlp") {
+      // One group per bank, named after the linear it sits beside.
+      const std::vector<std::string> units = m->config.gated_mlp
+                                                 ? std::vector<std::string>{"gate", "up", "down"}
+                                                 : std::vector<std::string>{"up", "down"};
+      QCOMPARE(r.groups.size(), layers.size() * units.size());
+      int64_t total = 0;
+      for (size_t i = 0; i < r.groups.size(); ++i) {
+        const auto& g = r.groups[i];
+        QCOMPARE(g.layer, layers[i / units.size()]);
+        QCOMPARE(QString::fromStdString(g.unit), QString::fromStdString(units[i % units.size()]));
+        QCOMPARE(QString::fromStdString(g.name),
+                 QString("layers.%1.%2.moe").arg(g.layer).arg(QString::fromStdString(g.unit)));
+        total += g.numel();
+      }
+      QCOMPARE(total, n * per_layer);
+      return;
+    }
+  }
   // One group per selected layer, named after the branch.
   QCOMPARE(static_cast<int64_t>(r.groups.size()), n);
   for (size_t i = 0; i < r.groups.size(); ++i) {
@@ -863,15 +922,25 @@ void TestBranches::mhMoeWithOneHeadEqualsLoraMoe() {
                     find_term(a2, "balance")->value.item<double>()) <= 1e-6);
 }
 
+void TestBranches::mhMoeSumsHeadwiseExpertOutputs_data() {
+  QTest::addColumn<int>("out");  // d_out; 0 = d (beside the MLP)
+  QTest::newRow("d -> d") << 0;
+  QTest::newRow("d -> 24 (a linear of the MLP)") << 24;
+}
+
 void TestBranches::mhMoeSumsHeadwiseExpertOutputs() {
+  QFETCH(int, out);
   const int64_t d = 16, h_n = 4, dh = d / h_n, k_all = 3, top = 2, rank = 2;
+  const int64_t d_out = out > 0 ? out : d;
   grow::MoeOptions o;
   o.hidden = d;
+  o.out = out;
   o.heads = h_n;
   o.experts = k_all;
   o.top_k = top;
   o.rank = rank;
-  grow::MhMoeImpl mh(o, torch::TensorOptions());
+  auto bank = std::make_shared<grow::MhMoeImpl>(o, torch::TensorOptions());
+  auto& mh = *bank;
   {
     torch::NoGradGuard ng;
     auto gen = at::detail::createCPUGenerator(51);
@@ -883,8 +952,15 @@ void TestBranches::mhMoeSumsHeadwiseExpertOutputs() {
   auto y = mh.forward(x, state);
   // Eq. 12-16 by hand: per token, per head slice: router, top-k, softmax over the selected,
   // Σ_j α_j B_j A_j x_m; then the sum over heads.
+  QCOMPARE(y.size(-1), d_out);
+  // Wrapped around a linear d → d_out, the bank adds to the linear's output.
+  auto base = std::make_shared<gb::DenseLinearImpl>(
+      torch::randn({d_out, d}, at::detail::createCPUGenerator(53)), torch::Tensor());
+  grow::MoeLinearImpl unit(base, bank, "moe_test");
+  QVERIFY(max_abs_diff(unit.forward(x, state), base->forward(x, state) + y) <= 1e-5);
+  QVERIFY(torch::equal(unit.dense_weight(), base->dense_weight()));
   for (int64_t t = 0; t < 5; ++t) {
-    auto want = torch::zeros({d});
+    auto want = torch::zeros({d_out});
     for (int64_t h = 0; h < h_n; ++h) {
       auto xm = x[0][t].narrow(0, h * dh, dh);
       std::vector<double> a(k_all);
@@ -953,6 +1029,172 @@ void TestBranches::structureOnlyAndSeedGiveReloadableDeterministicModels() {
   }
 }
 
+// The paper's placement (A.3.4): a bank beside each linear of the MLP, named after it.
+void TestBranches::expertsSitBesideEachMlpLinear_data() {
+  QTest::addColumn<QString>("family");
+  QTest::addColumn<QString>("variant");
+  for (const auto& f : gb::test::all_families()) {
+    for (const char* v : {"loramoe", "mh-moe"}) {
+      QTest::newRow((f + "/" + v).c_str()) << QString::fromStdString(f) << QString(v);
+    }
+  }
+}
+
+void TestBranches::expertsSitBesideEachMlpLinear() {
+  QFETCH(QString, family);
+  QFETCH(QString, variant);
+  auto m = gb::test::load_family(family.toStdString());
+  nlohmann::json j = {{"variant", variant.toStdString()}, {"rank", 2}, {"layers", {0}}};
+  if (variant == "mh-moe") j["heads"] = 2;
+  grow::apply_plan(*m, grow::parse_plan(j));
+  // The family's own names of the MLP linears, beside GrowBench's.
+  std::vector<std::pair<std::string, std::string>> linears;  // (GrowBench path, family name)
+  if (family == "gpt2") {
+    linears = {{"mlp.up_proj", "c_fc"}, {"mlp.down_proj", "c_proj"}};
+  } else if (family == "gpt_neox") {
+    linears = {{"mlp.up_proj", "dense_h_to_4h"}, {"mlp.down_proj", "dense_4h_to_h"}};
+  } else {
+    linears = {
+        {"mlp.gate_proj", "gate_proj"}, {"mlp.up_proj", "up_proj"}, {"mlp.down_proj", "down_proj"}};
+  }
+  std::set<std::string> trainable;
+  for (const auto& [name, p] : gb::named_parameters(*m)) {
+    if (p.requires_grad()) trainable.insert(name);
+  }
+  std::set<std::string> want;
+  for (const auto& [path, own] : linears) {
+    for (const char* t : {"router", "lora_a", "lora_b"}) {
+      want.insert("model.layers.0." + path + ".moe_" + own + "." + t);
+    }
+  }
+  QCOMPARE(trainable, want);
+  // The base weights sit under base.* and stay frozen; layer 1 is untouched.
+  bool base_frozen = false;
+  for (const auto& [name, p] : gb::named_parameters(*m)) {
+    if (name == "model.layers.0." + linears.back().first + ".base.weight") {
+      base_frozen = !p.requires_grad();
+    }
+  }
+  QVERIFY(base_frozen);
+  QVERIFY(!std::dynamic_pointer_cast<grow::MoeLinearImpl>(m->layer(1)->mlp->up_proj));
+  // Each bank maps its linear's input to its output; MH-MoE splits the input into heads.
+  for (const auto& [path, own] : linears) {
+    (void)own;
+    const std::string unit = path == "mlp.gate_proj" ? "gate"
+                             : path == "mlp.up_proj" ? "up"
+                                                     : "down";
+    auto lin = std::dynamic_pointer_cast<grow::MoeLinearImpl>(m->layer(0)->linear(unit));
+    QVERIFY(lin);
+    QCOMPARE(lin->bank->options.hidden, lin->base->in_features());
+    QCOMPARE(lin->bank->options.out_features(), lin->base->out_features());
+    QCOMPARE(lin->bank->options.heads, int64_t(variant == "mh-moe" ? 2 : 1));
+  }
+}
+
+// Eq. 9 and the route/usage bookkeeping on counts written by hand.
+void TestBranches::effectiveCompositionNumberByHand() {
+  using C = std::map<std::vector<int64_t>, double>;
+  QCOMPARE(grow::effective_compositions(C{{{0, 1}, 5}}), 1.0);
+  QCOMPARE(grow::effective_compositions(C{{{0, 1}, 2}, {{1, 1}, 2}}), 2.0);
+  // p = (1/2, 1/4, 1/4): 1 / (1/4 + 1/16 + 1/16) = 8/3.
+  QVERIFY(std::fabs(grow::effective_compositions(C{{{0}, 2}, {{1}, 1}, {{2}, 1}}) - 8.0 / 3.0) <
+          1e-12);
+  QCOMPARE(grow::effective_compositions(C{}), 0.0);
+
+  // Two heads, K = 2, top-1; 5 tokens, the last one padding.
+  //   token: head-0 expert, head-1 expert
+  //   t0: 0 0   t1: 0 1   t2: 0 1   t3: 1 1   t4 (padding): 1 0
+  auto selected = torch::zeros({5, 2, 2});
+  const int e[5][2] = {{0, 0}, {0, 1}, {0, 1}, {1, 1}, {1, 0}};
+  for (int t = 0; t < 5; ++t) {
+    for (int h = 0; h < 2; ++h) selected[t][h][e[t][h]] = 1.0;
+  }
+  auto routes = grow::route_ids(selected);  // bit sets: expert 0 → 1, expert 1 → 2
+  QCOMPARE(routes[1][1].item<int64_t>(), int64_t(2));
+  QCOMPARE(routes[0][0].item<int64_t>(), int64_t(1));
+  grow::RouteRecorder rec;
+  rec.record("0.up_proj", 1, routes, routes, selected, torch::tensor({1.f, 1.f, 1.f, 1.f, 0.f}));
+  auto s = grow::summarise(rec);
+  QCOMPARE(s.size(), size_t(1));
+  QCOMPARE(QString::fromStdString(s[0].bank), QString("0.up_proj"));
+  QCOMPARE(s[0].tokens, 4.0);
+  // Head 0: route 0 holds t0-t2 with compositions (0,0), (0,1), (0,1): N = 1/(1/9 + 4/9) =
+  // 9/5; route 1 holds t3 alone: 1. Head 1: route 0 holds t0: 1; route 1 holds t1-t3 with
+  // (0,1), (0,1), (1,1): 9/5. Mass-weighted: (3·9/5 + 1 + 1 + 3·9/5) / 8 = 12.8 / 8 = 1.6.
+  QVERIFY(std::fabs(s[0].neff - 1.6) < 1e-12);
+  // Usage: head 0 picks expert 0 three times in four, head 1 expert 1.
+  QCOMPARE(s[0].usage[0][0], 0.75);
+  QCOMPARE(s[0].usage[0][1], 0.25);
+  QCOMPARE(s[0].usage[1][0], 0.25);
+  QCOMPARE(s[0].usage[1][1], 0.75);
+}
+
+// On a grown model: one summary per bank, usage rows that sum to 1, N_eff between 1 and the
+// number of possible compositions, and for MH-MoE the compositions are the heads' routes,
+// recomputed here from the bank's own routing of the captured inputs.
+void TestBranches::routeStatisticsOfAGrownModel_data() {
+  QTest::addColumn<QString>("plan");
+  QTest::addColumn<int>("banks");
+  QTest::newRow("loramoe beside each linear")
+      << R"({"variant":"loramoe","experts":4,"rank":2,"layers":[1]})" << 3;
+  QTest::newRow("mh-moe beside each linear")
+      << R"({"variant":"mh-moe","heads":2,"experts":3,"rank":2,"layers":[0,1]})" << 6;
+  QTest::newRow("mh-moe top-2 beside the MLP")
+      << R"({"variant":"mh-moe","heads":4,"experts":3,"top_k":2,"rank":2,"placement":"beside-mlp"})"
+      << 2;
+}
+
+void TestBranches::routeStatisticsOfAGrownModel() {
+  QFETCH(QString, plan);
+  QFETCH(int, banks);
+  auto m = gb::test::load_family("llama");
+  QVERIFY(!grow::has_routed_experts(*m));
+  grow::apply_plan(*m, plan_of(plan.toStdString()));
+  QVERIFY(grow::has_routed_experts(*m));
+  auto ids = gb::test::random_ids(*m, 2, 16, 5);
+  grow::RouteRecorder rec;
+  {
+    torch::NoGradGuard ng;
+    gb::ForwardOptions o;
+    o.routes = &rec;
+    m->forward(ids, o);
+  }
+  auto s = grow::summarise(rec);
+  QCOMPARE(static_cast<int>(s.size()), banks);
+  for (const auto& b : s) {
+    QCOMPARE(b.tokens, 32.0);
+    const auto& info = rec.banks().at(b.bank);
+    for (const auto& row : b.usage) {
+      double sum = 0;
+      for (double u : row) sum += u;
+      QVERIFY(std::fabs(sum - 1.0) < 1e-12);
+    }
+    QVERIFY2(b.neff >= 1.0 - 1e-12, b.bank.c_str());
+    double compositions = 0;
+    for (const auto& per_route : info.joint) {
+      std::set<std::vector<int64_t>> seen;
+      for (const auto& [r, comps] : per_route) {
+        for (const auto& [c, n] : comps) seen.insert(c);
+      }
+      compositions = std::max(compositions, static_cast<double>(seen.size()));
+    }
+    QVERIFY(b.neff <= compositions + 1e-12);
+    if (info.heads > 1) {
+      // Compositions are the tuples of the heads' routes.
+      QCOMPARE(info.composition_slices, info.heads);
+      for (size_t h = 0; h < info.joint.size(); ++h) {
+        for (const auto& [route, comps] : info.joint[h]) {
+          for (const auto& [c, n] : comps) {
+            QCOMPARE(static_cast<uint64_t>(c[h]), route);
+          }
+        }
+      }
+    } else {
+      QCOMPARE(info.composition_slices, int64_t(4));
+    }
+  }
+}
+
 void TestBranches::kindDescribesBranch_data() {
   QTest::addColumn<QString>("plan");
   QTest::addColumn<QString>("kind");
@@ -962,10 +1204,12 @@ void TestBranches::kindDescribesBranch_data() {
                            << "NeutralResidue(sigmoid) 96";
   QTest::newRow("adapters") << R"({"variant":"adapters","inner":40})"
                             << "Adapter 40";
-  QTest::newRow("loramoe") << R"({"variant":"loramoe","experts":4,"top_k":2,"rank":4})"
-                           << "LoRAMoE K=4 top2 r=4";
-  QTest::newRow("mh-moe") << R"({"variant":"mh-moe","heads":4,"experts":4,"top_k":1,"rank":4})"
-                          << "MH-MoE H=4 K=4 top1 r=4";
+  QTest::newRow("loramoe")
+      << R"({"variant":"loramoe","experts":4,"top_k":2,"rank":4,"placement":"beside-mlp"})"
+      << "LoRAMoE K=4 top2 r=4";
+  QTest::newRow("mh-moe")
+      << R"({"variant":"mh-moe","heads":4,"experts":4,"top_k":1,"rank":4,"placement":"beside-mlp"})"
+      << "MH-MoE H=4 K=4 top1 r=4";
 }
 
 void TestBranches::kindDescribesBranch() {

@@ -292,6 +292,13 @@ class TstGui : public QObject {
     QCOMPARE(iv->heatmap()->rowCount(), 0);
     iv->setValueMode(ImportanceView::ValueMode::Absolute);
     QCOMPARE(iv->heatmap()->rowCount(), 2);
+    // "Least important" ranks exactly the bars drawn: here the absolute layer values.
+    {
+      const auto& bars = iv->heatmap()->barValues();
+      QCOMPARE(bars.size(), size_t(2));
+      QVERIFY(iv->selectLeastImportant(1));
+      QCOMPARE(s()->selectedLayers(), (QVector<int>{bars[1] < bars[0] ? 1 : 0}));
+    }
     for (int c = 0; c < iv->heatmap()->columnCount(); ++c) {
       const double v = iv->heatmap()->value(0, c);
       QVERIFY(std::isnan(v) || v >= 0);

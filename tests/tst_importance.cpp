@@ -598,6 +598,17 @@ void TestImportance::selectionPoliciesOnHandMadeVectors_data() {
   QTest::newRow("least-important-taylor-cumulation")
       << R"({"policy":"least-important","k":2,"method":"taylor"})"
       << "[0,1]";
+  // The plan names the score; signed and absolute Taylor rank differently: signed values of
+  // −1 look least important, while their magnitudes are not the smallest.
+  QTest::newRow("least-important-score-taylor")
+      << R"({"policy":"least-important","k":2,"score":"taylor"})"
+      << "[0,1]";
+  QTest::newRow("least-important-score-taylor-abs")
+      << R"({"policy":"least-important","k":2,"score":"taylor-abs"})"
+      << "[0,3]";
+  QTest::newRow("score-and-method-agreeing")
+      << R"({"policy":"least-important","k":2,"score":"taylor-abs","method":"taylor-abs"})"
+      << "[0,3]";
   QTest::newRow("least-important-taylor-rank")
       << R"({"policy":"least-important","k":2,"method":"taylor","aggregate":"rank"})"
       << "[0,5]";
@@ -632,6 +643,7 @@ void TestImportance::selectionPoliciesOnHandMadeVectors() {
   auto taylor = layer_result("taylor", {-1.0, -1.0, 2.0, 0.0, 2.0, 1.0});
   taylor.layer_mean_rank = {5.0, 2.5, 4.0, 1.0, 3.0, 5.0};
   res.add_general(taylor);
+  res.add_general(layer_result("taylor-abs", {1.0, 1.5, 2.0, 0.5, 2.5, 1.0}));
   res.add_general(layer_result("update-magnitude", {1.0, 3.0, 2.0, 0.5, 3.0, 2.0}));
   // Domain masking: layer 4 jumps from general rank 3 to domain rank 1.
   res.add_domain(layer_result("masking", {0.5, 0.1, 0.1, 0.9, 2.0, 0.1}));
@@ -654,6 +666,11 @@ void TestImportance::invalidPoliciesGiveSpecificErrors_data() {
                                   << "unknown policy 'random'";
   QTest::newRow("bad-method") << R"({"policy":"least-important","k":1,"method":"grad"})"
                               << "'method' must be masking, taylor";
+  QTest::newRow("bad-score") << R"({"policy":"least-important","k":1,"score":"taylor_abs"})"
+                             << "'score' must be masking, taylor (signed θ·∂L/∂θ), taylor-abs";
+  QTest::newRow("score-and-method")
+      << R"({"policy":"least-important","k":1,"score":"taylor","method":"fisher"})"
+      << "give 'score' or its older name 'method', not both";
   QTest::newRow("missing-probe") << R"({"policy":"least-important","k":1,"method":"fisher"})"
                                  << "needs a 'fisher' probe on the general probe set (available: "
                                     "masking)";

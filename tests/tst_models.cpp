@@ -315,9 +315,13 @@ class TstModels : public QObject {
                                  << layer << layer;
     QTest::newRow("adapters inner 8")
         << u"{\"variant\":\"adapters\",\"inner\":8,\"layers\":[0]}"_s << 3 * d * 8 << 3 * d * 8;
-    QTest::newRow("loramoe")
-        << u"{\"variant\":\"loramoe\",\"experts\":2,\"rank\":4,\"layers\":[0]}"_s
+    QTest::newRow("loramoe beside the MLP")
+        << u"{\"variant\":\"loramoe\",\"experts\":2,\"rank\":4,\"layers\":[0],\"placement\":\"beside-mlp\"}"_s
         << 2 * d + 2 * 4 * d * 2 << 2 * d + 2 * 4 * d * 2;
+    // Beside gate, up (d → p) and down (p → d): routers 2·d, 2·d, 2·p; experts 4·(d + p) each.
+    const qint64 moe = 2 * d + 2 * d + 2 * p + 3 * 2 * 4 * (d + p);
+    QTest::newRow("loramoe beside each linear")
+        << u"{\"variant\":\"loramoe\",\"experts\":2,\"rank\":4,\"layers\":[0]}"_s << moe << moe;
   }
   void planEstimates() {
     QFETCH(QString, plan);

@@ -540,6 +540,7 @@ void TestRunner::specParsesTheBuiltInQuickstartAndSequences_data() {
   QTest::newRow("quickstart") << "quickstart";
   QTest::newRow("sequence") << "sequence";
   QTest::newRow("every variant") << "variants";
+  QTest::newRow("mh-moe router weights") << "router-weights";
 }
 
 void TestRunner::specParsesTheBuiltInQuickstartAndSequences() {
@@ -550,6 +551,12 @@ void TestRunner::specParsesTheBuiltInQuickstartAndSequences() {
     QVERIFY(s.plans.size() >= 5);
     QVERIFY(!s.is_sequence());
     QCOMPARE(s.train.seq_len, int64_t(128));
+  } else if (which == "router-weights") {
+    auto s = ex::load_spec(std::string(GB_SOURCE_DIR) +
+                           "/resources/experiments/mh-moe-router-weights.json");
+    QVERIFY(s.is_sequence());
+    QCOMPARE(s.sequence.size(), size_t(3));
+    QCOMPARE(s.plans.size(), size_t(4));
   } else if (which == "sequence") {
     Json j = base_spec({{"variant", "loramoe"}});
     j["data"]["new"].erase("train");
@@ -747,6 +754,28 @@ void TestRunner::shortRunPerVariantStartsAtTheBaseModel() {
   // Learning happened: the new-domain loss moved (training changes what trains).
   QVERIFY(series["eval/new/loss"].values.back() != series["eval/new/loss"].values.front());
   if (replay > 0) QVERIFY(series.count("train/lm_loss"));
+  // Routed experts: route statistics on the original eval set at step 0 and at the end, one
+  // N_eff per bank (a bank beside each MLP linear of the two layers) and their mean.
+  if (plan.contains("moe")) {
+    QCOMPARE(series["route/neff"].steps, (std::vector<int64_t>{0, 4}));
+    double sum = 0;
+    int banks = 0;
+    for (const char* layer : {"0", "1"}) {
+      for (const char* lin : {"gate_proj", "up_proj", "down_proj"}) {
+        const std::string bank = std::string(layer) + "." + lin;
+        const auto& s = series["route/" + bank + "/neff"];
+        QVERIFY2(s.steps == (std::vector<int64_t>{0, 4}), bank.c_str());
+        QVERIFY(s.values.back() >= 1.0);
+        sum += s.values.back();
+        ++banks;
+        const auto& u = series["route/" + bank + "/usage/0/1"];
+        QVERIFY(!u.values.empty() && u.values.back() >= 0 && u.values.back() <= 1);
+      }
+    }
+    QVERIFY(std::fabs(series["route/neff"].values.back() - sum / banks) < 1e-9);
+  } else {
+    QVERIFY(!series.count("route/neff"));
+  }
   // A final checkpoint is listed.
   auto ck = store.latest_checkpoint(oc.run_id);
   QVERIFY(ck.has_value());

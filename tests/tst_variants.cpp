@@ -364,9 +364,18 @@ gb::ModelConfig small_config() {
 
 void TestVariants::estimatesCountRoutedExperts() {
   const gb::ModelConfig c = small_config();
-  auto p = grow::parse_plan({{"variant", "loramoe"}, {"experts", 4}, {"top_k", 1}, {"rank", 2}});
+  QVERIFY(c.gated_mlp);
+  Json j = {{"variant", "loramoe"}, {"experts", 4}, {"top_k", 1}, {"rank", 2}};
+  auto p = grow::parse_plan(j);
   auto e = grow::find_variant("loramoe")->estimate(*p.params.get(), c);
-  // Per layer: router 4·64 + 4 experts of 2·64 + 64·2.
+  // Beside each linear (the default): gate and up 64 → 128 (router 4·64 + 4 experts of
+  // 2·64 + 128·2), down 128 → 64 (router 4·128 + 4 experts of 2·128 + 64·2), 4 layers.
+  QCOMPARE(e.trainable, int64_t(4 * (2 * (4 * 64 + 4 * 384) + (4 * 128 + 4 * 384))));
+  QCOMPARE(e.activated, int64_t(4 * (2 * (4 * 64 + 1 * 384) + (4 * 128 + 1 * 384))));
+  // Beside the whole MLP: router 4·64 + 4 experts of 2·64 + 64·2 per layer.
+  j["placement"] = "beside-mlp";
+  p = grow::parse_plan(j);
+  e = grow::find_variant("loramoe")->estimate(*p.params.get(), c);
   QCOMPARE(e.trainable, int64_t(4 * (4 * 64 + 4 * (2 * 64 + 64 * 2))));
   QCOMPARE(e.activated, int64_t(4 * (4 * 64 + 1 * (2 * 64 + 64 * 2))));
 }
@@ -397,10 +406,13 @@ void TestVariants::matchedActivatedParameters() {
   // The chosen rank is the best one: no other rank is closer.
   const int64_t gap = std::llabs(activated(q.rank) - target);
   for (int64_t r = 1; r <= 64; ++r) QVERIFY(gap <= std::llabs(activated(r) - target));
-  // By hand: LoRAMoE activates 4 · (26·64 + 5·(4·64 + 64·4)) = 16896 per token;
-  // MH-MoE 4 · 8 · (4·8 + r·(8 + 64)) = 1024 + 2304·r → r = 7 (17152; r = 6: 14848).
-  QCOMPARE(target, int64_t(16896));
-  QCOMPARE(q.rank, int64_t(7));
+  // By hand, banks beside gate and up (64 → 128) and down (128 → 64) of 4 layers:
+  // LoRAMoE activates 4 · (2·(26·64 + 5·(4·64 + 128·4)) + (26·128 + 5·(4·128 + 64·4)))
+  //   = 4 · (2·5504 + 7168) = 72704 per token;
+  // MH-MoE 4 · (2·8·(4·8 + r·(8 + 128)) + 8·(4·16 + r·(16 + 64))) = 4096 + 11264·r
+  //   → r = 6 (71680; r = 7: 82944).
+  QCOMPARE(target, int64_t(72704));
+  QCOMPARE(q.rank, int64_t(6));
   QVERIFY(error_of([&] {
             grow::parse_plan({{"variant", "mh-moe"}, {"rank", 6}, {"match_active_params_of", ref}});
           }).find("give 'rank' or 'match_active_params_of', not both") != std::string::npos);

@@ -147,14 +147,6 @@
         <translation>Rang r</translation>
     </message>
     <message>
-        <source>Rank of each expert.</source>
-        <translation>Rang jedes Experten.</translation>
-    </message>
-    <message>
-        <source>Rank of each expert (d → r → d).</source>
-        <translation>Rang jedes Experten (d → r → d).</translation>
-    </message>
-    <message>
         <source>Alpha</source>
         <translation>Alpha</translation>
     </message>
@@ -177,10 +169,6 @@
     <message>
         <source>Coefficient of the load-balancing loss (0 = off).</source>
         <translation>Koeffizient des Lastausgleichsverlusts (0 = aus).</translation>
-    </message>
-    <message>
-        <source>Layers that get an expert bank beside their MLP: &quot;all&quot;, a list or a policy.</source>
-        <translation>Schichten, die neben ihrem MLP eine Expertengruppe erhalten: &quot;all&quot;, eine Liste oder eine Richtlinie.</translation>
     </message>
     <message>
         <source>Depth expansion (LLaMA-Pro, ADEPT)</source>
@@ -339,16 +327,8 @@
         <translation>LoRAMoE</translation>
     </message>
     <message>
-        <source>A bank of K LoRA experts beside each selected MLP with a top-k router.</source>
-        <translation>Eine Gruppe von K LoRA-Experten neben jedem ausgewählten MLP mit einem Top-k-Router.</translation>
-    </message>
-    <message>
         <source>MH-MoE (multi-head routing)</source>
         <translation>MH-MoE (Multi-Head-Routing)</translation>
-    </message>
-    <message>
-        <source>The hidden state is split into H heads, each with its own router and expert bank; the outputs are summed.</source>
-        <translation>Der verborgene Zustand wird in H Heads aufgeteilt, jeder mit eigenem Router und eigener Expertengruppe; die Ausgaben werden summiert.</translation>
     </message>
     <message>
         <source>Neutral residues (gated adapters)</source>
@@ -524,7 +504,43 @@
     </message>
     <message>
         <source>A reference plan: the rank is chosen so that the parameters active per token equal the reference&apos;s on the model as closely as possible (instead of &apos;rank&apos;).</source>
-        <translation>Ein Referenzplan: der Rang wird so gewählt, dass die pro Token aktiven Parameter denen der Referenz auf dem Modell möglichst genau entsprechen (statt 'rank').</translation>
+        <translation>Ein Referenzplan: der Rang wird so gewählt, dass die pro Token aktiven Parameter denen der Referenz auf dem Modell möglichst genau entsprechen (statt &apos;rank&apos;).</translation>
+    </message>
+    <message>
+        <source>Rank of each expert (d_in/H → r → d_out).</source>
+        <translation>Rang jedes Experten (d_in/H → r → d_out).</translation>
+    </message>
+    <message>
+        <source>Rank of each expert (d_in → r → d_out).</source>
+        <translation>Rang jedes Experten (d_in → r → d_out).</translation>
+    </message>
+    <message>
+        <source>Beside each MLP linear (paper, A.3.4)</source>
+        <translation>Neben jeder linearen MLP-Schicht (Paper, A.3.4)</translation>
+    </message>
+    <message>
+        <source>Beside the whole MLP</source>
+        <translation>Neben dem ganzen MLP</translation>
+    </message>
+    <message>
+        <source>Placement</source>
+        <translation>Platzierung</translation>
+    </message>
+    <message>
+        <source>Beside each MLP linear: a bank of experts in parallel to each of gate, up and down (GPT-2, GPT-NeoX: the two MLP linears), each expert mapping that linear&apos;s input to its output, as the paper attaches experts. Beside the whole MLP: one bank d → r → d reading the MLP&apos;s input.</source>
+        <translation>Neben jeder linearen MLP-Schicht: eine Expertenbank parallel zu gate, up und down (GPT-2, GPT-NeoX: die beiden linearen MLP-Schichten); jeder Experte bildet die Eingabe dieser Schicht auf ihre Ausgabe ab, so wie das Paper Experten anbringt. Neben dem ganzen MLP: eine Bank d → r → d, die die Eingabe des MLP liest.</translation>
+    </message>
+    <message>
+        <source>Layers whose MLP gets expert banks: &quot;all&quot;, a list or a policy.</source>
+        <translation>Schichten, deren MLP Expertenbänke erhält: &quot;all&quot;, eine Liste oder eine Regel.</translation>
+    </message>
+    <message>
+        <source>Banks of K LoRA experts beside each linear of the selected MLPs (gate, up, down), each with a top-k router over whole tokens.</source>
+        <translation>Bänke aus K LoRA-Experten neben jeder linearen Schicht der gewählten MLPs (gate, up, down), jede mit einem Top-k-Router über ganze Token.</translation>
+    </message>
+    <message>
+        <source>The input of each MLP linear is split into H heads, each with its own router and expert bank; the heads&apos; outputs are summed.</source>
+        <translation>Die Eingabe jeder linearen MLP-Schicht wird in H Köpfe geteilt, jeder mit eigenem Router und eigener Expertenbank; die Ausgaben der Köpfe werden summiert.</translation>
     </message>
 </context>
 <context>
@@ -1691,6 +1707,14 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Probing %1 with %2…</source>
         <translation>Sondiere %1 mit %2…</translation>
+    </message>
+    <message>
+        <source>Selected layers %1: the %2 lowest |%3|, as drawn.</source>
+        <translation>Gewählte Schichten %1: die %2 niedrigsten |%3|, wie gezeichnet.</translation>
+    </message>
+    <message>
+        <source>Could not select: %1</source>
+        <translation>Auswahl nicht möglich: %1</translation>
     </message>
 </context>
 <context>

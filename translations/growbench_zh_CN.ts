@@ -147,14 +147,6 @@
         <translation>秩 r</translation>
     </message>
     <message>
-        <source>Rank of each expert.</source>
-        <translation>每个专家的秩。</translation>
-    </message>
-    <message>
-        <source>Rank of each expert (d → r → d).</source>
-        <translation>每个专家的秩（d → r → d）。</translation>
-    </message>
-    <message>
         <source>Alpha</source>
         <translation>Alpha</translation>
     </message>
@@ -177,10 +169,6 @@
     <message>
         <source>Coefficient of the load-balancing loss (0 = off).</source>
         <translation>负载均衡损失的系数（0 = 关闭）。</translation>
-    </message>
-    <message>
-        <source>Layers that get an expert bank beside their MLP: &quot;all&quot;, a list or a policy.</source>
-        <translation>在其 MLP 旁添加专家组的层：&quot;all&quot;、列表或策略。</translation>
     </message>
     <message>
         <source>Depth expansion (LLaMA-Pro, ADEPT)</source>
@@ -339,16 +327,8 @@
         <translation>LoRAMoE</translation>
     </message>
     <message>
-        <source>A bank of K LoRA experts beside each selected MLP with a top-k router.</source>
-        <translation>在每个选中的 MLP 旁并联 K 个 LoRA 专家，并使用 top-k 路由器。</translation>
-    </message>
-    <message>
         <source>MH-MoE (multi-head routing)</source>
         <translation>MH-MoE（多头路由）</translation>
-    </message>
-    <message>
-        <source>The hidden state is split into H heads, each with its own router and expert bank; the outputs are summed.</source>
-        <translation>隐藏状态被拆分为 H 个头，每个头有自己的路由器和专家组；各输出相加。</translation>
     </message>
     <message>
         <source>Neutral residues (gated adapters)</source>
@@ -524,7 +504,43 @@
     </message>
     <message>
         <source>A reference plan: the rank is chosen so that the parameters active per token equal the reference&apos;s on the model as closely as possible (instead of &apos;rank&apos;).</source>
-        <translation>参考计划：选择秩，使每个 token 的激活参数在该模型上尽可能接近参考计划（代替 'rank'）。</translation>
+        <translation>参考计划：选择秩，使每个 token 的激活参数在该模型上尽可能接近参考计划（代替 &apos;rank&apos;）。</translation>
+    </message>
+    <message>
+        <source>Rank of each expert (d_in/H → r → d_out).</source>
+        <translation>每个专家的秩（d_in/H → r → d_out）。</translation>
+    </message>
+    <message>
+        <source>Rank of each expert (d_in → r → d_out).</source>
+        <translation>每个专家的秩（d_in → r → d_out）。</translation>
+    </message>
+    <message>
+        <source>Beside each MLP linear (paper, A.3.4)</source>
+        <translation>每个 MLP 线性层旁（论文 A.3.4）</translation>
+    </message>
+    <message>
+        <source>Beside the whole MLP</source>
+        <translation>整个 MLP 旁</translation>
+    </message>
+    <message>
+        <source>Placement</source>
+        <translation>放置位置</translation>
+    </message>
+    <message>
+        <source>Beside each MLP linear: a bank of experts in parallel to each of gate, up and down (GPT-2, GPT-NeoX: the two MLP linears), each expert mapping that linear&apos;s input to its output, as the paper attaches experts. Beside the whole MLP: one bank d → r → d reading the MLP&apos;s input.</source>
+        <translation>每个 MLP 线性层旁：与 gate、up、down 各并联一组专家（GPT-2、GPT-NeoX：两个 MLP 线性层），每个专家把该线性层的输入映射到其输出，与论文的做法一致。整个 MLP 旁：一组 d → r → d 专家，读取 MLP 的输入。</translation>
+    </message>
+    <message>
+        <source>Layers whose MLP gets expert banks: &quot;all&quot;, a list or a policy.</source>
+        <translation>其 MLP 获得专家组的层：&quot;all&quot;、列表或策略。</translation>
+    </message>
+    <message>
+        <source>Banks of K LoRA experts beside each linear of the selected MLPs (gate, up, down), each with a top-k router over whole tokens.</source>
+        <translation>在所选 MLP 的每个线性层（gate、up、down）旁放置 K 个 LoRA 专家，每组带有对整个词元的 top-k 路由器。</translation>
+    </message>
+    <message>
+        <source>The input of each MLP linear is split into H heads, each with its own router and expert bank; the heads&apos; outputs are summed.</source>
+        <translation>每个 MLP 线性层的输入被分成 H 个头，每个头有自己的路由器和专家组；各头的输出相加。</translation>
     </message>
 </context>
 <context>
@@ -1687,6 +1703,14 @@ Probe set: %2</source>
     <message>
         <source>Probing %1 with %2…</source>
         <translation>正在用 %2 探测 %1…</translation>
+    </message>
+    <message>
+        <source>Selected layers %1: the %2 lowest |%3|, as drawn.</source>
+        <translation>已选层 %1：按图中所示 |%3| 最低的 %2 层。</translation>
+    </message>
+    <message>
+        <source>Could not select: %1</source>
+        <translation>无法选择：%1</translation>
     </message>
 </context>
 <context>

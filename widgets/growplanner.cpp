@@ -594,16 +594,16 @@ nlohmann::json GrowPlanner::plan() const {
         break;
       }
       case LayerSource::LeastImportant:
-        j["layers"] = {{"policy", "least-important"}, {"k", k}, {"method", "masking"}};
+        j["layers"] = {{"policy", "least-important"}, {"k", k}, {"score", "masking"}};
         break;
       case LayerSource::MostImportant:
-        j["layers"] = {{"policy", "most-important"}, {"k", k}, {"method", "masking"}};
+        j["layers"] = {{"policy", "most-important"}, {"k", k}, {"score", "masking"}};
         break;
       case LayerSource::UpdateMagnitude:
         j["layers"] = {{"policy", "update-magnitude"}, {"k", k}};
         break;
       case LayerSource::Calibrated:
-        j["layers"] = {{"policy", "calibrated"}, {"k", k}, {"method", "masking"}};
+        j["layers"] = {{"policy", "calibrated"}, {"k", k}, {"score", "masking"}};
         break;
       case LayerSource::Manual: {
         QVector<int> layers;

@@ -38,6 +38,7 @@ class HeatmapPlot : public QCustomPlot {
   int rowCount() const { return static_cast<int>(m_values.size()); }
   int columnCount() const { return m_columns.size(); }
   double value(int row, int column) const;
+  const std::vector<double>& barValues() const { return m_barValues; }
   // Row under a widget pixel (map or bars), or -1.
   int rowAt(const QPoint& pos) const;
   int columnAt(const QPoint& pos) const;

@@ -710,10 +710,29 @@ bool ImportanceView::selectLeastImportant(int k) {
     setMessage(tr("“Least important” needs a masking, Taylor or Fisher probe."));
     return false;
   }
+  if (static_cast<ValueMode>(m_mode->currentIndex()) == ValueMode::Absolute) {
+    // Rank exactly what the bars show: the absolute layer values.
+    std::vector<double> bars = g.layers;
+    for (auto& v : bars) v = std::fabs(v);
+    try {
+      const auto layers = imp::k_extreme(bars, k, false, "least important");
+      QVector<int> v;
+      for (auto l : layers) v << static_cast<int>(l);
+      m_session->setSelectedLayers(v, u"policy"_s);
+      m_heatmap->setSelectedRows(v);
+      setMessage(tr("Selected layers %1: the %2 lowest |%3|, as drawn.")
+                     .arg(layersText(v))
+                     .arg(k)
+                     .arg(methodTitle(method)));
+    } catch (const std::exception& e) {
+      setMessage(tr("Could not select: %1").arg(QString::fromUtf8(e.what())));
+    }
+    return true;
+  }
   imp::ImportanceResults r;
   r.num_layers = static_cast<int64_t>(g.layers.size());
   r.add_general(g);
-  applyPolicy({{"policy", "least-important"}, {"k", k}, {"method", method}}, r);
+  applyPolicy({{"policy", "least-important"}, {"k", k}, {"score", method}}, r);
   return true;
 }
 

@@ -16,6 +16,7 @@
 #include "experiment/sources.h"
 #include "grow/checkpoint.h"
 #include "grow/ewc.h"
+#include "grow/routes.h"
 #include "grow/growth.h"
 #include "importance/probe.h"
 #include "importance/probe_set.h"
@@ -372,6 +373,7 @@ class RunExecutor {
   void after_step();
   double tokens_per_s() const { return m_train_tokens / std::max(m_train_seconds, 1e-9); }
   void evaluate(int64_t step);
+  void record_routes(int64_t step);
   void evaluate_task(const TaskData& t,
                      const std::function<void(const std::string&, double)>& put_m);
   void evaluate_sequence_row(size_t after_phase);
@@ -731,6 +733,23 @@ void RunExecutor::flush_quietly() {
   }
 }
 
+void RunExecutor::record_routes(int64_t step) {
+  const auto banks = grow::route_statistics(*m_model.model, m_p.orig_eval, m_p.device);
+  if (banks.empty()) return;
+  double sum = 0;
+  for (const auto& b : banks) {
+    put(step, mk::route_neff_key(b.bank), b.neff);
+    sum += b.neff;
+    for (size_t h = 0; h < b.usage.size(); ++h) {
+      for (size_t j = 0; j < b.usage[h].size(); ++j) {
+        put(step, mk::route_usage_key(b.bank, static_cast<int64_t>(h), static_cast<int64_t>(j)),
+            b.usage[h][j]);
+      }
+    }
+  }
+  put(step, mk::kRouteNeff, sum / static_cast<double>(banks.size()));
+}
+
 void RunExecutor::evaluate(int64_t step) {
   auto& model = *m_model.model;
   std::map<std::string, double> metrics;
@@ -746,6 +765,8 @@ void RunExecutor::evaluate(int64_t step) {
       auto h = eval::final_hidden(model, m_p.orig_eval, m_p.device, m_base_width);
       put_m(mk::kDriftCosine, eval::mean_cosine(h, m_reference));
     }
+    // Route statistics of routed experts, at the start and the end (grow/routes.h).
+    if (step == 0 || step == m_total_steps) record_routes(step);
   }
   if (!m_p.new_eval.empty()) {
     auto r = eval::lm_eval(model, m_p.new_eval, m_p.device);

@@ -129,6 +129,9 @@ struct MoeParams : VariantParamsOf<MoeParams> {
   double alpha = 0;                             // LoRA-style scale alpha/rank; 0 = scale 1
   double balance = 0.0;                         // coefficient of the load-balancing loss (0 = off)
   std::string router_weights = "renormalised";  // eq. 13, or "softmax_all" (Switch-style)
+  // "mlp-linears": a bank beside each linear of the MLP (the paper's A.3.4); "beside-mlp":
+  // one bank d → r → d in parallel to the whole MLP.
+  std::string placement = "mlp-linears";
   // A reference plan: the rank is chosen so that this plan's activated parameters (per
   // token) match the reference's on the model (null: off; `rank` as given).
   nlohmann::json match_active_params_of;

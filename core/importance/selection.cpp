@@ -26,7 +26,7 @@ std::string policy_name(const Json& policy) {
 }
 
 void check_policy_keys(const Json& policy, const std::string& name) {
-  static const std::set<std::string> kImportance = {"policy", "k", "method", "aggregate"};
+  static const std::set<std::string> kImportance = {"policy", "k", "score", "method", "aggregate"};
   std::string ctx = std::string(kContext) + " '" + name + "'";
   if (name == "least-important" || name == "most-important" || name == "calibrated") {
     js::check_keys(policy, kImportance, ctx);
@@ -46,12 +46,20 @@ void check_policy_keys(const Json& policy, const std::string& name) {
   }
 }
 
+// The score a policy ranks by: "score" (or "method", its older name).
 std::string method_of(const Json& policy, const std::string& name) {
-  std::string m = js::get_or<std::string>(policy, "method", methods::kMasking,
-                                          std::string(kContext) + " '" + name + "'");
+  const std::string ctx = std::string(kContext) + " '" + name + "'";
+  if (policy.contains("score") && policy.contains("method") &&
+      policy["score"] != policy["method"]) {
+    fail("{}: give 'score' or its older name 'method', not both", ctx);
+  }
+  const char* key = policy.contains("method") && !policy.contains("score") ? "method" : "score";
+  std::string m = js::get_or<std::string>(policy, key, methods::kMasking, ctx);
   if (m != methods::kMasking && !is_unit_method(m)) {
-    fail("{} '{}': 'method' must be masking, taylor, taylor-abs or fisher, found '{}'", kContext,
-         name, m);
+    fail(
+        "{}: '{}' must be masking, taylor (signed θ·∂L/∂θ), taylor-abs (|θ·∂L/∂θ|) or fisher, "
+        "found '{}'",
+        ctx, key, m);
   }
   return m;
 }

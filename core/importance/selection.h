@@ -4,12 +4,16 @@
 // select_layers() into grow::ApplyContext::resolve_policy after running the probes that
 // required_probes() lists.
 //
-//   {"policy": "least-important", "k": N, "method": M, "aggregate": A}
+//   {"policy": "least-important", "k": N, "score": S, "aggregate": A}
 //       the N layers with the LOWEST general importance (ADEPT §3.1: expand the layers least
-//       important for general competence). M: masking (default, ADEPT's choice, App. E),
-//       taylor, taylor-abs or fisher; A (unit methods): "cumulation" (default, App. E eq. 11)
-//       or "rank" (mean rank across unit types, App. E item 2).
-//   {"policy": "most-important", "k": N, "method": M, "aggregate": A}
+//       important for general competence), ranked by exactly the score S that the importance
+//       view draws for that probe: masking (default, ADEPT's choice, App. E: the loss increase
+//       when the layer is bypassed), taylor (the signed Σ θ·∂L/∂θ), taylor-abs (Σ |θ·∂L/∂θ|)
+//       or fisher. "method" is the older name of "score" (accepted, not both). A (unit
+//       scores): "cumulation" (default, App. E eq. 11) or "rank" (mean rank across unit
+//       types, App. E item 2). Signed Taylor values of opposite sign cancel within a layer, so
+//       "taylor" and "taylor-abs" can rank layers very differently: name the one you mean.
+//   {"policy": "most-important", "k": N, "score": S, "aggregate": A}
 //       the N layers with the HIGHEST general importance.
 //   {"policy": "update-magnitude", "k": N}   ("n" is accepted for k)
 //       the N layers with the largest weight-update magnitude after the preliminary
@@ -19,7 +23,7 @@
 //       i = 0..P−1 (the positions core/grow/depth.cpp uses).
 //   {"policy": "above-lfp", "l_fp": F}
 //       every layer above the lowest F (SCALE's L_fp): F..L−1.
-//   {"policy": "calibrated", "k": N, "method": M, "aggregate": A}
+//   {"policy": "calibrated", "k": N, "score": S, "aggregate": A}
 //       ADEPT App. R domain-critical expansion. Ranks use rank 1 = MOST important (result.h
 //       importance_ranks); the calibrated score of layer l is
 //           c(l) = rank_domain(l) − rank_general(l)

@@ -574,6 +574,7 @@ ForwardState CausalLMImpl::make_state(int64_t seq_len, const ForwardOptions& o,
   s.original_domain = o.original_domain;
   s.domain_labels = o.domain_labels;
   s.aux = o.aux;
+  s.routes = o.routes;
   s.mask_w12 = o.mask_w12;
   auto g = rope(inv_freq_global, s.past, seq_len, device);
   s.cos_global = g.cos;

@@ -23,6 +23,10 @@
 
 namespace gb {
 
+namespace grow {
+class RouteRecorder;  // grow/routes.h
+}
+
 // An extra loss term a module contributes during a forward pass (local ℓ1 of neutral
 // residues, gate classifier, load balancing). The trainer adds coefficient · value.
 struct AuxTerm {
@@ -49,7 +53,8 @@ struct ForwardState {
   bool mask_w12 = false;         // SCALE Route: compute with the W12 blocks masked to zero
   bool original_domain = false;  // batch drawn from the original distribution
   torch::Tensor domain_labels;   // (B) float, 1 = new domain (sigmoid-gated neutral residues)
-  std::vector<AuxTerm>* aux = nullptr;  // collects aux terms when non-null
+  std::vector<AuxTerm>* aux = nullptr;    // collects aux terms when non-null
+  grow::RouteRecorder* routes = nullptr;  // collects routed-expert statistics when non-null
   int64_t layer_index = 0;
 };
 
@@ -275,6 +280,7 @@ struct ForwardOptions {
   bool original_domain = false;
   torch::Tensor domain_labels;
   std::vector<AuxTerm>* aux = nullptr;
+  grow::RouteRecorder* routes = nullptr;  // route statistics (grow/routes.h)
   bool mask_w12 = false;
 };
 

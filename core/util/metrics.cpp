@@ -21,6 +21,7 @@ struct Registry {
   std::unordered_map<std::string, size_t> fixed;
   std::unordered_map<std::string, size_t> task_suffix;  // suffix → pattern entry
   size_t train_term = 0;
+  size_t route_neff = 0, route_usage = 0;
 
   Registry() {
     const auto L = Direction::Lower;
@@ -51,6 +52,10 @@ struct Registry {
         "average performance");
     fix(kEvalBwt, "backward transfer over the sequential tasks (negative: forgetting)", "", H,
         "backward transfer");
+    fix(kRouteNeff,
+        "effective composition number N_eff of routed experts on original-domain tokens, "
+        "mean over banks (mh-moe eq. 9)",
+        "", L, "N_eff");
     fix(kTokensPerS, "training throughput", "tokens/s", H, "throughput");
     fix(kPeakMemoryMb, "peak accelerator memory allocated", "MB", L, "peak memory");
     fix(kTotalParams, "parameters of the grown model", "parameters", N, "total parameters");
@@ -79,6 +84,16 @@ struct Registry {
     entries.push_back({std::string(kTrainPrefix) + kTermPlaceholder,
                        "an extra loss term of the variant (coefficient times value)", "nats/token",
                        L, "<term> loss term"});
+    route_neff = entries.size();
+    entries.push_back({std::string(kRoutePrefix) + "<bank>/neff",
+                       "effective composition number N_eff of one bank of routed experts, "
+                       "mass-weighted over its routes (original-domain tokens)",
+                       "", L, "<bank> N_eff"});
+    route_usage = entries.size();
+    entries.push_back({std::string(kRoutePrefix) + "<bank>/usage/<head>/<expert>",
+                       "share of a routing head's selections that go to one expert "
+                       "(original-domain tokens)",
+                       "fraction", N, "<bank> expert usage"});
   }
 };
 
@@ -105,6 +120,15 @@ std::string train_term_key(const std::string& term) {
   return std::string(kTrainPrefix) + term;
 }
 
+std::string route_neff_key(const std::string& bank) {
+  return std::string(kRoutePrefix) + bank + "/neff";
+}
+
+std::string route_usage_key(const std::string& bank, int64_t head, int64_t expert) {
+  return std::string(kRoutePrefix) + bank + "/usage/" + std::to_string(head) + "/" +
+         std::to_string(expert);
+}
+
 std::optional<TaskKey> split_task_key(const std::string& key) {
   const auto& r = registry();
   if (!starts_with(key, kEvalPrefix) || r.fixed.count(key)) return std::nullopt;
@@ -122,6 +146,12 @@ const MetricInfo* find(const std::string& key) {
   if (auto tk = split_task_key(key)) return &r.entries[r.task_suffix.at(tk->suffix)];
   if (starts_with(key, kTrainPrefix) && key.size() > std::string_view(kTrainPrefix).size()) {
     return &r.entries[r.train_term];
+  }
+  if (starts_with(key, kRoutePrefix)) {
+    if (key.find("/usage/") != std::string::npos) return &r.entries[r.route_usage];
+    if (key.size() > 5 && key.compare(key.size() - 5, 5, "/neff") == 0) {
+      return &r.entries[r.route_neff];
+    }
   }
   return nullptr;
 }
@@ -157,6 +187,9 @@ std::string axis_title(const std::string& key) {
   } else if (starts_with(key, kTrainPrefix)) {
     title = replace_placeholder(title, kTermPlaceholder,
                                 key.substr(std::string_view(kTrainPrefix).size()));
+  } else if (starts_with(key, kRoutePrefix) && key != kRouteNeff) {
+    const size_t start = std::string_view(kRoutePrefix).size();
+    title = replace_placeholder(title, "<bank>", key.substr(start, key.find('/', start) - start));
   }
   if (!info->unit.empty()) title += " (" + info->unit + ")";
   return title;
@@ -170,6 +203,10 @@ bool is_train(const std::string& key) {
 }
 bool is_perf(const std::string& key) {
   return starts_with(key, kPerfPrefix);
+}
+
+bool is_route(const std::string& key) {
+  return starts_with(key, kRoutePrefix);
 }
 
 const char* to_string(Direction direction) {

@@ -31,6 +31,7 @@ inline constexpr const char* kTrainPrefix = "train/";
 inline constexpr const char* kPerfPrefix = "perf/";
 inline constexpr const char* kEvalOrigPrefix = "eval/orig/";
 inline constexpr const char* kEvalNewPrefix = "eval/new/";
+inline constexpr const char* kRoutePrefix = "route/";
 
 // Training (one value per logged optimizer step).
 inline constexpr const char* kTrainLoss = "train/loss";           // total loss (lm + terms)
@@ -47,6 +48,11 @@ inline constexpr const char* kDriftCosine = "eval/drift/cosine";
 // Sequential tasks: average performance and backward transfer of the task matrix.
 inline constexpr const char* kEvalOp = "eval/op";
 inline constexpr const char* kEvalBwt = "eval/bwt";
+
+// Route statistics of routed experts on original-domain tokens (grow/routes.h), at the
+// step-0 and the final evaluation: the mean over banks of the mass-weighted effective
+// composition number N_eff (mh-moe-multi-head-routing.txt eq. 9).
+inline constexpr const char* kRouteNeff = "route/neff";
 
 // Performance and size.
 inline constexpr const char* kTokensPerS = "perf/tokens_per_s";
@@ -67,6 +73,12 @@ inline constexpr const char* kPpl = "ppl";                 // lm task perplexity
 std::string task_key(const std::string& task, const char* suffix);
 // "train/<term>": an extra loss term of the variant (coefficient · value), e.g. "train/ewc".
 std::string train_term_key(const std::string& term);
+
+// "route/<bank>/neff" (a bank's N_eff) and "route/<bank>/usage/<head>/<expert>" (the share of
+// the head's selections that go to the expert); bank names are "<layer>.<linear>", e.g.
+// "3.gate_proj", or "<layer>.moe" beside the MLP.
+std::string route_neff_key(const std::string& bank);
+std::string route_usage_key(const std::string& bank, int64_t head, int64_t expert);
 
 // Splits "eval/<task>/<suffix>" with a known suffix into {task, suffix}; nullopt for the
 // fixed eval keys (eval/orig/..., eval/new/..., eval/drift/..., eval/op, eval/bwt) and
@@ -101,6 +113,7 @@ std::string axis_title(const std::string& key);
 bool is_eval(const std::string& key);   // "eval/..."
 bool is_train(const std::string& key);  // "train/..."
 bool is_perf(const std::string& key);   // "perf/..."
+bool is_route(const std::string& key);  // "route/..."
 
 const char* to_string(Direction direction);  // "lower", "higher", "none"
 

@@ -118,8 +118,8 @@ void add_moe_params(VariantModule& m, bool multi_head) {
     s.min = 1;
     s.max = 4096;
     s.label = GB_TR("GrowPlanner", "Rank r");
-    s.help = multi_head ? GB_TR("GrowPlanner", "Rank of each expert.")
-                        : GB_TR("GrowPlanner", "Rank of each expert (d → r → d).");
+    s.help = multi_head ? GB_TR("GrowPlanner", "Rank of each expert (d_in/H → r → d_out).")
+                        : GB_TR("GrowPlanner", "Rank of each expert (d_in → r → d_out).");
   }
   {
     auto& s = m.param("alpha", &MoeParams::alpha, T::Number);
@@ -151,10 +151,22 @@ void add_moe_params(VariantModule& m, bool multi_head) {
                    "share of a softmax over all K (Switch-style), so a top-1 router learns.");
   }
   {
+    auto& s = m.param("placement", &MoeParams::placement, T::Choice);
+    s.choices = {"mlp-linears", "beside-mlp"};
+    s.choice_labels = {GB_TR("GrowPlanner", "Beside each MLP linear (paper, A.3.4)"),
+                       GB_TR("GrowPlanner", "Beside the whole MLP")};
+    s.label = GB_TR("GrowPlanner", "Placement");
+    s.help = GB_TR("GrowPlanner",
+                   "Beside each MLP linear: a bank of experts in parallel to each of gate, up and "
+                   "down (GPT-2, GPT-NeoX: the two MLP linears), each expert mapping that "
+                   "linear's input to its output, as the paper attaches experts. Beside the "
+                   "whole MLP: one bank d → r → d reading the MLP's input.");
+  }
+  {
     auto& s = m.param("layers", &MoeParams::layers, T::Layers);
     s.label = GB_TR("GrowPlanner", "Layers");
-    s.help = GB_TR("GrowPlanner",
-                   "Layers that get an expert bank beside their MLP: \"all\", a list or a policy.");
+    s.help =
+        GB_TR("GrowPlanner", "Layers whose MLP gets expert banks: \"all\", a list or a policy.");
   }
   {
     auto& s = m.param("match_active_params_of", &MoeParams::match_active_params_of, T::Plan);
@@ -184,6 +196,13 @@ void add_moe_params(VariantModule& m, bool multi_head) {
           "{}: MH-MoE splits the hidden state into 'heads' = {} equal slices; hidden size {} is "
           "not divisible",
           ctx, p.heads, c.hidden_size);
+    }
+    if (multi_head && p.placement == "mlp-linears" && c.intermediate_size % p.heads != 0) {
+      fail(
+          "{}: MH-MoE splits the input of the MLP's down projection into 'heads' = {} equal "
+          "slices; the intermediate size {} is not divisible (or use 'placement': "
+          "\"beside-mlp\")",
+          ctx, p.heads, c.intermediate_size);
     }
   };
   m.resolve = [](VariantParams& vp, const ModelConfig& c, const std::string& ctx) {
@@ -243,6 +262,7 @@ std::string moe_label(const MoeParams& p) {
   std::string s = fmt::format(" K={} top{}", p.experts, p.top_k);
   if (p.heads > 1) s += fmt::format(" H={}", p.heads);
   if (p.router_weights == "softmax_all") s += " softmax-all";
+  if (p.placement == "beside-mlp") s += " beside-mlp";
   return s;
 }
 
@@ -250,11 +270,26 @@ VariantEstimate estimate_moe(const MoeParams& p, const ModelConfig& c) {
   VariantEstimate e;
   e.layers_touched = estimate_layer_count(p.layers, c.num_layers, &e.note);
   const int64_t d = c.hidden_size, H = std::max<int64_t>(1, p.heads), K = p.experts, r = p.rank;
-  const int64_t dh = d / H;
-  // Per head: a router (K × d/H) and K experts d/H → r → d.
-  const int64_t router = K * dh, expert = r * dh + d * r;
-  e.added = e.trainable = e.layers_touched * H * (router + K * expert);
-  e.activated = e.layers_touched * H * (router + p.top_k * expert);
+  // The banks of one layer as (d_in, d_out): beside the MLP d → d; per linear gate and up
+  // d → p, down p → d.
+  std::vector<std::pair<int64_t, int64_t>> banks;
+  if (p.placement == "beside-mlp") {
+    banks = {{d, d}};
+  } else {
+    const int64_t inner = c.intermediate_size;
+    if (c.gated_mlp) banks.emplace_back(d, inner);
+    banks.emplace_back(d, inner);
+    banks.emplace_back(inner, d);
+  }
+  int64_t total = 0, active = 0;
+  for (const auto& [d_in, d_out] : banks) {
+    // Per head: a router (K × d_in/H) and K experts d_in/H → r → d_out.
+    const int64_t dh = d_in / H, router = K * dh, expert = r * dh + d_out * r;
+    total += H * (router + K * expert);
+    active += H * (router + p.top_k * expert);
+  }
+  e.added = e.trainable = e.layers_touched * total;
+  e.activated = e.layers_touched * active;
   return e;
 }
 

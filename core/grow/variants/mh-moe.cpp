@@ -1,5 +1,6 @@
-// MH-MoE: the hidden state is split into H heads, each with its own router and private
-// bank of LoRA experts; the head outputs are summed (mh-moe-multi-head-routing.txt §3).
+// MH-MoE: the input of each MLP linear (or the MLP's input, beside the MLP) is split into H
+// heads, each with its own router and private bank of LoRA experts; the head outputs are
+// summed (mh-moe-multi-head-routing.txt §3, eq. 12-16; placement A.3.4).
 #include "grow/growth.h"
 #include "grow/variants/common.h"
 
@@ -13,8 +14,8 @@ VariantModule mh_moe_module() {
   m.paper = "mh-moe-multi-head-routing.txt §3 (head-wise routing, eq. 13–14)";
   m.description =
       GB_TR("GrowPlanner",
-            "The hidden state is split into H heads, each with its own router and expert bank; the "
-            "outputs are summed.");
+            "The input of each MLP linear is split into H heads, each with its own router and "
+            "expert bank; the heads' outputs are summed.");
   m.exportable_hf = false;
   m.export_note = "routed expert branches: a GrowBench checkpoint";
   m.make = [] {
