@@ -745,6 +745,29 @@ void TestImportance::diagonalFisherFeedsEwc() {
     m->layer(0)->mlp->up_proj->dense_weight().add_(0.1);
   }
   QVERIFY(r.loss_terms[0]->compute().item<double>() > 0);
+
+  // Restricted to some parameters (EWC on a plan's trainable ones): exactly those names, the
+  // same values as the full computation, and no other parameter got a gradient meanwhile.
+  const std::string a = "model.layers.1.mlp.up_proj.weight",
+                    b = "model.layers.0.self_attn.q_proj.weight";
+  auto m2 = make_model("qwen3");
+  std::map<std::string, bool> flags;
+  for (auto& item : m2->named_parameters(true)) {
+    item.value().set_requires_grad(item.key() == a);  // as a plan leaves them
+    flags[item.key()] = item.value().requires_grad();
+  }
+  auto part = imp::diagonal_fisher(*m2, probes, imp::FisherMode::PerBatch, {}, {a, b});
+  QCOMPARE(part.size(), size_t(2));
+  for (const auto& name : {a, b}) {
+    const auto& want = ctx.fisher.at(name);
+    const double scale = want.abs().max().item<double>();
+    QVERIFY(scale > 0);
+    QVERIFY2((part.at(name) - want).abs().max().item<double>() <= 1e-5 * scale, name.c_str());
+  }
+  for (auto& item : m2->named_parameters(true)) {
+    QCOMPARE(item.value().requires_grad(), flags.at(item.key()));  // restored
+    QVERIFY(!item.value().grad().defined());
+  }
 }
 
 // ---------------------------------------------------------------------------------------

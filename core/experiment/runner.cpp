@@ -6,6 +6,7 @@
 #include <exception>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <memory>
 
 #include <torch/torch.h>
@@ -365,7 +366,8 @@ class RunExecutor {
   // Parts of the stages.
   grow::GrowthPlan plan_to_apply(const std::optional<store::CheckpointInfo>& resume_from) const;
   std::map<std::string, torch::Tensor> ewc_fisher();
-  void attach_ewc(const grow::EwcOptions& options);
+  void attach_ewc(const grow::EwcOptions& options, bool state_follows);
+  std::set<std::string> trainable_names() const;
   void ewc_next_task(const Phase& phase);
   void train_step(const Phase& phase, const train::Schedule& schedule);
   void record_step(const train::StepStats& stats);
@@ -465,7 +467,10 @@ void RunExecutor::grow_model(const std::optional<store::CheckpointInfo>& resume_
   const grow::GrowthPlan plan = plan_to_apply(resume_from);
   if (plan.variant == grow::Variant::Ewc) actx.fisher = ewc_fisher();
   m_growth = grow::apply_plan(model, plan, actx);
-  if (const auto ewc = plan.effective_ewc()) attach_ewc(*ewc);
+  if (const auto ewc = plan.effective_ewc()) {
+    // A resumed run's penalty comes from its checkpoint: no Fisher to compute first.
+    attach_ewc(*ewc, resume_from && fs::exists(fs::path(resume_from->path) / kEwcState));
+  }
   m_store.add_event(
       m_run, store::EventLevel::Info,
       fmt::format("applied {}: {} parameters ({} added), {} trainable", m_growth.plan.label(),
@@ -488,7 +493,7 @@ grow::GrowthPlan RunExecutor::plan_to_apply(
 // EWC on the plan's trainable parameters: the "ewc" variant's penalty (built by its
 // operator from the base model's Fisher), or for any other plan with "ewc" a penalty
 // anchored at the grown model before training with its Fisher on the general probe set.
-void RunExecutor::attach_ewc(const grow::EwcOptions& options) {
+void RunExecutor::attach_ewc(const grow::EwcOptions& options, bool state_follows) {
   for (const auto& t : m_growth.loss_terms) {
     if (auto e = std::dynamic_pointer_cast<grow::EwcPenalty>(t)) m_ewc = e;
   }
@@ -498,11 +503,22 @@ void RunExecutor::attach_ewc(const grow::EwcOptions& options) {
   for (auto& item : model.named_parameters(true)) {
     if (item.value().requires_grad()) params.emplace_back(item.key(), item.value());
   }
-  emit(m_p, stage_event("probe/fisher", m_run));
-  auto fisher = importance::parameter_fisher(model, probe_set(m_p, false), m_p.probe_options);
   m_ewc = std::make_shared<grow::EwcPenalty>(options, std::move(params));
-  m_ewc->add_task(fisher);
+  if (!state_follows) {
+    emit(m_p, stage_event("probe/fisher", m_run));
+    // The Fisher of the trainable parameters only: the penalty needs no other.
+    m_ewc->add_task(importance::parameter_fisher(model, probe_set(m_p, false), m_p.probe_options,
+                                                 {}, trainable_names()));
+  }
   m_growth.loss_terms.push_back(m_ewc);
+}
+
+std::set<std::string> RunExecutor::trainable_names() const {
+  std::set<std::string> names;
+  for (auto& item : m_model.model->named_parameters(true)) {
+    if (item.value().requires_grad()) names.insert(item.key());
+  }
+  return names;
 }
 
 // After a task of a sequence: the Fisher on that task's training data, a new anchor
@@ -511,7 +527,8 @@ void RunExecutor::ewc_next_task(const Phase& phase) {
   importance::ProbeSet set =
       importance::pack_stream(*phase.stream, m_p.probe_set_options, "task: " + phase.name);
   emit(m_p, stage_event("probe/fisher", m_run));
-  m_ewc->add_task(importance::parameter_fisher(*m_model.model, set, m_p.probe_options));
+  m_ewc->add_task(
+      importance::parameter_fisher(*m_model.model, set, m_p.probe_options, {}, trainable_names()));
   const auto& o = m_ewc->options();
   m_store.add_event(
       m_run, store::EventLevel::Info,

@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the probe implementations (core/importance/*.cpp only; not API).
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,12 +20,15 @@ inline torch::Device model_device(const CausalLMImpl& model) {
 
 // Makes every parameter require gradients while alive and restores each flag afterwards
 // (probes need gradients of frozen parameters too), clearing the gradients it produced.
+// With `only` non-empty, exactly the parameters of those registered names require gradients
+// (and no other: backward then computes no weight gradient it would throw away).
 class AllParametersRequireGrad {
  public:
-  explicit AllParametersRequireGrad(CausalLMImpl& model) {
-    for (auto& p : model.parameters(true)) {
+  explicit AllParametersRequireGrad(CausalLMImpl& model, const std::set<std::string>& only = {}) {
+    for (auto& item : model.named_parameters(true)) {
+      auto& p = item.value();
       m_saved.emplace_back(p, p.requires_grad());
-      p.set_requires_grad(true);
+      p.set_requires_grad(only.empty() || only.count(item.key()) > 0);
     }
   }
   ~AllParametersRequireGrad() {

@@ -73,8 +73,9 @@ ProbeResult run_probe(CausalLMImpl& model, const ProbeSet& set, const ProbeOptio
 
 std::map<std::string, torch::Tensor> parameter_fisher(CausalLMImpl& model, const ProbeSet& set,
                                                       const ProbeOptions& o,
-                                                      const Progress& progress) {
-  return diagonal_fisher(model, set, o.fisher_mode, progress);
+                                                      const Progress& progress,
+                                                      const std::set<std::string>& only) {
+  return diagonal_fisher(model, set, o.fisher_mode, progress, only);
 }
 
 Json probe_params(const ProbeSetOptions& so, const ProbeSet& data, const ProbeDataInfo& info,

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,10 +54,12 @@ const ProbeSet& probe_data(const ProbeOptions& options, const ProbeSet& set,
                            const ProbeSet* train = nullptr);
 
 // The per-parameter diagonal Fisher (EWC, grow::ApplyContext::fisher) with the options'
-// fisher_mode: registered name → tensor, every parameter of the model.
+// fisher_mode: registered name → tensor, every parameter of the model, or only the
+// parameters named in `only` (non-empty; EWC on a plan's trainable parameters).
 std::map<std::string, torch::Tensor> parameter_fisher(CausalLMImpl& model, const ProbeSet& set,
                                                       const ProbeOptions& options,
-                                                      const Progress& progress = {});
+                                                      const Progress& progress = {},
+                                                      const std::set<std::string>& only = {});
 
 // How the store names a probe set.
 struct ProbeDataInfo {

@@ -69,13 +69,14 @@ ProbeResult UnitImportance::result(const std::string& method) const {
 UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
                                const UnitOptions& options, Progress progress) {
   if (probes.empty()) fail("unit importance probe: the probe set is empty");
-  detail::AllParametersRequireGrad require_grad(model);
+  detail::AllParametersRequireGrad require_grad(model, options.only);
   const auto device = detail::model_device(model);
 
   std::vector<std::string> names;
   std::vector<torch::Tensor> params, grad_acc, fisher_acc;
   std::unordered_map<const void*, size_t> index;
   for (auto& item : model.named_parameters(true)) {
+    if (!options.only.empty() && !options.only.count(item.key())) continue;
     index[item.value().unsafeGetTensorImpl()] = params.size();
     names.push_back(item.key());
     params.push_back(item.value());
@@ -158,7 +159,7 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
     int64_t numel = 0;
   };
   std::vector<std::map<size_t, Cell>> cells(n_layers);
-  for (int64_t l = 0; l < n_layers; ++l) {
+  for (int64_t l = 0; l < n_layers && options.only.empty(); ++l) {
     for (const auto& unit : model.layer(l)->units()) {
       auto it = column.find(unit.name);
       if (it == column.end()) {
@@ -212,8 +213,10 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
 }
 
 std::map<std::string, torch::Tensor> diagonal_fisher(CausalLMImpl& model, const ProbeSet& probes,
-                                                     FisherMode mode, Progress progress) {
+                                                     FisherMode mode, Progress progress,
+                                                     const std::set<std::string>& only) {
   UnitOptions o;
+  o.only = only;
   o.fisher = true;
   o.fisher_mode = mode;
   o.keep_parameter_fisher = true;

@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ struct UnitOptions {
   bool fisher = true;  // also compute the Fisher (PerSequence costs one backward per row)
   FisherMode fisher_mode = FisherMode::PerSequence;
   bool keep_parameter_fisher = false;  // fill UnitImportance::parameter_fisher
+  // Non-empty: only these parameters (registered names) get gradients and a Fisher; the
+  // unit tables are then left empty (they need every parameter of a unit).
+  std::set<std::string> only;
 };
 
 struct UnitImportance {
@@ -81,9 +85,10 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
                                const UnitOptions& options = {}, Progress progress = {});
 
 // The per-parameter diagonal Fisher for EWC (ApplyContext::fisher): registered name →
-// tensor, every parameter of the model.
+// tensor, every parameter of the model, or only those named in `only` (non-empty).
 std::map<std::string, torch::Tensor> diagonal_fisher(CausalLMImpl& model, const ProbeSet& probes,
                                                      FisherMode mode = FisherMode::PerSequence,
-                                                     Progress progress = {});
+                                                     Progress progress = {},
+                                                     const std::set<std::string>& only = {});
 
 }  // namespace gb::importance
