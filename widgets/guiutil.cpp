@@ -80,6 +80,8 @@ QString statusText(gb::store::RunStatus status) {
       return QCoreApplication::translate("RunStatus", "Interrupted");
     case S::Diverged:
       return QCoreApplication::translate("RunStatus", "Diverged");
+    case S::Stopped:
+      return QCoreApplication::translate("RunStatus", "Stopped by its guard");
   }
   return {};
 }
@@ -108,6 +110,9 @@ QColor statusColor(gb::store::RunStatus status, const QColor& base) {
       break;
     case S::Diverged:
       c = QColor(0xc6, 0x28, 0x28);
+      break;
+    case S::Stopped:
+      c = QColor(0x6d, 0x4c, 0x41);
       break;
   }
   // 30 % status colour over the view's base colour: a tint that keeps text readable.

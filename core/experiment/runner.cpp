@@ -1,5 +1,7 @@
 #include "experiment/runner.h"
 
+#include "experiment/expand.h"
+
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -70,7 +72,7 @@ struct TaskData {
 struct Phase {
   std::string name;
   std::shared_ptr<data::TokenStream> stream;
-  int64_t steps = 0;
+  int64_t own_steps = 0;  // a sequence task's own "steps"; 0 = the run's train.steps
 };
 
 // What every run of an experiment shares: base model folder, tokenizer, data, probes.
@@ -181,7 +183,7 @@ void prepare_data(Prepared& p) {
       Phase ph;
       ph.name = st.name;
       ph.stream = source_tokens(st.train, p.encoder, spec.seed, "seq-" + st.name, cache);
-      ph.steps = st.steps > 0 ? st.steps : spec.train.steps;
+      ph.own_steps = st.steps;
       p.phases.push_back(ph);
       p.seq_tasks.push_back(prepare_task(st.eval, p));
     }
@@ -189,7 +191,6 @@ void prepare_data(Prepared& p) {
     Phase ph;
     ph.name = "new";
     ph.stream = source_tokens(spec.new_train, p.encoder, spec.seed, "new-train", cache);
-    ph.steps = spec.train.steps;
     p.phases.push_back(ph);
   }
   for (const auto& ph : p.phases) {
@@ -325,15 +326,16 @@ struct RunState {
   int64_t last_eval_step = -1;
 };
 
-std::unique_ptr<data::BatchSource> make_source(const Prepared& p, const grow::GrowthPlan& plan,
-                                               size_t phase) {
+// The batches of a run's phase: its batch size, its run seed, its plan's replay fraction.
+std::unique_ptr<data::BatchSource> make_source(const Prepared& p, const ExperimentSpec& run,
+                                               const grow::GrowthPlan& plan, size_t phase) {
   data::BatcherOptions bo;
-  bo.seq_len = p.spec.train.seq_len;
-  bo.batch_size = p.spec.train.batch_size;
-  bo.seed = p.spec.seed + 7919 * phase;
+  bo.seq_len = run.train.seq_len;
+  bo.batch_size = run.train.batch_size;
+  bo.seed = run.run_seed + 7919 * phase;
   auto main = std::make_unique<data::Batcher>(p.phases[phase].stream, bo);
   // The plan's replay fraction, or the spec's train.replay.
-  const double replay = plan.replay.value_or(p.spec.train.replay);
+  const double replay = plan.replay.value_or(run.train.replay);
   if (replay <= 0 || !p.replay) return main;
   data::BatcherOptions ro = bo;
   ro.seed = bo.seed + 104729;
@@ -347,8 +349,18 @@ std::unique_ptr<data::BatchSource> make_source(const Prepared& p, const grow::Gr
 // place a run ends early (cancelled, diverged or failed).
 class RunExecutor {
  public:
-  RunExecutor(Prepared& p, store::Store& store, const grow::GrowthPlan& plan, int64_t run_id)
-      : m_p(p), m_store(store), m_plan(plan), m_run(run_id), m_writer(store.metrics_writer()) {}
+  // `run` is the run's own resolved spec (one plan; its train section and run seed).
+  RunExecutor(Prepared& p, store::Store& store, const ExperimentSpec& run, int64_t run_id)
+      : m_p(p),
+        m_spec(run),
+        m_store(store),
+        m_plan(run.plans.at(0)),
+        m_run(run_id),
+        m_writer(store.metrics_writer()) {
+    for (const auto& ph : p.phases) {
+      m_phase_steps.push_back(ph.own_steps > 0 ? ph.own_steps : m_spec.train.steps);
+    }
+  }
 
   RunOutcome execute(const std::optional<store::CheckpointInfo>& resume_from);
 
@@ -389,6 +401,8 @@ class RunExecutor {
   }
 
   Prepared& m_p;
+  const ExperimentSpec m_spec;  // this run's
+  std::vector<int64_t> m_phase_steps;
   store::Store& m_store;
   grow::GrowthPlan m_plan;
   int64_t m_run;
@@ -456,7 +470,7 @@ void RunExecutor::load_base() {
 void RunExecutor::grow_model(const std::optional<store::CheckpointInfo>& resume_from) {
   auto& model = *m_model.model;
   grow::ApplyContext actx;
-  actx.seed = m_p.spec.seed;
+  actx.seed = m_spec.run_seed;
   actx.resolve_policy = [&](const Json& policy) {
     for (const auto& need : importance::required_probes(policy)) {
       ensure_probe(m_p, m_store, need, model, m_run);
@@ -551,7 +565,7 @@ std::map<std::string, torch::Tensor> RunExecutor::ewc_fisher() {
 }
 
 void RunExecutor::make_trainer() {
-  const TrainSpec& t = m_p.spec.train;
+  const TrainSpec& t = m_spec.train;
   train::TrainOptions to;
   to.adamw.lr = t.lr;
   to.adamw.beta1 = t.beta1;
@@ -566,13 +580,13 @@ void RunExecutor::make_trainer() {
   to.check_every_step = !m_p.device.is_cuda();
   m_schedule = to.schedule;
   m_trainer = std::make_unique<train::Trainer>(m_model.model, m_growth, to, m_p.device);
-  for (const auto& ph : m_p.phases) m_total_steps += ph.steps;
+  for (int64_t n : m_phase_steps) m_total_steps += n;
 }
 
 // A new run: the sizes and the step-0 evaluation (the base model, or the grown one).
 void RunExecutor::start() {
   if (m_plan.variant == grow::Variant::NeutralResidues &&
-      m_plan.replay.value_or(m_p.spec.train.replay) <= 0) {
+      m_plan.replay.value_or(m_spec.train.replay) <= 0) {
     m_store.add_event(m_run, store::EventLevel::Warning,
                       "neutral residues without replay (p = 0): no original-domain batches, so "
                       "the local loss never applies (the paper's ablation; the paper uses "
@@ -610,11 +624,11 @@ void RunExecutor::train_loop() {
   m_last_emit = Clock::now();
   for (; m_state.phase < m_p.phases.size(); ++m_state.phase) {
     const Phase& ph = m_p.phases[m_state.phase];
-    m_source = make_source(m_p, m_plan, m_state.phase);
+    m_source = make_source(m_p, m_spec, m_plan, m_state.phase);
     m_source->seek(m_state.source_step);
     train::Schedule schedule = m_schedule;
-    schedule.total = ph.steps;
-    for (; m_state.phase_step < ph.steps; ++m_state.phase_step) train_step(ph, schedule);
+    schedule.total = m_phase_steps[m_state.phase];
+    for (; m_state.phase_step < schedule.total; ++m_state.phase_step) train_step(ph, schedule);
     if (m_p.spec.is_sequence()) evaluate_sequence_row(m_state.phase);
     if (m_ewc && m_state.phase + 1 < m_p.phases.size()) ewc_next_task(ph);
     m_state.phase_step = 0;
@@ -630,7 +644,7 @@ void RunExecutor::train_step(const Phase& phase, const train::Schedule& schedule
     if (d.unit_lr && m_state.phase_step % d.t_update == 0) update_unit_lrs(d.unit_importance);
   }
   std::vector<data::Batch> micro;
-  for (int64_t a = 0; a < m_p.spec.train.accumulation; ++a) micro.push_back(m_source->next());
+  for (int64_t a = 0; a < m_spec.train.accumulation; ++a) micro.push_back(m_source->next());
   if (m_p.options.inject_nan_at == m_state.global_step) {
     torch::NoGradGuard ng;
     m_growth.groups.front().params.front().fill_(NAN);
@@ -906,12 +920,6 @@ void RunExecutor::save_checkpoint(const std::string& reason) {
   emit(m_p, ev::Checkpoint{m_run, m_state.global_step, dir.string()});
 }
 
-std::string run_spec_json(const ExperimentSpec& spec, const grow::GrowthPlan& plan) {
-  Json j = spec.raw;
-  j["plans"] = Json::array({grow::to_json(plan)});
-  return j.dump();
-}
-
 }  // namespace
 
 std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerOptions& o) {
@@ -921,19 +929,26 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
   store::Store store = store::Store::open(options.db_path);
   store.mark_interrupted_runs();
 
-  // Every run is created up front (queued), so viewers see the whole comparison.
+  // Every run is created up front (queued), so viewers see the whole comparison: one per
+  // plan, sweep point and seed (experiment/expand.h), all in one group.
+  const std::vector<ExpandedRun> runs = expand_runs(spec);
+  std::vector<ExperimentSpec> run_specs;
+  for (const auto& r : runs) run_specs.push_back(parse_spec(r.spec, "", "run spec"));
   const std::string experiment =
       fmt::format("{}@{}", spec.name, static_cast<int64_t>(std::time(nullptr)));
+  const std::string hash = spec_hash(spec);
   std::vector<int64_t> ids;
-  for (const auto& plan : spec.plans) {
+  for (const auto& r : runs) {
     store::NewRun nr;
-    nr.name = spec.name + ": " + plan.label();
-    nr.spec = run_spec_json(spec, plan);
-    nr.variant = plan.label();
+    nr.name = r.name;
+    nr.spec = r.spec.dump();
+    nr.variant = spec.plans[r.plan_index].label();
     nr.experiment = experiment;
     nr.device = spec.device;
-    nr.seed = static_cast<int64_t>(spec.seed);
+    nr.seed = static_cast<int64_t>(r.seed);
     nr.tags = options.tags;
+    nr.spec_hash = hash;
+    nr.params = r.params;
     ids.push_back(store.create_run(nr));
   }
   std::vector<RunOutcome> outcomes;
@@ -957,25 +972,27 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
     mi.params = count_parameters(*base.model);
     store.upsert_model(mi);
   }
-  for (size_t i = 0; i < spec.plans.size(); ++i) {
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const grow::GrowthPlan& plan = run_specs[i].plans[0];
     if (options.cancel.cancelled()) {
       store.set_status(ids[i], store::RunStatus::Cancelled, "cancelled before it started");
       RunOutcome oc;
       oc.run_id = ids[i];
-      oc.label = spec.plans[i].label();
+      oc.label = plan.label();
+      oc.name = runs[i].name;
       oc.status = "cancelled";
       outcomes.push_back(oc);
       continue;
     }
     ev::RunStarted started;
     started.run = ids[i];
-    started.label = spec.plans[i].label();
+    started.label = plan.label();
     started.index = static_cast<int64_t>(i);
-    started.runs = static_cast<int64_t>(spec.plans.size());
+    started.runs = static_cast<int64_t>(runs.size());
     emit(*prepared, started);
-    RunExecutor ex(*prepared, store, spec.plans[i], ids[i]);
+    RunExecutor ex(*prepared, store, run_specs[i], ids[i]);
     RunOutcome oc = ex.execute(std::nullopt);
-    oc.name = spec.name + ": " + spec.plans[i].label();
+    oc.name = runs[i].name;
     outcomes.push_back(oc);
   }
   return outcomes;
@@ -1004,7 +1021,7 @@ RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
   started.label = spec.plans[0].label();
   started.resumed_from = ckpt->step;
   emit(*prepared, started);
-  RunExecutor ex(*prepared, store, spec.plans[0], run_id);
+  RunExecutor ex(*prepared, store, spec, run_id);
   RunOutcome oc = ex.execute(ckpt);
   oc.name = info.name;
   return oc;

@@ -1,5 +1,7 @@
 #include "experiment/spec.h"
 
+#include "experiment/expand.h"
+
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -234,13 +236,23 @@ static Json with_adept_defaults(const Json& spec, const Json& plan) {
   return out;
 }
 
+namespace {
+// A plan without the keys of the expansion (seeds, sweep, ...): what parse_plan reads.
+Json without_expansion(const Json& plan) {
+  if (!plan.is_object()) return plan;
+  Json p = plan;
+  for (const auto& k : expansion_keys()) p.erase(k);
+  return p;
+}
+}  // namespace
+
 ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std::string& ctx) {
   if (!j.is_object()) fail("{}: expected a JSON object, found {}", ctx, js::type_name(j));
-  js::check_keys(
-      j,
-      {"version", "name", "seed", "device", "dtype", "threads", "model", "data", "sequence",
-       "plans", "plan", "train", "eval", "probe", "adept", "checkpoint", "description"},
-      ctx);
+  js::check_keys(j, {"version", "name",       "seed",     "device",     "dtype",       "threads",
+                     "model",   "data",       "sequence", "plans",      "plan",        "train",
+                     "eval",    "probe",      "adept",    "checkpoint", "description", "seeds",
+                     "sweep",   "sweep_mode", "samples",  "run_seed"},
+                 ctx);
   ExperimentSpec s;
   s.version = static_cast<int>(js::get_or<int64_t>(j, "version", kSpecVersion, ctx));
   if (s.version != kSpecVersion) {
@@ -249,6 +261,7 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   }
   s.name = js::get_or<std::string>(j, "name", "experiment", ctx);
   s.seed = static_cast<uint64_t>(positive(j, "seed", 0, ctx, 0));
+  s.run_seed = static_cast<uint64_t>(positive(j, "run_seed", static_cast<int64_t>(s.seed), ctx, 0));
   s.device = js::get_or<std::string>(j, "device", "cpu", ctx);
   s.dtype = js::get_or<std::string>(j, "dtype", "float32", ctx);
   const bool cuda_n = s.device.rfind("cuda:", 0) == 0 && s.device.size() > 5 &&
@@ -330,11 +343,12 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
       fail("{}.plans: expected a non-empty array of growth plans", ctx);
     }
     for (size_t i = 0; i < j["plans"].size(); ++i) {
-      s.plans.push_back(grow::parse_plan(with_adept_defaults(j, j["plans"][i]),
+      s.plans.push_back(grow::parse_plan(with_adept_defaults(j, without_expansion(j["plans"][i])),
                                          fmt::format("{}.plans[{}]", ctx, i)));
     }
   } else if (j.contains("plan")) {
-    s.plans.push_back(grow::parse_plan(with_adept_defaults(j, j["plan"]), ctx + ".plan"));
+    s.plans.push_back(
+        grow::parse_plan(with_adept_defaults(j, without_expansion(j["plan"])), ctx + ".plan"));
   } else {
     s.plans.push_back(grow::parse_plan(Json{{"variant", "full"}}, ctx + ".plan"));
   }
@@ -464,8 +478,20 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
     s.raw["sequence"] = seq;
   }
   s.raw.erase("plan");
+  const Json given_plans = j.contains("plans")  ? j["plans"]
+                           : j.contains("plan") ? Json::array({j["plan"]})
+                                                : Json::array();
   s.raw["plans"] = Json::array();
-  for (const auto& pl : s.plans) s.raw["plans"].push_back(grow::to_json(pl));
+  for (size_t i = 0; i < s.plans.size(); ++i) {
+    Json pj = grow::to_json(s.plans[i]);
+    // The plan's own seeds and sweep stay with it (experiment/expand.h reads them).
+    for (const auto& k : expansion_keys()) {
+      if (i < given_plans.size() && given_plans[i].is_object() && given_plans[i].contains(k)) {
+        pj[k] = given_plans[i][k];
+      }
+    }
+    s.raw["plans"].push_back(std::move(pj));
+  }
   s.raw["version"] = kSpecVersion;
   return s;
 }

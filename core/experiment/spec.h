@@ -145,7 +145,8 @@ struct ModelSpec {
 struct ExperimentSpec {
   int version = kSpecVersion;
   std::string name = "experiment";
-  uint64_t seed = 0;
+  uint64_t seed = 0;      // base model, data splits, probe sets
+  uint64_t run_seed = 0;  // data order and new parameters' initial values ("run_seed", = seed)
   std::string device = "cpu";
   std::string dtype = "float32";
   int64_t threads = 1;

@@ -135,12 +135,36 @@ INSERT INTO metric_latest (run_id, key, step, value)
   SELECT run_id, key, MAX(step), value FROM metrics GROUP BY run_id, key;
 )sql";
 
+// Version 3: fair comparisons. The hash of the spec a run group came from, every run's
+// resolved hyper-parameters flattened (one row per run and key: JSON text, and the number
+// when numeric, so views can group, filter and sort by them), and the status "stopped" (a
+// forgetting guard ended the run). The status CHECK gains a value by editing the stored
+// table text (writable_schema): every existing row satisfies the wider constraint, the
+// on-disk format does not change, and migrate() bumps schema_version so that every
+// connection re-reads the schema.
+constexpr const char* kV3 = R"sql(
+ALTER TABLE runs ADD COLUMN spec_hash TEXT NOT NULL DEFAULT '';
+CREATE TABLE run_params (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key    TEXT NOT NULL,
+  value  TEXT NOT NULL,
+  num    REAL,
+  PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+CREATE INDEX run_params_by_key ON run_params(key, num);
+PRAGMA writable_schema = ON;
+UPDATE sqlite_master SET sql = replace(sql, '''diverged''))', '''diverged'', ''stopped''))')
+  WHERE type = 'table' AND name = 'runs';
+PRAGMA writable_schema = OFF;
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, "initial schema", kV1},
       {2, "run groups, worker identity, metric_latest", kV2},
+      {3, "spec hashes, run parameters, status stopped", kV3},
   };
   return list;
 }
@@ -164,6 +188,11 @@ void migrate(Connection& db, int target) {
                            "run store '{}': upgrading schema {} -> {} ({})", db.path(), current,
                            m.version, m.description);
     db.exec(m.sql, "schema upgrade");
+    if (std::string(m.sql).find("writable_schema") != std::string::npos) {
+      // An edited schema text: make every connection (this one too) re-read it.
+      const int64_t cookie = db.scalar_int("PRAGMA schema_version", "schema upgrade");
+      db.exec("PRAGMA schema_version = " + std::to_string(cookie + 1), "schema upgrade");
+    }
     if (m.version == 1) {
       db.exec("PRAGMA application_id = " + std::to_string(kApplicationId), "schema upgrade");
     }

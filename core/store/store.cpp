@@ -25,7 +25,7 @@ namespace gb::store {
 
 namespace {
 constexpr const char* kStatusNames[] = {"queued",    "running",     "finished", "failed",
-                                        "cancelled", "interrupted", "diverged"};
+                                        "cancelled", "interrupted", "diverged", "stopped"};
 constexpr const char* kLevelNames[] = {"debug", "info", "warning", "error"};
 }  // namespace
 
@@ -34,12 +34,12 @@ const char* to_string(RunStatus status) {
 }
 
 RunStatus parse_run_status(std::string_view name) {
-  for (int i = 0; i < 7; ++i) {
+  for (int i = 0; i < 8; ++i) {
     if (name == kStatusNames[i]) return static_cast<RunStatus>(i);
   }
   fail(
       "unknown run status '{}' (expected one of queued, running, finished, failed, "
-      "cancelled, interrupted, diverged)",
+      "cancelled, interrupted, diverged, stopped)",
       name);
 }
 
@@ -50,7 +50,7 @@ bool is_terminal(RunStatus status) {
 const std::vector<RunStatus>& all_run_statuses() {
   static const std::vector<RunStatus> all = {
       RunStatus::Queued,    RunStatus::Running,     RunStatus::Finished, RunStatus::Failed,
-      RunStatus::Cancelled, RunStatus::Interrupted, RunStatus::Diverged};
+      RunStatus::Cancelled, RunStatus::Interrupted, RunStatus::Diverged, RunStatus::Stopped};
   return all;
 }
 
@@ -111,7 +111,7 @@ bool file_is_empty_or_missing(const std::string& path) {
 // The runs columns read into RunInfo, in the order read_run() expects; spec comes last.
 constexpr const char* kRunColumns =
     "r.id, r.name, r.status, r.variant, r.experiment, r.model_id, r.created, r.started, "
-    "r.finished, r.device, r.seed, r.notes, r.worker_pid, r.worker_host, r.error";
+    "r.finished, r.device, r.seed, r.notes, r.worker_pid, r.worker_host, r.error, r.spec_hash";
 
 RunInfo read_run(const Query& q, bool with_spec) {
   RunInfo r;
@@ -130,7 +130,8 @@ RunInfo read_run(const Query& q, bool with_spec) {
   r.worker_pid = q.opt_int64(12);
   r.worker_host = q.text(13);
   r.error = q.text(14);
-  if (with_spec) r.spec = q.text(15);
+  r.spec_hash = q.text(15);
+  if (with_spec) r.spec = q.text(16);
   return r;
 }
 
@@ -394,13 +395,20 @@ int64_t Store::create_run(const NewRun& run) {
   {
     Query q(db,
             "INSERT INTO runs (name, status, spec, variant, experiment, model_id, created, "
-            "device, seed, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "device, seed, notes, spec_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             what);
     q.bind_all(run.name, to_string(RunStatus::Queued), spec, run.variant, run.experiment,
-               run.model_id, now_s(), run.device, run.seed, run.notes);
+               run.model_id, now_s(), run.device, run.seed, run.notes, run.spec_hash);
     q.run();
   }
   int64_t id = sqlite3_last_insert_rowid(db.get());
+  for (const auto& [key, value] : run.params) {
+    Query q(db, "INSERT INTO run_params (run_id, key, value, num) VALUES (?, ?, ?, ?)", what);
+    std::optional<double> num;
+    if (value.is_number()) num = value.get<double>();
+    if (value.is_boolean()) num = value.get<bool>() ? 1.0 : 0.0;
+    q.bind_all(id, key, value.dump(), num).run();
+  }
   for (const auto& tag : clean_tags(run.tags)) {
     Query q(db, "INSERT INTO run_tags (run_id, tag) VALUES (?, ?)", what);
     q.bind_all(id, tag).run();
@@ -658,6 +666,16 @@ std::optional<RunInfo> Store::find_run(int64_t run_id) {
   q.bind(run_id);
   while (q.step()) run->tags.push_back(q.text(0));
   return run;
+}
+
+std::map<std::string, nlohmann::json> Store::run_params(int64_t run_id) {
+  const char* what = "reading a run's parameters";
+  Connection& db = *m_state->db;
+  std::map<std::string, nlohmann::json> out;
+  Query q(db, "SELECT key, value FROM run_params WHERE run_id = ? ORDER BY key", what);
+  q.bind(run_id);
+  while (q.step()) out[q.text(0)] = nlohmann::json::parse(q.text(1), nullptr, false);
+  return out;
 }
 
 RunInfo Store::get_run(int64_t run_id) {

@@ -39,7 +39,7 @@ struct StoreState;
 //      probes, importance
 //   2  runs.experiment and runs.worker_start; metric_latest (the latest value of every key
 //      of every run, kept by a trigger on metrics) backfilled from metrics
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 enum class OpenMode {
   ReadWrite,  // creates the file if missing, migrates an older schema
@@ -106,6 +106,8 @@ class Store {
   std::optional<RunInfo> find_run(int64_t run_id);
   // As find_run, but throws gb::Error when there is no such run.
   RunInfo get_run(int64_t run_id);
+  // The run's flattened hyper-parameters (NewRun::params), by key.
+  std::map<std::string, nlohmann::json> run_params(int64_t run_id);
 
   // ---- metrics ------------------------------------------------------------------------
   // A buffered writer on this store's connection (see MetricsWriter).

@@ -10,14 +10,26 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "util/metrics.h"
 
 namespace gb::store {
 
 // Run status as stored in runs.status (the lower-case names are the contract).
-enum class RunStatus { Queued, Running, Finished, Failed, Cancelled, Interrupted, Diverged };
+enum class RunStatus {
+  Queued,
+  Running,
+  Finished,
+  Failed,
+  Cancelled,
+  Interrupted,
+  Diverged,
+  Stopped  // ended by its forgetting guard (experiment spec "guard")
+};
 
-// "queued", "running", "finished", "failed", "cancelled", "interrupted", "diverged".
+// "queued", "running", "finished", "failed", "cancelled", "interrupted", "diverged",
+// "stopped".
 const char* to_string(RunStatus status);
 // Parses a status name; throws gb::Error naming the value and the valid names.
 RunStatus parse_run_status(std::string_view name);
@@ -52,6 +64,9 @@ struct NewRun {
   std::vector<std::string> tags;
   std::string notes;
   RunStatus status = RunStatus::Queued;
+  std::string spec_hash;  // hash of the spec the run's group came from
+  // The run's resolved hyper-parameters, flattened ("plan.rank", "train.lr", "seed", ...).
+  std::map<std::string, nlohmann::json> params;
 };
 
 struct RunInfo {
@@ -72,6 +87,7 @@ struct RunInfo {
   std::optional<int64_t> worker_pid;  // the process that set it running
   std::string worker_host;
   std::string error;  // why it failed, diverged or was interrupted; empty otherwise
+  std::string spec_hash;
 };
 
 struct RunFilter {
