@@ -34,6 +34,8 @@
 #include "data/packing.h"
 #include "data/tokenized.h"
 #include "eval/evaluate.h"
+#include "experiment/compare.h"
+#include "experiment/expand.h"
 #include "experiment/runner.h"
 #include "util/events.h"
 #include "util/metrics.h"
@@ -240,6 +242,12 @@ class TestRunner : public QObject {
   void cliSignalCancelsCleanlyKeepingACheckpoint_data();
   void cliSignalCancelsCleanlyKeepingACheckpoint();
   void sigkilledWorkerLeavesConsistentStoreAndResumes();
+  void seedsAndSweepsExpandDeterministically();
+  void sweepErrorsNameTheKey_data();
+  void sweepErrorsNameTheKey();
+  void sweptRunsAreOneGroupWithTheirParameters();
+  void budgetSelectionOnAHandMadeStore();
+  void cliRunsAndCompareFollowTheContract();
 
  private:
   Json base_spec(const Json& plan) const;
@@ -1753,6 +1761,323 @@ void TestRunner::ewcCombinesWithAnyPlanPerTask() {
       {{"variant", "grow"}, {"ewc", {{"lambda", 2}, {"mode", "online"}, {"gamma", 0.9}}}});
   QCOMPARE(qs(grow::to_json(grow::parse_plan(grow::to_json(p))).dump()),
            qs(grow::to_json(p).dump()));
+}
+
+// ---------------------------------------------------------------------------------------
+// Seeds, sweeps, groups and the budget comparison (experiment/expand.h, compare.h)
+
+void TestRunner::seedsAndSweepsExpandDeterministically() {
+  Json spec = base_spec({{"variant", "full"}});
+  spec["plans"] = Json::array({Json{{"variant", "full"}, {"name", "FT"}},
+                               Json{{"variant", "lora"}, {"name", "LoRA"}},
+                               Json{{"variant", "lora"},
+                                    {"name", "LoRA own"},
+                                    {"sweep", {{"rank", {2, 8}}}},
+                                    {"seeds", {7}}}});
+  spec["seeds"] = {0, 1};
+  spec["sweep"] = {{"train.lr", {1e-4, 1e-3}}, {"rank", {4, 16}}};
+  const auto parsed = ex::parse_spec(spec, "", "spec");
+  const auto runs = ex::expand_runs(parsed);
+  // FT: 2 lr × 2 seeds (rank does not apply); LoRA: 2 lr × 2 rank × 2 seeds; LoRA own: its
+  // own sweep (rank 2, 8) and seed 7 only.
+  QCOMPARE(runs.size(), size_t(4 + 8 + 2));
+  QCOMPARE(runs[0].plan_index, size_t(0));
+  QCOMPARE(runs[0].swept.dump(), Json({{"train.lr", 1e-4}}).dump());
+  QCOMPARE(runs[0].seed, uint64_t(0));
+  QCOMPARE(runs[1].seed, uint64_t(1));
+  QCOMPARE(runs[2].swept.dump(), Json({{"train.lr", 1e-3}}).dump());
+  // Keys in sorted order (rank before train.lr), values as given, then seeds.
+  QCOMPARE(runs[4].swept.dump(), Json({{"rank", 4}, {"train.lr", 1e-4}}).dump());
+  QCOMPARE(runs[6].swept.dump(), Json({{"rank", 4}, {"train.lr", 1e-3}}).dump());
+  QCOMPARE(runs[8].swept.dump(), Json({{"rank", 16}, {"train.lr", 1e-4}}).dump());
+  QCOMPARE(runs[12].swept.dump(), Json({{"rank", 2}}).dump());
+  QCOMPARE(runs[12].seed, uint64_t(7));
+  QCOMPARE(qs(runs[5].name), QString("t: LoRA [rank=4, train.lr=0.0001] seed=1"));
+  // Each run's spec is resolved: one plan, the values written in, its run seed, no sweep;
+  // expanding it again gives exactly that run.
+  for (const auto& r : runs) {
+    QVERIFY(!r.spec.contains("sweep") && !r.spec.contains("seeds"));
+    QCOMPARE(r.spec["plans"].size(), size_t(1));
+    const auto again = ex::expand_runs(ex::parse_spec(r.spec, "", "run spec"));
+    QCOMPARE(again.size(), size_t(1));
+    QCOMPARE(again[0].spec.dump(), r.spec.dump());
+    QCOMPARE(again[0].params, r.params);
+  }
+  QCOMPARE(runs[5].spec["train"]["lr"].get<double>(), 1e-4);
+  QCOMPARE(runs[5].spec["plans"][0]["rank"].get<int>(), 4);
+  QCOMPARE(runs[5].params.at("train.lr").get<double>(), 1e-4);
+  QCOMPARE(runs[5].params.at("plan.rank").get<int>(), 4);
+  QCOMPARE(runs[5].params.at("seed").get<int>(), 1);
+  QCOMPARE(runs[5].params.at("plan").get<std::string>(), std::string("LoRA"));
+  // The base seed stays: data splits and base model are shared; the run seed differs.
+  QCOMPARE(runs[5].spec["seed"].get<int>(), 0);
+  QCOMPARE(runs[5].spec["run_seed"].get<int>(), 1);
+  // Deterministic.
+  const auto twice = ex::expand_runs(parsed);
+  for (size_t i = 0; i < runs.size(); ++i) QCOMPARE(twice[i].spec.dump(), runs[i].spec.dump());
+
+  // Random mode: N samples per plan, log-uniform within the range, the same draws again.
+  Json rnd = base_spec({{"variant", "full"}});
+  rnd["sweep"] = {{"train.lr", {{"log_uniform", {1e-5, 1e-3}}}}, {"train.warmup", {0, 2}}};
+  rnd["sweep_mode"] = "random";
+  rnd["samples"] = 5;
+  const auto r1 = ex::expand_runs(ex::parse_spec(rnd, "", "spec"));
+  const auto r2 = ex::expand_runs(ex::parse_spec(rnd, "", "spec"));
+  QCOMPARE(r1.size(), size_t(5));
+  std::set<double> lrs;
+  for (size_t i = 0; i < r1.size(); ++i) {
+    const double lr = r1[i].swept["train.lr"].get<double>();
+    QVERIFY(lr >= 1e-5 && lr <= 1e-3);
+    lrs.insert(lr);
+    QCOMPARE(r1[i].swept.dump(), r2[i].swept.dump());
+  }
+  QCOMPARE(lrs.size(), size_t(5));
+}
+
+void TestRunner::sweepErrorsNameTheKey_data() {
+  QTest::addColumn<QString>("patch");
+  QTest::addColumn<QString>("message");
+  QTest::newRow("seq_len") << R"({"sweep":{"train.seq_len":[16,32]}})"
+                           << "'train.seq_len' cannot be swept";
+  QTest::newRow("range in a grid") << R"({"sweep":{"train.lr":{"log_uniform":[1e-5,1e-3]}}})"
+                                   << "ranges need \"sweep_mode\": \"random\"";
+  QTest::newRow("random without samples") << R"({"sweep":{"train.lr":[1]},"sweep_mode":"random"})"
+                                          << "needs \"samples\": N";
+  QTest::newRow("empty values") << R"({"sweep":{"train.lr":[]}})"
+                                << "at least one value";
+  QTest::newRow("seed swept") << R"({"sweep":{"seed":[1,2]}})"
+                              << "give \"seeds\"";
+  QTest::newRow("duplicate seeds") << R"({"seeds":[1,1]})"
+                                   << "1 appears twice";
+  QTest::newRow("bad point") << R"({"sweep":{"train.lr":[-1]}})"
+                             << "the sweep point {\"train.lr\":-1} gives an invalid run";
+  QTest::newRow("bad mode") << R"({"sweep_mode":"grids"})"
+                            << "must be grid or random";
+}
+
+void TestRunner::sweepErrorsNameTheKey() {
+  QFETCH(QString, patch);
+  QFETCH(QString, message);
+  Json spec = base_spec({{"variant", "full"}});
+  spec.merge_patch(Json::parse(patch.toStdString()));
+  const std::string msg =
+      gb::test::error_of([&] { ex::expand_runs(ex::parse_spec(spec, "", "spec")); });
+  QVERIFY2(msg.find(message.toStdString()) != std::string::npos, msg.c_str());
+}
+
+void TestRunner::sweptRunsAreOneGroupWithTheirParameters() {
+  Json spec = base_spec({{"variant", "lora"}, {"rank", 2}});
+  spec["seeds"] = {0, 1};
+  spec["sweep"] = {{"train.lr", {1e-3, 3e-3}}};
+  spec["train"]["steps"] = 2;
+  const std::string db = db_path(fmt::format("sweep-{}", m_counter++));
+  const auto outcomes = ex::run_experiment(ex::parse_spec(spec, "", "spec"), options(db));
+  QCOMPARE(outcomes.size(), size_t(4));
+  Store store = Store::open(db);
+  std::set<std::string> groups, hashes;
+  std::map<std::pair<double, int64_t>, int64_t> by_config;
+  for (const auto& oc : outcomes) {
+    QVERIFY2(oc.status == "finished", oc.error.c_str());
+    const auto run = store.get_run(oc.run_id);
+    groups.insert(run.experiment);
+    hashes.insert(run.spec_hash);
+    const auto params = store.run_params(oc.run_id);
+    QCOMPARE(params.at("seed").get<int64_t>(), *run.seed);
+    by_config[{params.at("train.lr").get<double>(), *run.seed}] = oc.run_id;
+    QCOMPARE(params.at("plan.rank").get<int>(), 2);
+  }
+  QCOMPARE(groups.size(), size_t(1));
+  QCOMPARE(hashes.size(), size_t(1));
+  QCOMPARE(hashes.begin()->size(), size_t(16));
+  QCOMPARE(by_config.size(), size_t(4));
+  // The seed changes data order and the new parameters; the base model does not move.
+  auto series = [&](double lr, int64_t seed) {
+    return store.metric_series(by_config.at({lr, seed}));
+  };
+  QCOMPARE(series(1e-3, 0)["eval/orig/loss"].values.front(),
+           series(1e-3, 1)["eval/orig/loss"].values.front());
+  QVERIFY(series(1e-3, 0)["train/loss"].values != series(1e-3, 1)["train/loss"].values);
+  QVERIFY(series(1e-3, 0)["train/lr"].values.back() != series(3e-3, 0)["train/lr"].values.back());
+}
+
+namespace {
+
+// A hand-made group: for each (method, lr, seed) a finished run with the given final
+// new-domain perplexity and original perplexity going from 10 to orig_end.
+struct FakeRun {
+  const char* method;
+  double lr;
+  int seed;
+  double new_ppl;
+  double orig_end;
+  double test_new = NAN;
+  double test_orig_end = NAN;
+};
+
+void add_fake_runs(Store& store, const std::string& group, const std::vector<FakeRun>& runs,
+                   std::vector<int64_t>* ids = nullptr) {
+  auto w = store.metrics_writer();
+  for (const auto& f : runs) {
+    gb::store::NewRun nr;
+    nr.name = fmt::format("{} lr={} seed={}", f.method, f.lr, f.seed);
+    nr.experiment = group;
+    nr.seed = f.seed;
+    nr.params = {{"plan", f.method}, {"train.lr", f.lr}, {"seed", f.seed}};
+    const int64_t id = store.create_run(nr);
+    if (ids) ids->push_back(id);
+    w.add(id, 0, "eval/orig/ppl", 10.0);
+    w.add(id, 0, "eval/new/ppl", 50.0);
+    w.add(id, 100, "eval/orig/ppl", f.orig_end);
+    w.add(id, 100, "eval/new/ppl", f.new_ppl);
+    if (std::isfinite(f.test_new)) {
+      w.add(id, 0, "test/orig/ppl", 10.0);
+      w.add(id, 100, "test/orig/ppl", f.test_orig_end);
+      w.add(id, 100, "test/new/ppl", f.test_new);
+    }
+    w.flush();
+    store.set_status(id, gb::store::RunStatus::Running);
+    store.set_status(id, gb::store::RunStatus::Finished);
+  }
+}
+
+}  // namespace
+
+void TestRunner::budgetSelectionOnAHandMadeStore() {
+  const std::string db = db_path(fmt::format("budget-{}", m_counter++));
+  Store store = Store::open(db);
+  // FT: lr 1e-3 learns best (20) but forgets 30 %; lr 1e-4 learns 30 and forgets 4 % / 6 %
+  // (mean 5 %). Grow: lr 1e-3 learns 25 forgetting 1 % / 3 % (mean 2 %). LoRA never within 5 %.
+  add_fake_runs(store, "g",
+                {{"FT", 1e-3, 0, 20, 13.0, 21, 13.5},
+                 {"FT", 1e-3, 1, 20, 13.0, 23, 13.5},
+                 {"FT", 1e-4, 0, 29, 10.4, 31, 10.5},
+                 {"FT", 1e-4, 1, 31, 10.6, 33, 10.7},
+                 {"Grow", 1e-3, 0, 24, 10.1, 26, 10.2},
+                 {"Grow", 1e-3, 1, 26, 10.3, 28, 10.4},
+                 {"Grow", 1e-4, 0, 40, 10.0, 41, 10.0},
+                 {"LoRA", 1e-3, 0, 22, 11.0, 22, 11.0}});
+  // A run that never finished is left out, not counted as perfect.
+  gb::store::NewRun queued;
+  queued.name = "queued";
+  queued.experiment = "g";
+  queued.params = {{"plan", "FT"}, {"train.lr", 1e-2}, {"seed", 0}};
+  const int64_t queued_id = store.create_run(queued);
+
+  ex::CompareOptions o;
+  o.group = "g";
+  o.budget = 0.05;
+  auto r = ex::compare_group(store, o);
+  QCOMPARE(qs(r.report_split), QString("test"));
+  QCOMPARE(r.skipped, std::vector<int64_t>{queued_id});
+  QCOMPARE(r.methods.size(), size_t(3));
+  // Sorted: methods within the budget by learning (Grow 25 before FT 30), then LoRA.
+  QCOMPARE(qs(r.methods[0].method), QString("Grow"));
+  QCOMPARE(r.methods[0].params["train.lr"].get<double>(), 1e-3);
+  QCOMPARE(r.methods[0].runs.size(), size_t(2));
+  QVERIFY(std::fabs(r.methods[0].selection_learning.mean - 25.0) < 1e-12);
+  // Reported on test: new ppl 26, 28 → 27 ± √2; forgetting 2 %, 4 % → 3 % ± 1.414 %.
+  QVERIFY(std::fabs(r.methods[0].learning.mean - 27.0) < 1e-12);
+  QVERIFY(std::fabs(r.methods[0].learning.std - std::sqrt(2.0)) < 1e-12);
+  QVERIFY(std::fabs(r.methods[0].forgetting.mean - 0.03) < 1e-12);
+  QCOMPARE(qs(r.methods[1].method), QString("FT"));
+  QCOMPARE(r.methods[1].params["train.lr"].get<double>(), 1e-4);              // 1e-3 forgets 30 %
+  QVERIFY(std::fabs(r.methods[1].selection_forgetting.mean - 0.05) < 1e-12);  // exactly at B
+  QCOMPARE(qs(r.methods[2].method), QString("LoRA"));
+  QVERIFY(!r.methods[2].meets_budget);
+  QVERIFY(std::fabs(r.methods[2].best_forgetting - 0.10) < 1e-12);
+  // The curve: FT at 1 % has nothing, at 5 % learns 30, at 20 % still 30 (1e-3 forgets 30 %).
+  QVERIFY(!r.methods[1].curve[0]);
+  QVERIFY(std::fabs(*r.methods[1].curve[2] - 30.0) < 1e-12);
+  QVERIFY(std::fabs(*r.methods[1].curve[4] - 30.0) < 1e-12);
+  // A wider budget lets FT's 1e-3 in.
+  o.budget = 0.30;
+  r = ex::compare_group(store, o);
+  QCOMPARE(qs(r.methods[0].method), QString("FT"));
+  QCOMPARE(r.methods[0].params["train.lr"].get<double>(), 1e-3);
+  const Json j = r.to_json(o);
+  QCOMPARE(j["plans"][0]["method"].get<std::string>(), std::string("FT"));
+  QVERIFY(j["plans"][0]["meets_budget"].get<bool>());
+  QVERIFY(j["plans"][0].contains("learning") && j["plans"][0]["learning"].contains("std"));
+}
+
+void TestRunner::cliRunsAndCompareFollowTheContract() {
+  const std::string db = db_path(fmt::format("cli-runs-{}", m_counter++));
+  std::vector<int64_t> ids;
+  {
+    Store store = Store::open(db);
+    add_fake_runs(
+        store, "grp",
+        {{"FT", 1e-4, 0, 29, 10.4}, {"FT", 1e-4, 1, 31, 10.6}, {"LoRA", 1e-3, 0, 22, 11.0}}, &ids);
+    store.add_event(ids[0], gb::store::EventLevel::Info, "hello from the test");
+  }
+  auto cli = [&](QStringList args) {
+    QProcess p;
+    p.start(QStringLiteral(GB_CLI_PATH), args);
+    p.waitForFinished(120000);
+    return std::make_pair(p.exitCode(), p.readAllStandardOutput().toStdString());
+  };
+  const QString qdb = qs(db);
+  // runs list --json
+  auto [code, out] = cli({"runs", "list", "--db", qdb, "--json"});
+  QCOMPARE(code, 0);
+  Json list = Json::parse(out);
+  QCOMPARE(list.size(), size_t(3));
+  for (const char* k : {"id", "name", "group", "status", "seed"}) QVERIFY2(list[0].contains(k), k);
+  QCOMPARE(list[0]["group"].get<std::string>(), std::string("grp"));
+  QCOMPARE(list[0]["status"].get<std::string>(), std::string("finished"));
+  std::tie(code, out) = cli({"runs", "list", "--db", qdb, "--json", "--group", "nope"});
+  QCOMPARE(Json::parse(out).size(), size_t(0));
+  // runs show --json
+  std::tie(code, out) = cli({"runs", "show", QString::number(ids[0]), "--db", qdb, "--json"});
+  QCOMPARE(code, 0);
+  Json show = Json::parse(out);
+  for (const char* k : {"spec", "params", "events"}) QVERIFY2(show.contains(k), k);
+  QCOMPARE(show["params"]["train.lr"].get<double>(), 1e-4);
+  bool event = false;
+  for (const auto& e : show["events"]) event |= e["message"] == "hello from the test";
+  QVERIFY(event);
+  // runs export csv: header, one row per metric value, parameter columns.
+  const std::string csv = m_dir + "/export.csv";
+  std::tie(code, out) =
+      cli({"runs", "export", "grp", "--format", "csv", "--out", qs(csv), "--db", qdb});
+  QCOMPARE(code, 0);
+  std::ifstream f(csv);
+  std::string header;
+  std::getline(f, header);
+  QVERIFY2(header.rfind("run,step,key,value", 0) == 0, header.c_str());
+  QVERIFY(header.find("train.lr") != std::string::npos);
+  int rows = 0;
+  for (std::string line; std::getline(f, line);) ++rows;
+  QCOMPARE(rows, 3 * 4);
+  // compare --json
+  std::tie(code, out) =
+      cli({"compare", "grp", "--by", "plan", "--budget", "forgetting=5%", "--json", "--db", qdb});
+  QCOMPARE(code, 0);
+  Json cmp = Json::parse(out);
+  QCOMPARE(cmp["plans"].size(), size_t(2));
+  QCOMPARE(cmp["plans"][0]["method"].get<std::string>(), std::string("FT"));
+  QCOMPARE(cmp["plans"][0]["runs"].size(), size_t(2));
+  QVERIFY(std::fabs(cmp["plans"][0]["learning"]["mean"].get<double>() - 30.0) < 1e-12);
+  QCOMPARE(cmp["plans"][1]["meets_budget"].get<bool>(), false);
+  // runs delete --yes
+  std::tie(code, out) = cli({"runs", "delete", QString::number(ids[2]), "--yes", "--db", qdb});
+  QCOMPARE(code, 0);
+  QVERIFY(!Store::open(db).find_run(ids[2]));
+  // run --dry-run --json lists the runs of a spec and starts nothing.
+  Json spec = base_spec({{"variant", "full"}});
+  spec["seeds"] = {0, 1, 2};
+  spec["sweep"] = {{"train.lr", {1e-4, 3e-4}}};
+  const std::string spec_path = m_dir + "/dry.json";
+  std::ofstream(spec_path) << spec.dump();
+  const std::string dry_db = db_path("dry-run-never-created");
+  std::tie(code, out) = cli({"run", qs(spec_path), "--dry-run", "--json", "--db", qs(dry_db)});
+  QCOMPARE(code, 0);
+  Json dry = Json::parse(out);
+  QCOMPARE(dry.size(), size_t(6));
+  for (const char* k : {"name", "plan", "seed", "train.lr"}) QVERIFY2(dry[5].contains(k), k);
+  QCOMPARE(dry[5]["seed"].get<int>(), 2);
+  QCOMPARE(dry[5]["train.lr"].get<double>(), 3e-4);
+  QVERIFY(!fs::exists(dry_db));
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "common.h"
+#include "experiment/expand.h"
 #include "experiment/runner.h"
 #include "experiment/spec.h"
 #include "util/log.h"
@@ -17,6 +18,8 @@ struct RunOptions {
   std::optional<int64_t> resume;
   int64_t inject_nan_at = -1;
   bool quiet = false;
+  bool dry_run = false;
+  bool json = false;
 };
 
 void declare_run(CLI::App& app, RunOptions& o) {
@@ -37,13 +40,48 @@ void declare_run(CLI::App& app, RunOptions& o) {
   add_option(app, "--tag", o.tag, "TAG", "add a tag to every run");
   add_option(app, "--log", o.log, "FILE", "also write the log to FILE");
   add_flag(app, "--quiet", o.quiet, "no progress lines");
+  add_flag(app, "--dry-run", o.dry_run,
+           "list the runs the spec stands for (plans x sweep points x seeds) and\n"
+           "start nothing");
+  auto* json = add_flag(app, "--json", o.json,
+                        "with --dry-run: one JSON array, an object per run: {\"name\",\n"
+                        "\"plan\", \"seed\", and every swept key with its value}");
+  (void)json;
   // Tests: a NaN loss at this step (divergence handling).
   add_option(app, "--inject-nan-at", o.inject_nan_at, "STEP", "")->check(at_least(0))->group("");
+}
+
+// The runs a spec stands for, in the order they would run.
+int dry_run(const std::string& path, bool json) {
+  const auto spec = experiment::load_spec(path);
+  const auto runs = experiment::expand_runs(spec);
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : runs) {
+    nlohmann::json o = {
+        {"name", r.name}, {"plan", spec.plans[r.plan_index].label()}, {"seed", r.seed}};
+    for (auto it = r.swept.begin(); it != r.swept.end(); ++it) o[it.key()] = *it;
+    out.push_back(std::move(o));
+  }
+  if (json) {
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%zu run%s from %s (group spec hash %s):\n", runs.size(), runs.size() == 1 ? "" : "s",
+              path.c_str(), experiment::spec_hash(spec).c_str());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    std::printf("%4zu  %s\n", i + 1, runs[i].name.c_str());
+  }
+  return 0;
 }
 
 int run_run(const RunOptions& in) {
   if (in.spec.empty() && !in.resume) {
     throw UsageError("missing argument SPEC.json (or --resume RUN_ID)");
+  }
+  if (in.json && !in.dry_run) throw UsageError("--json applies to --dry-run only");
+  if (in.dry_run) {
+    if (in.resume) throw UsageError("--dry-run lists the runs of a spec, not --resume");
+    return dry_run(in.spec, in.json);
   }
   CancelToken cancel;
   cancel_on_signals(cancel);
@@ -86,8 +124,11 @@ int run_run(const RunOptions& in) {
 }  // namespace
 
 GB_REGISTER_COMMAND(
-    "run", "run SPEC.json [--db DB] [--resume RUN_ID] [--workspace DIR] [--cache DIR]",
-    "Runs an experiment spec (see docs/experiments.md): one run per plan, each probed,\n"
+    "run",
+    "run SPEC.json [--db DB] [--resume RUN_ID] [--workspace DIR] [--cache DIR] [--dry-run "
+    "[--json]]",
+    "Runs an experiment spec (see docs/experiments.md): one run per plan, sweep point and\n"
+    "seed (all in one group of the store), each probed,\n"
     "grown, trained and evaluated, everything recorded in the SQLite run store.\n"
     "Prints one JSON object per line on stdout: {\"event\": \"stage\"|\"progress\"|\"eval\"|\n"
     "\"grown\"|\"checkpoint\"|\"run_started\"|\"run_finished\"|\"done\", ...}; progress objects\n"
