@@ -248,6 +248,9 @@ class TestRunner : public QObject {
   void sweptRunsAreOneGroupWithTheirParameters();
   void budgetSelectionOnAHandMadeStore();
   void cliRunsAndCompareFollowTheContract();
+  void forgettingGuardStopsOrRollsBack_data();
+  void forgettingGuardStopsOrRollsBack();
+  void testSetsAreEvaluatedAtTheStartAndTheEndOnly();
 
  private:
   Json base_spec(const Json& plan) const;
@@ -2078,6 +2081,72 @@ void TestRunner::cliRunsAndCompareFollowTheContract() {
   QCOMPARE(dry[5]["seed"].get<int>(), 2);
   QCOMPARE(dry[5]["train.lr"].get<double>(), 3e-4);
   QVERIFY(!fs::exists(dry_db));
+}
+
+void TestRunner::forgettingGuardStopsOrRollsBack_data() {
+  QTest::addColumn<QString>("action");
+  QTest::addColumn<double>("budget");
+  QTest::newRow("stop") << "stop" << 1e-6;
+  QTest::newRow("rollback") << "rollback" << 1e-6;
+  QTest::newRow("within a wide budget") << "stop" << 1e6;
+}
+
+void TestRunner::forgettingGuardStopsOrRollsBack() {
+  QFETCH(QString, action);
+  QFETCH(double, budget);
+  Json spec = base_spec({{"variant", "full"}});
+  spec["train"]["lr"] = 1e-2;  // forgets quickly
+  spec["guard"] = {{"metric", "eval/orig/ppl"}, {"max_increase", budget}, {"action", str(action)}};
+  const std::string db = db_path(fmt::format("guard-{}", m_counter++));
+  auto oc = run_one(spec, db);
+  Store store = Store::open(db);
+  auto series = store.metric_series(oc.run_id);
+  std::string guard_event;
+  for (const auto& e : store.events(oc.run_id)) {
+    if (e.message.find("guard") != std::string::npos) guard_event = e.message;
+  }
+  if (budget > 1) {
+    QCOMPARE(qs(oc.status), QString("finished"));
+    QVERIFY(guard_event.empty());
+    QCOMPARE(series["train/loss"].steps.back(), int64_t(4));
+    return;
+  }
+  QVERIFY2(!guard_event.empty(), "no guard event");
+  // The first interval evaluation (step 2) exceeds the budget: training ends there.
+  QCOMPARE(series["train/loss"].steps.back(), int64_t(2));
+  const auto& orig = series["eval/orig/ppl"];
+  if (action == "stop") {
+    QCOMPARE(qs(oc.status), QString("stopped"));
+    QCOMPARE(store.get_run(oc.run_id).status, RunStatus::Stopped);
+    QVERIFY(guard_event.find("run stopped") != std::string::npos);
+    QVERIFY(orig.values.back() > orig.values.front());
+    QVERIFY(store.latest_checkpoint(oc.run_id).has_value());
+  } else {
+    QCOMPARE(qs(oc.status), QString("finished"));
+    QVERIFY2(guard_event.find("rolled back to the weights of step 0") != std::string::npos,
+             guard_event.c_str());
+    // The final evaluation is of the restored weights: the step-0 model exactly.
+    QCOMPARE(orig.steps.back(), int64_t(2));
+    QCOMPARE(orig.values.back(), orig.values.front());
+    QCOMPARE(store.latest_checkpoint(oc.run_id)->step, int64_t(2));
+  }
+}
+
+void TestRunner::testSetsAreEvaluatedAtTheStartAndTheEndOnly() {
+  Json spec = base_spec({{"variant", "full"}});
+  spec["data"]["original"]["test"] = m_orig_eval;
+  spec["data"]["new"]["test"] = m_new_eval;
+  const std::string db = db_path(fmt::format("test-split-{}", m_counter++));
+  auto oc = run_one(spec, db);
+  QVERIFY2(oc.status == "finished", oc.error.c_str());
+  Store store = Store::open(db);
+  auto series = store.metric_series(oc.run_id);
+  QCOMPARE(series["eval/orig/ppl"].steps, (std::vector<int64_t>{0, 2, 4}));
+  QCOMPARE(series["test/orig/ppl"].steps, (std::vector<int64_t>{0, 4}));
+  QCOMPARE(series["test/new/loss"].steps, (std::vector<int64_t>{0, 4}));
+  // Same text as the eval set here, so the same figures.
+  QCOMPARE(series["test/orig/ppl"].values.back(), series["eval/orig/ppl"].values.back());
+  QVERIFY(gb::metrics::lower_is_better("test/new/ppl"));
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

@@ -110,7 +110,7 @@ int run_run(const RunOptions& in) {
   for (const auto& oc : outcomes) {
     if (oc.status == "cancelled")
       code = 130;
-    else if (oc.status != "finished" && code == 0)
+    else if (oc.status != "finished" && oc.status != "stopped" && code == 0)
       code = 3;
   }
   events::Done done;
@@ -135,6 +135,7 @@ GB_REGISTER_COMMAND(
     "carry stage, step, total, loss, lr, tokens_per_s and eta_s. Logs go to stderr.\n"
     "SIGINT/SIGTERM cancel cleanly: the run is marked cancelled and a checkpoint written.",
     &declare_run, &run_run,
-    "Exit code: 0 all runs finished, 3 a run failed or diverged, 130 cancelled, 2 usage.");
+    "Exit code: 0 all runs finished (or stopped by their forgetting guard), 3 a run failed or\n"
+    "diverged, 130 cancelled, 2 usage.");
 
 }  // namespace gb::cli

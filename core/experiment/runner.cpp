@@ -88,6 +88,7 @@ struct Prepared {
   std::vector<Phase> phases;
   std::shared_ptr<data::TokenStream> replay;
   std::vector<data::Batch> orig_eval, new_eval;
+  std::vector<data::Batch> orig_test, new_test;  // held-out test sets (step 0 and the end)
   std::vector<TaskData> tasks, seq_tasks;
   importance::ProbeSetOptions probe_set_options;  // the spec's probe section
   importance::ProbeOptions probe_options;         // its method options (method set per probe)
@@ -209,6 +210,14 @@ void prepare_data(Prepared& p) {
   if (spec.new_eval.defined()) {
     auto s = source_tokens(spec.new_eval, p.encoder, spec.seed, "new-eval", cache);
     p.new_eval = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
+  }
+  if (spec.original_test.defined()) {
+    auto s = source_tokens(spec.original_test, p.encoder, spec.seed, "orig-test", cache);
+    p.orig_test = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
+  }
+  if (spec.new_test.defined()) {
+    auto s = source_tokens(spec.new_test, p.encoder, spec.seed, "new-test", cache);
+    p.new_test = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
   }
   for (const auto& t : spec.tasks) p.tasks.push_back(prepare_task(t, p));
 }
@@ -387,6 +396,7 @@ class RunExecutor {
   void after_step();
   double tokens_per_s() const { return m_train_tokens / std::max(m_train_seconds, 1e-9); }
   void evaluate(int64_t step);
+  void check_guard(int64_t step);
   void record_routes(int64_t step);
   void evaluate_task(const TaskData& t,
                      const std::function<void(const std::string&, double)>& put_m);
@@ -423,6 +433,18 @@ class RunExecutor {
   int64_t m_train_tokens = 0;
   Clock::time_point m_last_emit;
   std::map<std::string, double> m_last;
+  // The forgetting guard: the metric's step-0 value, the trainable weights at the last
+  // evaluation within the budget (rollback), and whether training ends early.
+  double m_guard_start = NAN;
+  std::vector<torch::Tensor> m_guard_weights;
+  int64_t m_guard_step = 0;
+  bool m_end_training = false;
+};
+
+// A forgetting guard with "action": "stop" ended the run.
+class GuardStopped : public Error {
+ public:
+  explicit GuardStopped(const std::string& m) : Error(m) {}
 };
 
 RunOutcome RunExecutor::execute(const std::optional<store::CheckpointInfo>& resume_from) {
@@ -596,6 +618,7 @@ void RunExecutor::start() {
   put(0, mk::kTrainableParams, static_cast<double>(m_growth.trainable_params));
   put(0, mk::kAddedParams, static_cast<double>(m_growth.added_params()));
   evaluate(0);
+  check_guard(0);
 }
 
 // A resumed run: trainer, data position and unit learning rates from the checkpoint; the
@@ -614,6 +637,19 @@ void RunExecutor::resume(const store::CheckpointInfo& checkpoint) {
   if (m_ewc && fs::exists(ewc_state)) m_ewc->load_state(st::read_all(ewc_state.string()));
   m_store.truncate_metrics(m_run, m_state.global_step);
   m_state.last_eval_step = m_state.global_step;
+  if (!m_spec.guard.metric.empty()) {
+    // The guard compares with the run's step-0 value; a rollback restores at most to here.
+    auto series = m_store.metric_series(m_run);
+    auto it = series.find(m_spec.guard.metric);
+    if (it != series.end() && !it->second.steps.empty() && it->second.steps.front() == 0) {
+      m_guard_start = it->second.values.front();
+    }
+    torch::NoGradGuard ng;
+    for (const auto& grp : m_growth.groups) {
+      for (const auto& p : grp.params) m_guard_weights.push_back(p.detach().clone());
+    }
+    m_guard_step = m_state.global_step;
+  }
   m_store.add_event(
       m_run, store::EventLevel::Info,
       fmt::format("resumed from {} at step {}", checkpoint.path, m_state.global_step));
@@ -628,7 +664,10 @@ void RunExecutor::train_loop() {
     m_source->seek(m_state.source_step);
     train::Schedule schedule = m_schedule;
     schedule.total = m_phase_steps[m_state.phase];
-    for (; m_state.phase_step < schedule.total; ++m_state.phase_step) train_step(ph, schedule);
+    for (; m_state.phase_step < schedule.total && !m_end_training; ++m_state.phase_step) {
+      train_step(ph, schedule);
+    }
+    if (m_end_training) break;
     if (m_p.spec.is_sequence()) evaluate_sequence_row(m_state.phase);
     if (m_ewc && m_state.phase + 1 < m_p.phases.size()) ewc_next_task(ph);
     m_state.phase_step = 0;
@@ -695,7 +734,11 @@ void RunExecutor::report_progress(const Phase& phase, const train::StepStats& st
 // The interval evaluation and checkpoint (the last step's come in finish()).
 void RunExecutor::after_step() {
   const int64_t g = m_state.global_step;
-  if (g % m_p.spec.eval.interval == 0 && g != m_total_steps) evaluate(g);
+  if (g % m_p.spec.eval.interval == 0 && g != m_total_steps) {
+    evaluate(g);
+    check_guard(g);
+    if (m_end_training) return;
+  }
   if (m_p.spec.checkpoint_interval > 0 && g % m_p.spec.checkpoint_interval == 0 &&
       g != m_total_steps) {
     m_state.source_step = m_source->step();
@@ -708,7 +751,13 @@ void RunExecutor::after_step() {
 
 // The final evaluation, throughput and checkpoint.
 void RunExecutor::finish() {
-  if (m_state.last_eval_step != m_state.global_step) evaluate(m_state.global_step);
+  if (m_state.last_eval_step != m_state.global_step) {
+    evaluate(m_state.global_step);
+    check_guard(m_state.global_step);
+    if (m_end_training) evaluate(m_state.global_step);  // the restored weights
+  } else if (m_end_training) {
+    evaluate(m_state.global_step);  // rolled back at an interval evaluation
+  }
   if (m_train_seconds > 0) {
     put(m_state.global_step, mk::kTokensPerS, m_train_tokens / m_train_seconds);
   }
@@ -723,6 +772,18 @@ void RunExecutor::finish() {
 void RunExecutor::stop(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
+  } catch (const GuardStopped& e) {
+    flush_quietly();
+    try {
+      if (m_source) m_state.source_step = m_source->step();
+      save_checkpoint("stopped");
+    } catch (const std::exception& ce) {
+      log::get("runner")->error("run {}: could not write the guard's checkpoint: {}", m_run,
+                                ce.what());
+    }
+    m_store.set_status(m_run, store::RunStatus::Stopped, e.what());
+    m_out.status = "stopped";
+    m_out.error = e.what();
   } catch (const CancelledError&) {
     save_cancel_checkpoint();
     m_store.set_status(m_run, store::RunStatus::Cancelled, "cancelled by the user");
@@ -781,6 +842,60 @@ void RunExecutor::record_routes(int64_t step) {
   put(step, mk::kRouteNeff, sum / static_cast<double>(banks.size()));
 }
 
+// The forgetting guard (GuardSpec) after an evaluation at `step`.
+void RunExecutor::check_guard(int64_t step) {
+  const GuardSpec& g = m_spec.guard;
+  if (g.metric.empty() || m_end_training) return;
+  auto it = m_last.find(g.metric);
+  if (it == m_last.end()) {
+    if (step == 0) {
+      m_store.add_event(
+          m_run, store::EventLevel::Warning,
+          fmt::format("guard: the run records no '{}', so the guard cannot act", g.metric));
+    }
+    return;
+  }
+  const double v = it->second;
+  auto snapshot = [&] {
+    if (g.action != "rollback") return;
+    torch::NoGradGuard ng;
+    m_guard_weights.clear();
+    for (const auto& grp : m_growth.groups) {
+      for (const auto& p : grp.params) m_guard_weights.push_back(p.detach().clone());
+    }
+    m_guard_step = step;
+  };
+  if (step == 0 || std::isnan(m_guard_start)) {
+    m_guard_start = v;
+    snapshot();
+    return;
+  }
+  const bool higher = mk::higher_is_better(g.metric);
+  const double change =
+      (higher ? m_guard_start - v : v - m_guard_start) / std::max(std::fabs(m_guard_start), 1e-12);
+  if (!(change > g.max_increase) && std::isfinite(v)) {
+    snapshot();
+    return;
+  }
+  const std::string what = fmt::format(
+      "guard: {} moved {:+.2f} % from its step-0 value {:.6g} to {:.6g} at step {} "
+      "(budget {:.2f} %)",
+      g.metric, change * 100, m_guard_start, v, step, g.max_increase * 100);
+  if (g.action == "stop") throw GuardStopped(what + ": run stopped");
+  {
+    torch::NoGradGuard ng;
+    size_t i = 0;
+    for (const auto& grp : m_growth.groups) {
+      for (const auto& p : grp.params) p.copy_(m_guard_weights.at(i++));
+    }
+  }
+  m_store.add_event(m_run, store::EventLevel::Warning,
+                    fmt::format("{}: rolled back to the weights of step {}, the last evaluation "
+                                "within the budget; the run finishes from there",
+                                what, m_guard_step));
+  m_end_training = true;
+}
+
 void RunExecutor::evaluate(int64_t step) {
   auto& model = *m_model.model;
   std::map<std::string, double> metrics;
@@ -803,6 +918,19 @@ void RunExecutor::evaluate(int64_t step) {
     auto r = eval::lm_eval(model, m_p.new_eval, m_p.device);
     put_m(mk::kEvalNewLoss, r.loss);
     put_m(mk::kEvalNewPpl, r.ppl);
+  }
+  // The held-out test sets: at the start and at the end only (or where a guard ends it).
+  if (step == 0 || step == m_total_steps || m_end_training) {
+    if (!m_p.orig_test.empty()) {
+      auto r = eval::lm_eval(model, m_p.orig_test, m_p.device);
+      put_m(mk::kTestOrigLoss, r.loss);
+      put_m(mk::kTestOrigPpl, r.ppl);
+    }
+    if (!m_p.new_test.empty()) {
+      auto r = eval::lm_eval(model, m_p.new_test, m_p.device);
+      put_m(mk::kTestNewLoss, r.loss);
+      put_m(mk::kTestNewPpl, r.ppl);
+    }
   }
   for (const auto& t : m_p.tasks) evaluate_task(t, put_m);
   for (const auto& t : m_p.seq_tasks) evaluate_task(t, put_m);

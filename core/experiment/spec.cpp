@@ -10,6 +10,7 @@
 #include "importance/probe_options.h"
 #include "util/error.h"
 #include "util/json.h"
+#include "util/metrics.h"
 
 namespace gb::experiment {
 
@@ -251,7 +252,7 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   js::check_keys(j, {"version", "name",       "seed",     "device",     "dtype",       "threads",
                      "model",   "data",       "sequence", "plans",      "plan",        "train",
                      "eval",    "probe",      "adept",    "checkpoint", "description", "seeds",
-                     "sweep",   "sweep_mode", "samples",  "run_seed"},
+                     "sweep",   "sweep_mode", "samples",  "run_seed",   "guard"},
                  ctx);
   ExperimentSpec s;
   s.version = static_cast<int>(js::get_or<int64_t>(j, "version", kSpecVersion, ctx));
@@ -293,9 +294,9 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   const Json& data = object_at(j, "data", ctx);
   js::check_keys(data, {"original", "new", "tasks"}, dctx);
   const Json& orig = object_at(data, "original", dctx);
-  js::check_keys(orig, {"eval", "replay", "probe"}, dctx + ".original");
+  js::check_keys(orig, {"eval", "replay", "probe", "test"}, dctx + ".original");
   const Json& nw = object_at(data, "new", dctx);
-  js::check_keys(nw, {"train", "eval"}, dctx + ".new");
+  js::check_keys(nw, {"train", "eval", "test"}, dctx + ".new");
   auto src = [&](const Json& parent, const char* key, const std::string& c) {
     return parent.contains(key) ? parse_source(parent[key], base_dir, c + "." + key) : DataSource{};
   };
@@ -304,6 +305,8 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   s.original_probe = src(orig, "probe", dctx + ".original");
   s.new_train = src(nw, "train", dctx + ".new");
   s.new_eval = src(nw, "eval", dctx + ".new");
+  s.original_test = src(orig, "test", dctx + ".original");
+  s.new_test = src(nw, "test", dctx + ".new");
   if (data.contains("tasks")) {
     if (!data["tasks"].is_array()) fail("{}.tasks: expected an array", dctx);
     for (size_t i = 0; i < data["tasks"].size(); ++i) {
@@ -438,6 +441,21 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   const Json& c = object_at(j, "checkpoint", ctx);
   js::check_keys(c, {"interval"}, ctx + ".checkpoint");
   s.checkpoint_interval = positive(c, "interval", 0, ctx + ".checkpoint", 0);
+  if (j.contains("guard")) {
+    const std::string gctx = ctx + ".guard";
+    const Json& g = object_at(j, "guard", ctx);
+    js::check_keys(g, {"metric", "max_increase", "action"}, gctx);
+    s.guard.metric = js::get_or<std::string>(g, "metric", "eval/orig/ppl", gctx);
+    if (s.guard.metric.rfind("eval/", 0) != 0 || !metrics::find(s.guard.metric)) {
+      fail("{}.metric: expected an evaluation metric such as eval/orig/ppl, found '{}'", gctx,
+           s.guard.metric);
+    }
+    s.guard.max_increase = ranged(g, "max_increase", 0.05, gctx, 0.0, 1e9);
+    s.guard.action = js::get_or<std::string>(g, "action", "stop", gctx);
+    if (s.guard.action != "stop" && s.guard.action != "rollback") {
+      fail("{}.action: must be stop or rollback, found '{}'", gctx, s.guard.action);
+    }
+  }
 
   // The resolved spec is what runs store: absolute paths, every plan in canonical form.
   s.raw = j;
@@ -452,6 +470,8 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   put("original", "probe", s.original_probe);
   put("new", "train", s.new_train);
   put("new", "eval", s.new_eval);
+  put("original", "test", s.original_test);
+  put("new", "test", s.new_test);
   auto task_json = [](const TaskSpec& tk) {
     Json tj = {{"name", tk.name}, {"kind", tk.kind}, {"max_items", tk.max_items}};
     if (tk.kind == "mc") {

@@ -96,6 +96,16 @@ struct EvalSpec {
   bool exact_match = true;
 };
 
+// A forgetting guard for each run ("guard"): after every evaluation, when `metric` has moved
+// by more than `max_increase` (relative, in the bad direction) from its step-0 value, the run
+// is stopped (status "stopped") or rolled back to its weights at the last evaluation within
+// the budget and finished from there.
+struct GuardSpec {
+  std::string metric;  // empty: no guard
+  double max_increase = 0.05;
+  std::string action = "stop";  // stop | rollback
+};
+
 struct ProbeSpec {
   // How every probe of the runner runs (importance/probe_options.h; the same options as
   // `growbench-cli probe`): masking_mode, fisher_mode (also ADEPT's and EWC's Fisher),
@@ -153,6 +163,10 @@ struct ExperimentSpec {
   ModelSpec model;
   DataSource original_eval, original_replay, original_probe;
   DataSource new_train, new_eval;
+  // Held-out test sets ("data.original.test", "data.new.test"): evaluated at step 0 and at the
+  // end only (test/orig/..., test/new/...), so that choosing a configuration on the eval
+  // (validation) sets never sees the data the comparison reports.
+  DataSource original_test, new_test;
   std::vector<TaskSpec> tasks;
   std::vector<SequenceStep> sequence;
   std::vector<grow::GrowthPlan> plans;
@@ -161,7 +175,8 @@ struct ExperimentSpec {
   ProbeSpec probe;
   AdeptSpec adept;
   int64_t checkpoint_interval = 0;  // 0: only at the end (and on cancel)
-  nlohmann::json raw;               // the spec as given (stored with every run)
+  GuardSpec guard;
+  nlohmann::json raw;  // the spec as given (stored with every run)
 
   bool is_sequence() const { return !sequence.empty(); }
 };

@@ -48,6 +48,14 @@ struct Registry {
     fix(kDriftCosine,
         "mean cosine of final hidden states on the original eval set to the base model's", "", H,
         "representation drift");
+    fix(kTestOrigLoss, "cross-entropy on the original-domain test set (forgetting, reported)",
+        "nats/token", L, "original test loss");
+    fix(kTestOrigPpl, "perplexity on the original-domain test set (forgetting, reported)", "", L,
+        "original test perplexity");
+    fix(kTestNewLoss, "cross-entropy on the new-domain test set (learning, reported)", "nats/token",
+        L, "new test loss");
+    fix(kTestNewPpl, "perplexity on the new-domain test set (learning, reported)", "", L,
+        "new test perplexity");
     fix(kEvalOp, "average performance over the sequential tasks after the last phase", "", H,
         "average performance");
     fix(kEvalBwt, "backward transfer over the sequential tasks (negative: forgetting)", "", H,

@@ -45,6 +45,12 @@ inline constexpr const char* kEvalOrigPpl = "eval/orig/ppl";
 inline constexpr const char* kEvalNewLoss = "eval/new/loss";
 inline constexpr const char* kEvalNewPpl = "eval/new/ppl";
 inline constexpr const char* kDriftCosine = "eval/drift/cosine";
+// The held-out test sets (data.*.test), at step 0 and at the end only.
+inline constexpr const char* kTestPrefix = "test/";
+inline constexpr const char* kTestOrigLoss = "test/orig/loss";
+inline constexpr const char* kTestOrigPpl = "test/orig/ppl";
+inline constexpr const char* kTestNewLoss = "test/new/loss";
+inline constexpr const char* kTestNewPpl = "test/new/ppl";
 // Sequential tasks: average performance and backward transfer of the task matrix.
 inline constexpr const char* kEvalOp = "eval/op";
 inline constexpr const char* kEvalBwt = "eval/bwt";
