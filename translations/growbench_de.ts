@@ -607,6 +607,10 @@
         <source>Diverged</source>
         <translation>Divergiert</translation>
     </message>
+    <message>
+        <source>Stopped by its guard</source>
+        <translation>Von seinem Wächter gestoppt</translation>
+    </message>
 </context>
 <context>
     <name>Runs</name>

@@ -607,6 +607,10 @@
         <source>Diverged</source>
         <translation>已发散</translation>
     </message>
+    <message>
+        <source>Stopped by its guard</source>
+        <translation>被遗忘守卫停止</translation>
+    </message>
 </context>
 <context>
     <name>Runs</name>

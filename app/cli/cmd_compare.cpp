@@ -10,6 +10,7 @@
 #include "experiment/compare.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/metrics.h"
 #include "util/paths.h"
 
 namespace gb::cli {
@@ -57,7 +58,8 @@ double parse_budget(const std::string& text) {
 }
 
 std::string metric_key(const std::string& k) {
-  return k.rfind("eval/", 0) == 0 || k.rfind("test/", 0) == 0 ? k : "eval/" + k;
+  const std::string eval = metrics::kEvalPrefix, test = metrics::kTestPrefix;
+  return k.rfind(eval, 0) == 0 || k.rfind(test, 0) == 0 ? k : eval + k;
 }
 
 int run_compare(const CompareCliOptions& in) {

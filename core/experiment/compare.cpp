@@ -41,7 +41,8 @@ Json stat_json(const Stat& s) {
 }  // namespace
 
 std::string test_key(const std::string& key) {
-  if (key.rfind("eval/", 0) == 0) return "test/" + key.substr(5);
+  const std::string eval = metrics::kEvalPrefix;
+  if (key.rfind(eval, 0) == 0) return metrics::kTestPrefix + key.substr(eval.size());
   return key;
 }
 

@@ -26,15 +26,16 @@
 #include <nlohmann/json.hpp>
 
 #include "store/store.h"
+#include "util/metrics.h"
 
 namespace gb::experiment {
 
 struct CompareOptions {
-  std::string group;                         // the runs' group (RunInfo::experiment)
-  std::string by = "plan";                   // hyper-parameter key that names a method
-  double budget = 0.05;                      // maximum forgetting (fraction)
-  std::string learning = "eval/new/ppl";     // selection metric of learning
-  std::string forgetting = "eval/orig/ppl";  // selection metric of forgetting
+  std::string group;                               // the runs' group (RunInfo::experiment)
+  std::string by = "plan";                         // hyper-parameter key that names a method
+  double budget = 0.05;                            // maximum forgetting (fraction)
+  std::string learning = metrics::kEvalNewPpl;     // selection metric of learning
+  std::string forgetting = metrics::kEvalOrigPpl;  // selection metric of forgetting
   std::vector<double> curve_budgets = {0.01, 0.02, 0.05, 0.10, 0.20};
 };
 
@@ -67,7 +68,7 @@ struct CompareResult {
 
 CompareResult compare_group(store::Store& store, const CompareOptions& options);
 
-// The test-split key of a selection key: "eval/new/ppl" → "test/new/ppl".
+// The test-split key of a selection key (eval/... → test/..., metrics.h).
 std::string test_key(const std::string& key);
 
 }  // namespace gb::experiment

@@ -445,8 +445,8 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
     const std::string gctx = ctx + ".guard";
     const Json& g = object_at(j, "guard", ctx);
     js::check_keys(g, {"metric", "max_increase", "action"}, gctx);
-    s.guard.metric = js::get_or<std::string>(g, "metric", "eval/orig/ppl", gctx);
-    if (s.guard.metric.rfind("eval/", 0) != 0 || !metrics::find(s.guard.metric)) {
+    s.guard.metric = js::get_or<std::string>(g, "metric", metrics::kEvalOrigPpl, gctx);
+    if (!metrics::is_eval(s.guard.metric) || !metrics::find(s.guard.metric)) {
       fail("{}.metric: expected an evaluation metric such as eval/orig/ppl, found '{}'", gctx,
            s.guard.metric);
     }
