@@ -517,6 +517,27 @@ void TestCli::errorsAreClear_data() {
   QTest::newRow("generate: prompt longer than the context")
       << QStringList{gen, model, prompt, q(sentences(40, 3))} << 1
       << QStringLiteral("but the model has 128 positions");
+  // No silent data loss: an output folder over the input model is refused, naming both.
+  const QString plan = QStringLiteral(R"({"variant":"lora","rank":2})");
+  QTest::newRow("grow: --out is the model")
+      << QStringList{"grow", model, "--plan", plan, "--out", model} << 2
+      << QStringLiteral("would overwrite the input model");
+  QTest::newRow("grow: --out inside the model")
+      << QStringList{"grow", model, "--plan", plan, "--out", model + "/sub"} << 2
+      << QStringLiteral("would overwrite the input model");
+  QTest::newRow("grow: --out with a trailing slash and dot")
+      << QStringList{"grow", model, "--plan", plan, "--out", model + "/./"} << 2
+      << QStringLiteral("would overwrite the input model");
+  QTest::newRow("export: --out is the model") << QStringList{"export", model, "--out", model} << 2
+                                              << QStringLiteral("would overwrite the input model");
+  QTest::newRow("grow: duplicate LoRA targets")
+      << QStringList{"grow",   model,
+                     "--plan", QStringLiteral(R"({"variant":"lora","targets":["q","q"]})"),
+                     "--out",  model + "-dup"}
+      << 1 << QStringLiteral("'targets' names 'q' twice");
+  QTest::newRow("run --resume: no store")
+      << QStringList{"run", "--resume", "3", "--db", model + "/no-such.db"} << 1
+      << QStringLiteral("there is no run store at");
 }
 
 void TestCli::errorsAreClear() {

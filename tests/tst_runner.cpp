@@ -682,7 +682,7 @@ void TestRunner::baseRunStepZeroEqualsIndependentEvaluation() {
   QVERIFY(std::abs(m.at("eval/new/loss") - m_base_new_loss) < 1e-6);
   QVERIFY(std::abs(m.at("eval/orig/ppl") - std::exp(m_base_orig_loss)) <
           1e-6 * std::exp(m_base_orig_loss));
-  QCOMPARE(m.at("eval/drift/cosine"), m.at("eval/drift/cosine"));  // not NaN
+  QVERIFY(!std::isnan(m.at("eval/drift/cosine")));
   QVERIFY(std::abs(m.at("eval/drift/cosine") - 1.0) < 1e-6);
   // The contract's perf keys at step 0.
   for (const char* k : {"perf/total_params", "perf/trainable_params", "perf/added_params"}) {
@@ -762,8 +762,11 @@ void TestRunner::shortRunPerVariantStartsAtTheBaseModel() {
   QCOMPARE(series["eval/new/loss"].steps, (std::vector<int64_t>{0, 2, 4}));
   QVERIFY(series.count("perf/tokens_per_s") && !series["perf/tokens_per_s"].values.empty());
   QVERIFY(series["perf/tokens_per_s"].values.back() > 0);
-  // Learning happened: the new-domain loss moved (training changes what trains).
-  QVERIFY(series["eval/new/loss"].values.back() != series["eval/new/loss"].values.front());
+  // Learning happened: the new-domain loss went down.
+  QVERIFY2(series["eval/new/loss"].values.back() < series["eval/new/loss"].values.front(),
+           qPrintable(QString("new loss %1 -> %2")
+                          .arg(series["eval/new/loss"].values.front())
+                          .arg(series["eval/new/loss"].values.back())));
   if (replay > 0) QVERIFY(series.count("train/lm_loss"));
   // Routed experts: route statistics on the original eval set at step 0 and at the end, one
   // N_eff per bank (a bank beside each MLP linear of the two layers) and their mean.
@@ -1856,6 +1859,16 @@ void TestRunner::sweepErrorsNameTheKey_data() {
                              << "the sweep point {\"train.lr\":-1} gives an invalid run";
   QTest::newRow("bad mode") << R"({"sweep_mode":"grids"})"
                             << "must be grid or random";
+  // Task names key eval/<task>/...: reserved and duplicate names are refused.
+  QTest::newRow("task named orig")
+      << R"({"data":{"tasks":[{"name":"orig","kind":"lm","source":"x.txt"}]}})"
+      << "'orig' is reserved";
+  QTest::newRow("task named bwt")
+      << R"({"data":{"tasks":[{"name":"bwt","kind":"lm","source":"x.txt"}]}})"
+      << "'bwt' is reserved";
+  QTest::newRow("two tasks, one name")
+      << R"({"data":{"tasks":[{"name":"a","kind":"lm","source":"x.txt"},{"name":"a","kind":"lm","source":"y.txt"}]}})"
+      << "two tasks are named 'a'";
 }
 
 void TestRunner::sweepErrorsNameTheKey() {

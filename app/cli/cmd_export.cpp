@@ -17,6 +17,7 @@ void declare_export(CLI::App& app, ExportOptions& o) {
 
 int run_export(const ExportOptions& o) {
   LoadedModel m = load_model_arg(o.model);
+  refuse_output_over_input(o.model.path, o.out);
   export_hf(*m.model, o.out, m.folder);
   std::printf("exported %s to %s\n", m.config.model_type.c_str(), o.out.c_str());
   return 0;

@@ -96,6 +96,7 @@ int run_grow(const GrowOptions& o) {
   const int64_t seed = o.seed;
   const grow::SaveFormat format = parse_format(o.format);
   const bool as_json = o.json;
+  refuse_output_over_input(model_path, out);
 
   grow::GrowthPlan plan = grow::parse_plan(plan_json);
   if (const grow::LayerSelection* sel = plan.layers()) {

@@ -101,6 +101,10 @@ int run_run(const RunOptions& in) {
   };
   std::vector<experiment::RunOutcome> outcomes;
   if (in.resume) {
+    if (!std::filesystem::exists(o.db_path)) {
+      fail("--resume {}: there is no run store at '{}' (give the --db of the run)", *in.resume,
+           o.db_path);
+    }
     outcomes.push_back(experiment::resume_run(*in.resume, o));
   } else {
     auto spec = experiment::load_spec(in.spec);

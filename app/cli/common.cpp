@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "grow/checkpoint.h"
 #include "model/runtime.h"
 #include "util/error.h"
@@ -97,6 +99,27 @@ void cancel_on_signals(CancelToken& token) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+}
+
+void refuse_output_over_input(const std::string& input, const std::string& output) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path in = fs::weakly_canonical(fs::absolute(input), ec);
+  const fs::path out = fs::weakly_canonical(fs::absolute(output), ec);
+  auto within = [](const fs::path& inner, const fs::path& outer) {
+    auto i = inner.begin();
+    for (auto o = outer.begin(); o != outer.end(); ++o, ++i) {
+      if (o->empty()) continue;
+      if (i == inner.end() || *i != *o) return false;
+    }
+    return true;
+  };
+  if (within(out, in) || within(in, out)) {
+    throw UsageError(
+        fmt::format("--out {} would overwrite the input model {} (the same folder, inside it or "
+                    "containing it); write to another folder",
+                    out.string(), in.string()));
+  }
 }
 
 }  // namespace gb::cli

@@ -21,6 +21,11 @@ struct ModelArg {
 // Declares MODEL (required, the next positional) and --device D, --dtype T.
 void declare_model(CLI::App& app, ModelArg& model,
                    const std::string& dtype_help = "dtype of the weights in memory");
+// Refuses (a usage error, exit 2) an output folder that is the input folder, lies inside
+// it, or contains it (symlinks resolved): writing there would overwrite the model being
+// read. Both paths are named in the message.
+void refuse_output_over_input(const std::string& input, const std::string& output);
+
 // Declares --device D and --dtype T alone.
 void declare_device_dtype(CLI::App& app, ModelArg& model, const std::string& dtype_help);
 

@@ -3,6 +3,7 @@
 #include "experiment/expand.h"
 
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -55,6 +56,13 @@ TaskSpec parse_task(const Json& j, const std::string& base_dir, const std::strin
   t.name = js::get<std::string>(j, "name", ctx);
   if (t.name.empty() || t.name.find('/') != std::string::npos) {
     fail("{}.name: must be non-empty and contain no '/', found '{}'", ctx, t.name);
+  }
+  // eval/<task>/... must not collide with the built-in evaluation keys.
+  for (const char* reserved : {"orig", "new", "drift", "op", "bwt"}) {
+    if (t.name == reserved) {
+      fail("{}.name: '{}' is reserved (eval/{}... is a built-in metric); choose another name", ctx,
+           t.name, t.name);
+    }
   }
   t.kind = js::get<std::string>(j, "kind", ctx);
   t.max_items = js::get_or<int64_t>(j, "max_items", -1, ctx);
@@ -337,6 +345,19 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
     }
   } else if (!s.new_train.defined()) {
     fail("{}.data.new.train: missing (the new-domain training data)", ctx);
+  }
+  {
+    // Task names key the metrics eval/<task>/...: two tasks with one name would mix them.
+    std::set<std::string> names;
+    for (const auto& t : s.tasks) {
+      if (!names.insert(t.name).second)
+        fail("{}.data.tasks: two tasks are named '{}'", ctx, t.name);
+    }
+    for (const auto& st : s.sequence) {
+      if (!names.insert(st.eval.name).second) {
+        fail("{}.sequence: the task name '{}' is used twice", ctx, st.eval.name);
+      }
+    }
   }
 
   // Plans

@@ -60,6 +60,13 @@ VariantModule lora_module() {
     auto& p = static_cast<LoraParams&>(vp);
     if (!raw.contains("alpha")) p.alpha = 2.0 * static_cast<double>(p.rank);
     if (p.targets.empty()) fail("{}: 'targets' must name at least one unit", ctx);
+    for (size_t i = 0; i < p.targets.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (p.targets[i] == p.targets[j]) {
+          fail("{}: 'targets' names '{}' twice", ctx, p.targets[i]);
+        }
+      }
+    }
   };
   m.validate_model = [](const VariantParams& vp, const ModelConfig& c, const std::string& ctx) {
     for (const auto& t : static_cast<const LoraParams&>(vp).targets) {
