@@ -203,22 +203,16 @@ void prepare_data(Prepared& p) {
   if (spec.original_replay.defined()) {
     p.replay = source_tokens(spec.original_replay, p.encoder, spec.seed, "orig-replay", cache);
   }
-  if (spec.original_eval.defined()) {
-    auto s = source_tokens(spec.original_eval, p.encoder, spec.seed, "orig-eval", cache);
-    p.orig_eval = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
-  }
-  if (spec.new_eval.defined()) {
-    auto s = source_tokens(spec.new_eval, p.encoder, spec.seed, "new-eval", cache);
-    p.new_eval = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
-  }
-  if (spec.original_test.defined()) {
-    auto s = source_tokens(spec.original_test, p.encoder, spec.seed, "orig-test", cache);
-    p.orig_test = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
-  }
-  if (spec.new_test.defined()) {
-    auto s = source_tokens(spec.new_test, p.encoder, spec.seed, "new-test", cache);
-    p.new_test = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
-  }
+  // The evaluation (validation) and test sets, packed alike.
+  auto eval_set = [&](const DataSource& src, const char* name, std::vector<data::Batch>& out) {
+    if (!src.defined()) return;
+    auto s = source_tokens(src, p.encoder, spec.seed, name, cache);
+    out = eval_batches(*s, T, spec.eval.batch_size, spec.eval.tokens);
+  };
+  eval_set(spec.original_eval, "orig-eval", p.orig_eval);
+  eval_set(spec.new_eval, "new-eval", p.new_eval);
+  eval_set(spec.original_test, "orig-test", p.orig_test);
+  eval_set(spec.new_test, "new-test", p.new_test);
   for (const auto& t : spec.tasks) p.tasks.push_back(prepare_task(t, p));
 }
 

@@ -322,6 +322,15 @@ GrowthResult apply_moe(CausalLMImpl& model, const GrowthPlan& plan, const ApplyC
     for (auto& t : bank->parameters(true)) t.set_requires_grad(true);
     return bank;
   };
+  // One optimizer group per bank.
+  auto add_group = [&](int64_t l, const std::string& unit, std::string name, MoeBankImpl& bank) {
+    ParamGroup g;
+    g.layer = l;
+    g.unit = unit;
+    g.name = std::move(name);
+    g.params = bank.parameters(true);
+    r.groups.push_back(std::move(g));
+  };
   std::string kind;
   for (int64_t l : layers) {
     auto layer = model.layer(l);
@@ -332,12 +341,7 @@ GrowthResult apply_moe(CausalLMImpl& model, const GrowthPlan& plan, const ApplyC
       auto bank = make_bank(l, d, d, kMoeBranch, options);
       kind = bank->kind();
       layer->add_branch(kMoeBranch, bank);
-      ParamGroup g;
-      g.layer = l;
-      g.unit = kMoeBranch;
-      g.name = fmt::format("layers.{}.{}", l, kMoeBranch);
-      g.params = bank->parameters(true);
-      r.groups.push_back(std::move(g));
+      add_group(l, kMoeBranch, fmt::format("layers.{}.{}", l, kMoeBranch), *bank);
       continue;
     }
     std::vector<std::string> units;
@@ -352,12 +356,7 @@ GrowthResult apply_moe(CausalLMImpl& model, const GrowthPlan& plan, const ApplyC
       auto bank = make_bank(l, base->in_features(), base->out_features(), name, options);
       kind = bank->kind();
       layer->set_linear(unit, std::make_shared<MoeLinearImpl>(base, bank, "moe_" + name));
-      ParamGroup g;
-      g.layer = l;
-      g.unit = unit;
-      g.name = fmt::format("layers.{}.{}.moe", l, unit);
-      g.params = bank->parameters(true);
-      r.groups.push_back(std::move(g));
+      add_group(l, unit, fmt::format("layers.{}.{}.moe", l, unit), *bank);
     }
   }
   if (o.top_k == 1 && o.renormalise && o.balance <= 0) {
