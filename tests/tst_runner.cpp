@@ -251,6 +251,7 @@ class TestRunner : public QObject {
   void forgettingGuardStopsOrRollsBack_data();
   void forgettingGuardStopsOrRollsBack();
   void testSetsAreEvaluatedAtTheStartAndTheEndOnly();
+  void finiteButRunawayLossIsDivergence();
 
  private:
   Json base_spec(const Json& plan) const;
@@ -2160,6 +2161,33 @@ void TestRunner::testSetsAreEvaluatedAtTheStartAndTheEndOnly() {
   // Same text as the eval set here, so the same figures.
   QCOMPARE(series["test/orig/ppl"].values.back(), series["eval/orig/ppl"].values.back());
   QVERIFY(gb::metrics::lower_is_better("test/new/ppl"));
+}
+
+// Divergence is not only a NaN loss: a loss that stays above diverge_factor × its first value
+// for 3 consecutive logged steps ends the run "diverged" with the step named.
+void TestRunner::finiteButRunawayLossIsDivergence() {
+  Json spec = base_spec({{"variant", "full"}});
+  spec["train"]["lr"] = 0.3;
+  spec["train"]["steps"] = 12;
+  spec["train"]["schedule"] = "constant";
+  spec["train"]["warmup"] = 0;
+  spec["train"]["diverge_factor"] = 1.05;
+  const std::string db = db_path(fmt::format("runaway-{}", m_counter++));
+  auto oc = run_one(spec, db);
+  Store store = Store::open(db);
+  auto loss = store.metric_series(oc.run_id)["train/loss"];
+  QVERIFY(!loss.values.empty());
+  for (double v : loss.values) QVERIFY(std::isfinite(v));  // finite all along
+  QCOMPARE(qs(oc.status), QString("diverged"));
+  QVERIFY2(oc.error.find("stayed above 1.05 × its first value") != std::string::npos &&
+               oc.error.find("LM loss") != std::string::npos,
+           oc.error.c_str());
+  QCOMPARE(store.get_run(oc.run_id).status, RunStatus::Diverged);
+  // Off (0): the same run goes on.
+  spec["train"]["diverge_factor"] = 0;
+  spec["train"]["steps"] = 4;
+  auto off = run_one(spec, db_path(fmt::format("runaway-off-{}", m_counter++)));
+  QVERIFY2(off.status == "finished", off.error.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

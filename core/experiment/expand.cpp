@@ -19,8 +19,9 @@ namespace {
 // once per experiment).
 const std::vector<std::string>& sweepable_train_keys() {
   static const std::vector<std::string> k = {
-      "steps",        "batch_size", "accumulation", "lr",    "schedule", "warmup", "min_lr_ratio",
-      "weight_decay", "clip",       "beta1",        "beta2", "eps",      "replay"};
+      "steps",        "batch_size",    "accumulation", "lr",    "schedule", "warmup",
+      "min_lr_ratio", "weight_decay",  "clip",         "beta1", "beta2",    "eps",
+      "replay",       "diverge_factor"};
   return k;
 }
 

@@ -56,6 +56,8 @@ namespace {
 
 // A checkpoint's EWC state (anchors and Fishers of the tasks finished so far).
 constexpr char kEwcState[] = "ewc.safetensors";
+// Divergence: consecutive logged steps with the loss above diverge_factor × its first value.
+constexpr int64_t kDivergePatience = 3;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -430,6 +432,8 @@ class RunExecutor {
   // The forgetting guard: the metric's step-0 value, the trainable weights at the last
   // evaluation within the budget (rollback), and whether training ends early.
   double m_guard_start = NAN;
+  double m_first_loss = NAN;  // divergence: the first logged training loss
+  int64_t m_loss_high = 0;    // consecutive steps above diverge_factor × it
   std::vector<torch::Tensor> m_guard_weights;
   int64_t m_guard_step = 0;
   bool m_end_training = false;
@@ -631,6 +635,12 @@ void RunExecutor::resume(const store::CheckpointInfo& checkpoint) {
   if (m_ewc && fs::exists(ewc_state)) m_ewc->load_state(st::read_all(ewc_state.string()));
   m_store.truncate_metrics(m_run, m_state.global_step);
   m_state.last_eval_step = m_state.global_step;
+  {
+    // Divergence compares with the run's first logged loss.
+    auto series = m_store.metric_series(m_run);
+    auto it = series.find(mk::kTrainLmLoss);
+    if (it != series.end() && !it->second.values.empty()) m_first_loss = it->second.values.front();
+  }
   if (!m_spec.guard.metric.empty()) {
     // The guard compares with the run's step-0 value; a rollback restores at most to here.
     auto series = m_store.metric_series(m_run);
@@ -695,6 +705,22 @@ void RunExecutor::train_step(const Phase& phase, const train::Schedule& schedule
 
 void RunExecutor::record_step(const train::StepStats& stats) {
   const int64_t g = m_state.global_step;
+  if (stats.synced && m_spec.train.diverge_factor > 0) {
+    // A loss that stays far above where it started diverged even while it is finite.
+    // The next-token loss: extra terms (local losses, penalties) may legitimately grow.
+    if (std::isnan(m_first_loss)) m_first_loss = stats.lm_loss;
+    const double limit = m_spec.train.diverge_factor * std::max(m_first_loss, 1e-12);
+    m_loss_high = stats.lm_loss > limit ? m_loss_high + 1 : 0;
+    if (m_loss_high >= kDivergePatience) {
+      flush_quietly();
+      throw train::DivergedError(
+          fmt::format("training diverged at step {}: the LM loss {:.6g} stayed above {} × its "
+                      "first value {:.6g} for {} consecutive steps",
+                      g, stats.lm_loss, m_spec.train.diverge_factor, m_first_loss,
+                      kDivergePatience),
+          g, "loss");
+    }
+  }
   if (stats.synced) {
     put(g, mk::kTrainLoss, stats.loss);
     put(g, mk::kTrainLmLoss, stats.lm_loss);
@@ -928,6 +954,14 @@ void RunExecutor::evaluate(int64_t step) {
   }
   for (const auto& t : m_p.tasks) evaluate_task(t, put_m);
   for (const auto& t : m_p.seq_tasks) evaluate_task(t, put_m);
+  for (const auto& [k, v] : metrics) {
+    if (!std::isfinite(v)) {
+      flush_quietly();
+      throw train::DivergedError(
+          fmt::format("training diverged: the evaluation at step {} gives {} = {}", step, k, v),
+          step, k);
+    }
+  }
   if (const int64_t peak = compat::peak_memory_bytes(m_p.device); peak >= 0) {
     put_m(mk::kPeakMemoryMb, static_cast<double>(peak) / 1e6);
   }

@@ -383,7 +383,7 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   js::check_keys(
       t,
       {"steps", "batch_tokens", "batch_size", "seq_len", "accumulation", "lr", "schedule", "warmup",
-       "min_lr_ratio", "weight_decay", "clip", "beta1", "beta2", "eps", "replay"},
+       "min_lr_ratio", "weight_decay", "clip", "beta1", "beta2", "eps", "replay", "diverge_factor"},
       tctx);
   s.train.steps = positive(t, "steps", 100, tctx);
   s.train.seq_len = positive(t, "seq_len", 128, tctx, 2);
@@ -414,6 +414,7 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   s.train.beta2 = ranged(t, "beta2", 0.95, tctx, 0.0, 1.0);
   s.train.eps = ranged(t, "eps", 1e-8, tctx, 0.0, 1.0, true);
   s.train.replay = ranged(t, "replay", 0.0, tctx, 0.0, 1.0);
+  s.train.diverge_factor = ranged(t, "diverge_factor", 10.0, tctx, 0.0, 1e9);
   if (s.train.replay > 0 && !s.original_replay.defined()) {
     fail("{}.replay: {} needs data.original.replay (original-domain text to mix in)", tctx,
          s.train.replay);

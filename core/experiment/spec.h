@@ -85,6 +85,10 @@ struct TrainSpec {
   double clip = 1.0;
   double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
   double replay = 0.0;  // fraction p of original-domain batches
+  // Divergence: the run ends "diverged" when its training loss stays above this factor times
+  // its first logged loss for kDivergePatience consecutive steps (0 = off), or when an
+  // evaluation metric is not finite.
+  double diverge_factor = 10.0;
 };
 
 struct EvalSpec {
