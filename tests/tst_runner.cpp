@@ -47,6 +47,7 @@
 #include "importance/probe.h"
 #include "importance/probe_set.h"
 #include "importance/probe_writer.h"
+#include "model/config.h"
 #include "model/hf_io.h"
 #include "model/modules.h"
 #include "model/tensor_io.h"
@@ -252,6 +253,7 @@ class TestRunner : public QObject {
   void forgettingGuardStopsOrRollsBack();
   void testSetsAreEvaluatedAtTheStartAndTheEndOnly();
   void finiteButRunawayLossIsDivergence();
+  void sequenceLongerThanTheModelIsRefused();
 
  private:
   Json base_spec(const Json& plan) const;
@@ -2188,6 +2190,17 @@ void TestRunner::finiteButRunawayLossIsDivergence() {
   spec["train"]["steps"] = 4;
   auto off = run_one(spec, db_path(fmt::format("runaway-off-{}", m_counter++)));
   QVERIFY2(off.status == "finished", off.error.c_str());
+}
+
+void TestRunner::sequenceLongerThanTheModelIsRefused() {
+  const auto cfg = gb::load_config(m_model + "/config.json");
+  Json spec = base_spec({{"variant", "full"}});
+  spec["train"]["seq_len"] = cfg.max_positions + 1;
+  const std::string msg =
+      error_of([&] { run_one(spec, db_path(fmt::format("long-{}", m_counter++))); });
+  QVERIFY2(msg.find(fmt::format("train.seq_len {} exceeds the model's {} positions",
+                                cfg.max_positions + 1, cfg.max_positions)) != std::string::npos,
+           msg.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

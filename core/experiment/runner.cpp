@@ -25,6 +25,7 @@
 #include "importance/probe_set.h"
 #include "importance/probe_writer.h"
 #include "importance/selection.h"
+#include "model/config.h"
 #include "model/runtime.h"
 #include "model/tensor_io.h"
 #include "model/tokenizer.h"
@@ -165,6 +166,25 @@ void prepare_base_model(Prepared& p, const Progress& progress) {
   } else {
     p.base_folder = spec.model.path;
     p.model_key = fs::absolute(spec.model.path).lexically_normal().string();
+  }
+  {
+    // A window longer than the model's positions gives wrong positions (learned position
+    // tables end; RoPE beyond its declared range is out of what the model was trained on).
+    const fs::path cfg = fs::path(p.base_folder) / "config.json";
+    if (fs::exists(cfg)) {
+      const ModelConfig c = load_config(cfg.string());
+      const bool declared = c.family == Family::Gpt2 || c.raw.contains("max_position_embeddings");
+      if (spec.train.seq_len > c.max_positions) {
+        if (declared) {
+          fail("train.seq_len {} exceeds the model's {} positions ({})", spec.train.seq_len,
+               c.max_positions, cfg.string());
+        }
+        log::get("runner")->warn(
+            "train.seq_len {} is beyond the {} positions assumed for {} (its config declares no "
+            "max_position_embeddings)",
+            spec.train.seq_len, c.max_positions, cfg.string());
+      }
+    }
   }
   std::string tok_path = find_tokenizer(p.base_folder);
   if (tok_path.empty()) {
