@@ -19,6 +19,7 @@
 #include "grow/growth.h"
 #include "grow/moe.h"
 #include "grow/plan.h"
+#include "model/hf_io.h"
 #include "grow/routes.h"
 #include "grow/ewc.h"
 #include "test_models.h"
@@ -1077,6 +1078,10 @@ void TestBranches::expertsSitBesideEachMlpLinear() {
   }
   QVERIFY(base_frozen);
   QVERIFY(!std::dynamic_pointer_cast<grow::MoeLinearImpl>(m->layer(1)->mlp->up_proj));
+  // Routed experts have no plain form: an export must not drop them silently.
+  std::string why;
+  QVERIFY(!gb::is_hf_expressible(*m, &why));
+  QVERIFY2(why.find("has no plain form") != std::string::npos, why.c_str());
   // Each bank maps its linear's input to its output; MH-MoE splits the input into heads.
   for (const auto& [path, own] : linears) {
     (void)own;

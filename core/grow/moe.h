@@ -178,6 +178,7 @@ class MoeLinearImpl : public LinearUnitImpl {
   torch::Tensor dense_weight() const override { return base->dense_weight(); }
   torch::Tensor dense_bias() const override { return base->dense_bias(); }
   std::string kind() const override;  // "LoRAMoE K=4 top1 r=4 beside dense 64→160"
+  bool mergeable() const override { return false; }
 
   LinearUnit base;
   MoeBank bank;

@@ -260,6 +260,11 @@ bool is_hf_expressible(CausalLMImpl& model, std::string* reason) {
                             layer->branches().front().second->kind()));
     }
     for (const auto& u : layer->units()) {
+      if (auto lin = std::dynamic_pointer_cast<LinearUnitImpl>(u.module)) {
+        if (!lin->mergeable()) {
+          return no(fmt::format("layer {} unit {} has no plain form ({})", l, u.name, lin->kind()));
+        }
+      }
       if (auto n = std::dynamic_pointer_cast<NormUnitImpl>(u.module)) {
         if (!std::dynamic_pointer_cast<NormImpl>(n)) {
           return no(fmt::format("layer {} unit {} is a split norm", l, u.name));

@@ -86,6 +86,9 @@ class LinearUnitImpl : public torch::nn::Module {
   virtual torch::Tensor dense_bias() const = 0;
   // Short description for the architecture tree ("Linear", "LoRA r=8", ...).
   virtual std::string kind() const = 0;
+  // True when dense_weight() and dense_bias() are the unit's whole function (a plain export
+  // then keeps it); false for units with input-dependent paths (routed experts).
+  virtual bool mergeable() const { return true; }
 };
 using LinearUnit = std::shared_ptr<LinearUnitImpl>;
 
