@@ -24,6 +24,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <signal.h>
@@ -254,6 +255,7 @@ class TestRunner : public QObject {
   void testSetsAreEvaluatedAtTheStartAndTheEndOnly();
   void finiteButRunawayLossIsDivergence();
   void sequenceLongerThanTheModelIsRefused();
+  void threadsAreBoundedByTheMachine();
 
  private:
   Json base_spec(const Json& plan) const;
@@ -2201,6 +2203,19 @@ void TestRunner::sequenceLongerThanTheModelIsRefused() {
   QVERIFY2(msg.find(fmt::format("train.seq_len {} exceeds the model's {} positions",
                                 cfg.max_positions + 1, cfg.max_positions)) != std::string::npos,
            msg.c_str());
+}
+
+void TestRunner::threadsAreBoundedByTheMachine() {
+  Json spec = base_spec({{"variant", "lora"}, {"rank", 2}});
+  spec["threads"] = 100000;
+  spec["train"]["steps"] = 1;
+  auto oc = run_one(spec, db_path(fmt::format("threads-{}", m_counter++)));
+  QVERIFY2(oc.status == "finished", oc.error.c_str());
+  QVERIFY(torch::get_num_threads() <=
+          static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  torch::set_num_threads(1);
+  spec["threads"] = 0;
+  QVERIFY(error_of([&] { ex::parse_spec(spec, "", "spec"); }).find("threads") != std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

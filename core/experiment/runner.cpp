@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <thread>
 #include <memory>
 
 #include <torch/torch.h>
@@ -278,7 +279,15 @@ std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOption
   if (p->options.cache_dir.empty()) p->options.cache_dir = data::default_cache_dir();
   p->device = parse_device(spec.device);
   p->dtype = parse_dtype(spec.dtype);
-  torch::set_num_threads(static_cast<int>(spec.threads));
+  // More threads than cores only oversubscribes them (100 000 threads would hang the start).
+  const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  int64_t threads = spec.threads;
+  if (threads > cores) {
+    log::get("runner")->warn("threads = {} is more than the {} cores of this machine; using {}",
+                             threads, cores, cores);
+    threads = cores;
+  }
+  torch::set_num_threads(static_cast<int>(threads));
   Progress progress(
       [&p = *p](const ProgressUpdate& u) { emit(p, progress_event(u, std::nullopt)); },
       options.cancel);
