@@ -71,6 +71,7 @@ class TestModel : public QObject {
   void kvCacheDecodingMatchesFullForward();
   void exportReloadIsBitExact_data() { forwardMatchesTransformers_data(); }
   void exportReloadIsBitExact();
+  void nonFiniteWeightsAreRefusedOnLoad();
   void configParameterCountMatchesModules_data() { forwardMatchesTransformers_data(); }
   void configParameterCountMatchesModules();
   void badCheckpointGivesSpecificError_data();
@@ -210,6 +211,26 @@ void TestModel::kvCacheDecodingMatchesFullForward() {
     QVERIFY2(diff <= 1e-4, qPrintable(QString("position %1: diff %2").arg(p).arg(diff)));
   }
   QCOMPARE(cache.length(), ids.size(1));
+}
+
+void TestModel::nonFiniteWeightsAreRefusedOnLoad() {
+  QTemporaryDir dir;
+  gb::LoadedModel m = gb::load_hf_model(fixture("llama"));
+  {
+    torch::NoGradGuard ng;
+    m.model->layer(1)->mlp->down_proj->dense_weight()[3][5] = std::nan("");
+  }
+  const std::string out = dir.path().toStdString() + "/nan";
+  gb::export_hf(*m.model, out, m.folder);
+  std::string msg;
+  try {
+    gb::load_hf_model(out);
+  } catch (const std::exception& e) {
+    msg = e.what();
+  }
+  QVERIFY2(
+      msg.find("model.layers.1.mlp.down_proj.weight holds 1 non-finite value") != std::string::npos,
+      msg.c_str());
 }
 
 void TestModel::exportReloadIsBitExact() {

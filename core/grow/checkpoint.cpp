@@ -185,6 +185,7 @@ LoadedModel load_growbench(const std::string& folder, const LoadOptions& options
   lm.model->to(options.device);
   lm.model->eval();
   lm.tokenizer_file = find_tokenizer(folder);
+  check_finite_weights(*lm.model, folder);
   log::get("grow")->info("loaded GrowBench checkpoint {} ({} parameters, {} trainable)", folder,
                          count_parameters(*lm.model), count_parameters(*lm.model, true));
   return lm;

@@ -232,7 +232,21 @@ LoadedModel load_hf_model(const std::string& folder, const LoadOptions& options)
   lm.config = load_config(cfg.string());
   lm.model = build_from_checkpoint(lm.config, folder, options);
   lm.tokenizer_file = find_tokenizer(folder);
+  check_finite_weights(*lm.model, folder);
   return lm;
+}
+
+void check_finite_weights(CausalLMImpl& model, const std::string& folder) {
+  torch::NoGradGuard no_grad;
+  for (const auto& item : model.named_parameters(true)) {
+    if (!torch::isfinite(item.value()).all().item<bool>()) {
+      const int64_t bad = (~torch::isfinite(item.value())).sum().item<int64_t>();
+      fail(
+          "'{}': the weight {} holds {} non-finite value(s) (NaN or Inf); every output of the "
+          "model would be meaningless",
+          folder, item.key(), bad);
+    }
+  }
 }
 
 bool is_hf_expressible(CausalLMImpl& model, std::string* reason) {

@@ -41,6 +41,10 @@ CausalLM build_from_checkpoint(const ModelConfig& config, const std::string& fol
 // `reason` says why not.
 bool is_hf_expressible(CausalLMImpl& model, std::string* reason = nullptr);
 
+// Fails, naming the folder and the tensor, when a weight holds NaN or Inf (checked on every
+// load: one pass over the weights).
+void check_finite_weights(CausalLMImpl& model, const std::string& folder);
+
 // The config of the plain architecture `model` now has (layers, MLP size, layer types).
 ModelConfig plain_config(CausalLMImpl& model);
 
