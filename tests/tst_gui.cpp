@@ -734,6 +734,7 @@ class TstGui : public QObject {
     o.height = 800;
     QStringList written;
     const int n = runTour(&w, o, &written);
+    QCOMPARE(n, tourShotCount());
     QCOMPARE(n, 12);
     for (const QString& f : written) {
       QImage img(f);

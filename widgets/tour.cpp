@@ -98,10 +98,26 @@ QString tourModel(Session* s) {
   return presets.isEmpty() ? QString() : presets.first();
 }
 
+// A screenshot of one colour shows nothing (a view that never painted).
+bool blank(const QImage& img) {
+  const QRgb first = img.pixel(0, 0);
+  for (int y = 0; y < img.height(); y += 3) {
+    for (int x = 0; x < img.width(); x += 3) {
+      if (img.pixel(x, y) != first) return false;
+    }
+  }
+  return true;
+}
+
 bool save(QWidget* w, const QString& path, QStringList* written) {
   const QPixmap px = w->grab();
   if (px.isNull() || !px.save(path)) {
     std::fprintf(stderr, "growbench --tour: could not write %s\n", qPrintable(path));
+    return false;
+  }
+  if (blank(px.toImage())) {
+    std::fprintf(stderr, "growbench --tour: %s is blank (the view did not paint)\n",
+                 qPrintable(path));
     return false;
   }
   if (written) *written << path;
@@ -207,6 +223,10 @@ int runTour(MainWindow* w, const TourOptions& o, QStringList* written) {
   settle(300);
   if (save(w, QDir(o.outDir).filePath(u"00-window.png"_s), written)) ++n;
   return n;
+}
+
+int tourShotCount() {
+  return 12;  // the shot() calls above and the window
 }
 
 // ---------------------------------------------------------------------------------------

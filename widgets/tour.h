@@ -27,6 +27,8 @@ struct TourOptions {
 
 // Returns the number of screenshots written, or -1 on an error (printed on stderr).
 int runTour(MainWindow* window, const TourOptions& options, QStringList* written = nullptr);
+// How many screenshots a complete tour writes (growbench --tour fails with fewer).
+int tourShotCount();
 
 struct MeasureOptions {
   QString storePath;      // a store to open (bench_store builds one with 1000 runs, 1M rows)

@@ -15,6 +15,7 @@
 #include <QTimer>
 #include <QTranslator>
 
+#include <algorithm>
 #include <cstdio>
 #include <unistd.h>
 
@@ -156,7 +157,12 @@ int main(int argc, char** argv) {
     o.model = parser.value(model);
     const int n = gb::gui::runTour(&window, o);
     window.close();
-    return n > 0 ? 0 : 1;
+    if (n != gb::gui::tourShotCount()) {
+      std::fprintf(stderr, "growbench --tour: %d of %d screenshots written, non-blank\n",
+                   std::max(n, 0), gb::gui::tourShotCount());
+      return 1;
+    }
+    return 0;
   }
   if (parser.isSet(measure)) {
     gb::gui::MeasureOptions o;
