@@ -256,6 +256,7 @@ class TestRunner : public QObject {
   void finiteButRunawayLossIsDivergence();
   void sequenceLongerThanTheModelIsRefused();
   void threadsAreBoundedByTheMachine();
+  void relativeStorePathsGiveAbsoluteCheckpoints();
 
  private:
   Json base_spec(const Json& plan) const;
@@ -2216,6 +2217,27 @@ void TestRunner::threadsAreBoundedByTheMachine() {
   torch::set_num_threads(1);
   spec["threads"] = 0;
   QVERIFY(error_of([&] { ex::parse_spec(spec, "", "spec"); }).find("threads") != std::string::npos);
+}
+
+// A relative --db (and so a relative workspace) must not store relative checkpoint paths: a
+// resume from another directory would not find them.
+void TestRunner::relativeStorePathsGiveAbsoluteCheckpoints() {
+  const QString before = QDir::currentPath();
+  const std::string cwd = m_dir + "/cwd-" + std::to_string(m_counter++);
+  fs::create_directories(cwd);
+  QVERIFY(QDir::setCurrent(qs(cwd)));
+  Json spec = base_spec({{"variant", "lora"}, {"rank", 2}});
+  spec["train"]["steps"] = 1;
+  ex::RunOutcome oc;
+  const std::string err = error_of([&] { oc = run_one(spec, "relative.db"); });
+  QVERIFY(QDir::setCurrent(before));
+  QVERIFY2(err == "NO ERROR", err.c_str());
+  QVERIFY2(oc.status == "finished", oc.error.c_str());
+  Store store = Store::open(cwd + "/relative.db");
+  const auto ck = store.latest_checkpoint(oc.run_id);
+  QVERIFY(ck.has_value());
+  QVERIFY2(fs::path(ck->path).is_absolute(), ck->path.c_str());
+  QVERIFY(fs::exists(fs::path(ck->path) / "trainable.safetensors"));
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

@@ -1111,6 +1111,9 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
   RunnerOptions options = o;
   if (options.db_path.empty()) fail("run: no run store given (--db)");
   if (options.workspace.empty()) options.workspace = default_workspace(options.db_path);
+  // Checkpoint paths are stored as written: absolute, so that a resume from another working
+  // directory finds them (a relative --db or --workspace used to store relative ones).
+  options.workspace = fs::absolute(options.workspace).lexically_normal().string();
   store::Store store = store::Store::open(options.db_path);
   store.mark_interrupted_runs();
 
@@ -1186,6 +1189,9 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
 RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
   RunnerOptions options = o;
   if (options.workspace.empty()) options.workspace = default_workspace(options.db_path);
+  // Checkpoint paths are stored as written: absolute, so that a resume from another working
+  // directory finds them (a relative --db or --workspace used to store relative ones).
+  options.workspace = fs::absolute(options.workspace).lexically_normal().string();
   store::Store store = store::Store::open(options.db_path);
   store.mark_interrupted_runs();
   store::RunInfo info = store.get_run(run_id);
