@@ -125,7 +125,6 @@ CompareResult compare_group(store::Store& store, const CompareOptions& o) {
     mc.method = method;
     mc.configurations = static_cast<int64_t>(configs.size());
     mc.best_forgetting = INFINITY;
-    std::vector<std::pair<Stat, Stat>> sel;  // per config: learning, forgetting
     const std::vector<RunFigures>* chosen = nullptr;
     std::string chosen_key;
     Stat chosen_l;

@@ -2,7 +2,6 @@
 #include "experiment/expand.h"
 
 #include <cmath>
-#include <cstdio>
 
 #include <fmt/format.h>
 
