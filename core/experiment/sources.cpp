@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "data/biography.h"
+#include "data/random.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -59,6 +60,14 @@ std::vector<data::Document> source_documents(const DataSource& s, uint64_t seed)
         so.seed = seed;
         auto split = data::split_documents(std::move(docs), so);
         docs = s.part == "train" ? std::move(split.train) : std::move(split.heldout);
+        if (s.part == "validation" || s.part == "test") {
+          // The held-out part cut in two disjoint halves (its first half is validation).
+          data::SplitOptions half;
+          half.heldout_count = static_cast<int64_t>(docs.size() / 2);
+          half.seed = data::derive_seed(seed, 0x7e57);
+          auto halves = data::split_documents(std::move(docs), half);
+          docs = s.part == "validation" ? std::move(halves.heldout) : std::move(halves.train);
+        }
         if (docs.empty()) fail("data source {}: the {} part is empty", s.describe(), s.part);
       }
       break;

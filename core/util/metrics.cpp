@@ -124,6 +124,10 @@ std::string task_key(const std::string& task, const char* suffix) {
   return std::string(kEvalPrefix) + task + "/" + suffix;
 }
 
+std::string test_task_key(const std::string& task, const char* suffix) {
+  return std::string(kTestPrefix) + task + "/" + suffix;
+}
+
 std::string train_term_key(const std::string& term) {
   return std::string(kTrainPrefix) + term;
 }
@@ -152,6 +156,12 @@ const MetricInfo* find(const std::string& key) {
   const auto& r = registry();
   if (auto it = r.fixed.find(key); it != r.fixed.end()) return &r.entries[it->second];
   if (auto tk = split_task_key(key)) return &r.entries[r.task_suffix.at(tk->suffix)];
+  if (starts_with(key, kTestPrefix)) {
+    // test/<task>/<suffix>: described like eval/<task>/<suffix>.
+    if (auto tk = split_task_key(kEvalPrefix + key.substr(std::string_view(kTestPrefix).size()))) {
+      return &r.entries[r.task_suffix.at(tk->suffix)];
+    }
+  }
   if (starts_with(key, kTrainPrefix) && key.size() > std::string_view(kTrainPrefix).size()) {
     return &r.entries[r.train_term];
   }
@@ -190,8 +200,13 @@ std::string axis_title(const std::string& key) {
   const MetricInfo* info = find(key);
   if (!info) return key;
   std::string title = info->label;
-  if (auto tk = split_task_key(key)) {
+  const std::string as_eval =
+      starts_with(key, kTestPrefix)
+          ? kEvalPrefix + key.substr(std::string_view(kTestPrefix).size())
+          : key;
+  if (auto tk = split_task_key(as_eval)) {
     title = replace_placeholder(title, kTaskPlaceholder, tk->task);
+    if (as_eval != key) title = "test " + title;
   } else if (starts_with(key, kTrainPrefix)) {
     title = replace_placeholder(title, kTermPlaceholder,
                                 key.substr(std::string_view(kTrainPrefix).size()));

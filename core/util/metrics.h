@@ -77,6 +77,9 @@ inline constexpr const char* kPpl = "ppl";                 // lm task perplexity
 
 // "eval/<task>/<suffix>", e.g. task_key("bio", kAcc) == "eval/bio/acc".
 std::string task_key(const std::string& task, const char* suffix);
+// "test/<task>/<suffix>": a task's held-out test version (evaluated at step 0 and the end);
+// the registry describes it like the eval key of the same task and suffix.
+std::string test_task_key(const std::string& task, const char* suffix);
 // "train/<term>": an extra loss term of the variant (coefficient · value), e.g. "train/ewc".
 std::string train_term_key(const std::string& term);
 
