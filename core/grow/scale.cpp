@@ -443,7 +443,9 @@ GrowthResult apply_scale(CausalLMImpl& model, const GrowthPlan& plan, const Appl
         if (u.name == "k" || u.name == "v") out_up = new_kv_heads * d_h;
         if (u.name == "gate" || u.name == "up") out_up = p.p_up;
         if (u.name == "down") in_up = p.p_up;
-        const bool with_w12 = layer_collab && (!p.attention_only || is_attention_unit(u.name));
+        const std::string collab = p.effective_collaboration();
+        const bool with_w12 =
+            layer_collab && (collab == "all" || (collab == "attention") == is_attention_unit(u.name));
         auto unit =
             std::make_shared<ScaleLinearImpl>(dense->weight, dense->bias, in_up, out_up, with_w12);
         if (values) init_blocks(*unit, p, ctx.seed, name);

@@ -88,11 +88,23 @@ VariantModule scale_module() {
     s.when_hint = "preserve freezes W12 everywhere";
   }
   {
+    auto& s = m.param("collaboration", &ScaleParams::collaboration, T::Choice);
+    s.choices = {"all", "attention", "ffn"};
+    s.choice_labels = {GB_TR("GrowPlanner", "All linears"), GB_TR("GrowPlanner", "Attention only"),
+                       GB_TR("GrowPlanner", "FFN only")};
+    s.label = GB_TR("GrowPlanner", "Collaborating modules");
+    s.help = GB_TR("GrowPlanner",
+                   "Where W12 trains above L_fp: every linear, attention (q, k, v, o) only "
+                   "(“MHA as the preferred collaborative module”) or the FFN (gate, up, down) "
+                   "only, the module ablation of §3.3.");
+    s.when_key = "mode";
+    s.when_values = {"adapt", "route"};
+  }
+  {
     auto& s = m.param("attention_only", &ScaleParams::attention_only, T::Bool);
     s.label = GB_TR("GrowPlanner", "Collaboration in attention only");
-    s.help =
-        GB_TR("GrowPlanner",
-              "Trainable W12 only in attention (“MHA as the preferred collaborative module”).");
+    s.help = GB_TR("GrowPlanner",
+                   "Earlier name of collaboration = attention (kept so that earlier plans load).");
     s.when_key = "mode";
     s.when_values = {"adapt", "route"};
   }
@@ -155,6 +167,14 @@ VariantModule scale_module() {
     s.default_value = ScaleParams().init();
     m.params.push_back(std::move(s));
   }
+  m.validate = [](VariantParams& vp, const nlohmann::json& raw, const std::string& ctx) {
+    auto& p = static_cast<ScaleParams&>(vp);
+    if (p.attention_only && raw.contains("collaboration") && p.collaboration != "attention") {
+      fail("{}: 'attention_only' contradicts 'collaboration': '{}' (attention_only is the "
+           "earlier name of collaboration = attention; give only 'collaboration')",
+           ctx, p.collaboration);
+    }
+  };
   m.validate_model = [](const VariantParams& vp, const ModelConfig& c, const std::string& ctx) {
     const auto& p = static_cast<const ScaleParams&>(vp);
     const int64_t group = c.head_dim * c.kv_groups();
@@ -195,7 +215,10 @@ VariantModule scale_module() {
     const int64_t w12_attn = qd * p.d_up + 2 * kvd * p.d_up + d * p.d_up;
     const int64_t w12_mlp = (c.gated_mlp ? 2 : 1) * f * p.d_up + d * p.p_up;
     const int64_t collab = p.mode == "preserve" ? 0 : std::max<int64_t>(0, L - p.l_fp);
-    const int64_t w12 = collab * (p.attention_only ? w12_attn : w12_attn + w12_mlp);
+    const std::string where = p.effective_collaboration();
+    const int64_t w12 = collab * (where == "attention" ? w12_attn
+                                  : where == "ffn"     ? w12_mlp
+                                                       : w12_attn + w12_mlp);
     e.added = g.param_count() - c.param_count() - L * (w12_attn + w12_mlp) + w12;
     if (c.qk_norm) e.added += 2 * dh * L;  // the new heads' own q/k norm weights
     e.trainable = e.added;
