@@ -5,6 +5,7 @@
 #include "common.h"
 #include "experiment/expand.h"
 #include "experiment/runner.h"
+#include "experiment/smoke.h"
 #include "experiment/spec.h"
 #include "util/log.h"
 #include "util/paths.h"
@@ -20,6 +21,7 @@ struct RunOptions {
   bool quiet = false;
   bool dry_run = false;
   bool json = false;
+  bool smoke = false;
 };
 
 void declare_run(CLI::App& app, RunOptions& o) {
@@ -47,13 +49,17 @@ void declare_run(CLI::App& app, RunOptions& o) {
                         "with --dry-run: one JSON array, an object per run: {\"name\",\n"
                         "\"plan\", \"seed\", and every swept key with its value}");
   (void)json;
+  add_flag(app, "--smoke", o.smoke,
+           "the smoke version of the spec: a few steps, one seed, no sweep, small\n"
+           "evaluation sets (its runs form the group '<name>-smoke'; `report SPEC --smoke`\n"
+           "reports them): checks the pipeline, not the results");
   // Tests: a NaN loss at this step (divergence handling).
   add_option(app, "--inject-nan-at", o.inject_nan_at, "STEP", "")->check(at_least(0))->group("");
 }
 
 // The runs a spec stands for, in the order they would run.
-int dry_run(const std::string& path, bool json) {
-  const auto spec = experiment::load_spec(path);
+int dry_run(const std::string& path, bool json, bool smoke) {
+  const auto spec = experiment::load_spec_for(path, smoke);
   const auto runs = experiment::expand_runs(spec);
   nlohmann::json out = nlohmann::json::array();
   for (const auto& r : runs) {
@@ -79,9 +85,10 @@ int run_run(const RunOptions& in) {
     throw UsageError("missing argument SPEC.json (or --resume RUN_ID)");
   }
   if (in.json && !in.dry_run) throw UsageError("--json applies to --dry-run only");
+  if (in.smoke && in.resume) throw UsageError("--smoke applies to a spec, not to --resume");
   if (in.dry_run) {
     if (in.resume) throw UsageError("--dry-run lists the runs of a spec, not --resume");
-    return dry_run(in.spec, in.json);
+    return dry_run(in.spec, in.json, in.smoke);
   }
   CancelToken cancel;
   cancel_on_signals(cancel);
@@ -107,7 +114,7 @@ int run_run(const RunOptions& in) {
     }
     outcomes.push_back(experiment::resume_run(*in.resume, o));
   } else {
-    auto spec = experiment::load_spec(in.spec);
+    auto spec = experiment::load_spec_for(in.spec, in.smoke);
     outcomes = experiment::run_experiment(spec, o);
   }
   int code = 0;
@@ -129,8 +136,8 @@ int run_run(const RunOptions& in) {
 
 GB_REGISTER_COMMAND(
     "run",
-    "run SPEC.json [--db DB] [--resume RUN_ID] [--workspace DIR] [--cache DIR] [--dry-run "
-    "[--json]]",
+    "run SPEC.json [--db DB] [--resume RUN_ID] [--workspace DIR] [--cache DIR] [--smoke] "
+    "[--dry-run [--json]]",
     "Runs an experiment spec (see docs/experiments.md): one run per plan, sweep point and\n"
     "seed (all in one group of the store), each probed,\n"
     "grown, trained and evaluated, everything recorded in the SQLite run store.\n"

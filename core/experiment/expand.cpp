@@ -165,7 +165,8 @@ uint64_t fnv1a(const std::string& s) {
 }  // namespace
 
 const std::vector<std::string>& expansion_keys() {
-  static const std::vector<std::string> k = {"seeds", "sweep", "sweep_mode", "samples"};
+  static const std::vector<std::string> k = {"seeds",   "sweep", "sweep_mode",
+                                             "samples", "train", "comment"};
   return k;
 }
 
@@ -180,7 +181,8 @@ std::vector<ExpandedRun> expand_runs(const ExperimentSpec& spec) {
   const std::vector<uint64_t> top_seeds =
       raw.contains("seeds") ? read_seeds(raw, ctx) : std::vector<uint64_t>{spec.run_seed};
   Json base = raw;
-  for (const auto& k : expansion_keys()) base.erase(k);
+  // The top level's expansion keys (its "train" and "comment" stay: they are the spec's own).
+  for (const char* k : {"seeds", "sweep", "sweep_mode", "samples"}) base.erase(k);
   base.erase("run_seed");
 
   std::vector<ExpandedRun> out;
@@ -191,6 +193,26 @@ std::vector<ExpandedRun> expand_runs(const ExperimentSpec& spec) {
     const bool own_sweep = plan.contains("sweep");
     const Sweep sweep = own_sweep ? read_sweep(plan, pctx) : top;
     const std::vector<uint64_t> seeds = plan.contains("seeds") ? read_seeds(plan, pctx) : top_seeds;
+    // A plan's own "train" section: fixed overrides of train.* for this plan (its learning
+    // rate chosen by a sweep, say); a sweep point of the same key wins.
+    Json plan_train = Json::object();
+    if (plan.contains("train")) {
+      plan_train = plan["train"];
+      if (!plan_train.is_object()) fail("{}.train: expected an object of train keys", pctx);
+      for (auto it = plan_train.begin(); it != plan_train.end(); ++it) {
+        bool ok = false;
+        for (const auto& k : sweepable_train_keys()) ok = ok || k == it.key();
+        if (!ok) {
+          fail("{}.train.{}: a plan may set train.lr, steps, warmup, replay, weight_decay, "
+               "batch_size, ... but not '{}' (the evaluation sets are shared)",
+               pctx, it.key(), it.key());
+        }
+      }
+    }
+    if (plan.contains("comment") && !plan["comment"].is_string()) {
+      fail("{}.comment: expected a string", pctx);
+    }
+    const std::string comment = plan.value("comment", std::string());
     for (const auto& k : expansion_keys()) plan.erase(k);
     const std::string variant = plan.at("variant").get<std::string>();
     const grow::VariantModule* module = grow::find_variant(variant);
@@ -246,6 +268,9 @@ std::vector<ExpandedRun> expand_runs(const ExperimentSpec& spec) {
       if (!run_spec.contains("train") || !run_spec["train"].is_object()) {
         run_spec["train"] = Json::object();
       }
+      for (auto it = plan_train.begin(); it != plan_train.end(); ++it) {
+        run_spec["train"][it.key()] = *it;
+      }
       for (auto it = point.begin(); it != point.end(); ++it) {
         if (it.key().rfind("train.", 0) == 0) {
           run_spec["train"][it.key().substr(6)] = *it;
@@ -278,6 +303,7 @@ std::vector<ExpandedRun> expand_runs(const ExperimentSpec& spec) {
         r.params["seed"] = seed;
         r.params["plan"] = parsed.plans[0].label();
         r.params["variant"] = variant;
+        if (!comment.empty()) r.params["comment"] = comment;
         flatten("plan", r.spec["plans"][0], r.params);
         r.params.erase("plan.variant");
         r.params.erase("plan.name");

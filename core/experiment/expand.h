@@ -51,7 +51,8 @@ std::vector<ExpandedRun> expand_runs(const ExperimentSpec& spec);
 // A stable hash of the spec as given (hex, 16 digits): the runs of one spec share it.
 std::string spec_hash(const ExperimentSpec& spec);
 
-// The keys a plan JSON may carry for the expansion (removed before the plan is parsed).
+// The keys a plan JSON may carry for the expansion (removed before the plan is parsed):
+// seeds, sweep, sweep_mode, samples, and the plan's own fixed "train" overrides and "comment".
 const std::vector<std::string>& expansion_keys();
 
 }  // namespace gb::experiment

@@ -14,6 +14,7 @@
 
 #include <torch/torch.h>
 
+#include "data/cloze.h"
 #include "data/packing.h"
 #include "eval/evaluate.h"
 #include "experiment/preset.h"
@@ -70,6 +71,7 @@ struct TaskData {
   std::vector<eval::McTokens> mc;
   std::vector<eval::QaTokens> qa;
   std::vector<data::Batch> lm;
+  std::shared_ptr<TaskData> test;  // the held-out test version (test/<name>/...), if any
 };
 
 // One training phase: the whole adaptation, or one task of a sequence.
@@ -138,7 +140,10 @@ TaskData prepare_task(const TaskSpec& t, Prepared& p) {
   td.spec = t;
   const int64_t limit = t.max_items >= 0 ? t.max_items : p.spec.eval.max_items;
   if (t.kind == "mc") {
-    auto items = data::read_mc_jsonl(t.mc_path);
+    auto items = t.is_cloze() ? data::make_cloze_task(
+                                    source_documents(t.source, p.spec.seed),
+                                    data::cloze_options_from_json(t.cloze, "task " + t.name))
+                              : data::read_mc_jsonl(t.mc_path);
     if (limit >= 0 && static_cast<int64_t>(items.size()) > limit) items.resize(limit);
     td.mc = eval::tokenize_mc(items, p.encoder);
   } else if (t.kind == "qa") {
@@ -150,6 +155,7 @@ TaskData prepare_task(const TaskSpec& t, Prepared& p) {
         source_tokens(t.source, p.encoder, p.spec.seed, "task-" + t.name, p.options.cache_dir);
     td.lm = eval_batches(*stream, p.spec.train.seq_len, p.spec.eval.batch_size, p.spec.eval.tokens);
   }
+  if (t.test) td.test = std::make_shared<TaskData>(prepare_task(*t.test, p));
   return td;
 }
 
@@ -424,7 +430,8 @@ class RunExecutor {
   void check_guard(int64_t step);
   void record_routes(int64_t step);
   void evaluate_task(const TaskData& t,
-                     const std::function<void(const std::string&, double)>& put_m);
+                     const std::function<void(const std::string&, double)>& put_m,
+                     bool test = false);
   void evaluate_sequence_row(size_t after_phase);
   void update_unit_lrs(const std::string& method);
   void save_checkpoint(const std::string& reason);
@@ -983,6 +990,14 @@ void RunExecutor::evaluate(int64_t step) {
   }
   for (const auto& t : m_p.tasks) evaluate_task(t, put_m);
   for (const auto& t : m_p.seq_tasks) evaluate_task(t, put_m);
+  // Held-out test versions of the tasks: at the start and at the end only, like the test sets.
+  if (step == 0 || step == m_total_steps || m_end_training) {
+    for (const auto* list : {&m_p.tasks, &m_p.seq_tasks}) {
+      for (const auto& t : *list) {
+        if (t.test) evaluate_task(*t.test, put_m, true);
+      }
+    }
+  }
   for (const auto& [k, v] : metrics) {
     if (!std::isfinite(v)) {
       flush_quietly();
@@ -1000,22 +1015,26 @@ void RunExecutor::evaluate(int64_t step) {
 }
 
 void RunExecutor::evaluate_task(const TaskData& t,
-                                const std::function<void(const std::string&, double)>& put_m) {
+                                const std::function<void(const std::string&, double)>& put_m,
+                                bool test) {
   auto& model = *m_model.model;
   const std::string& name = t.spec.name;
+  auto key = [&](const std::string& task, const char* suffix) {
+    return test ? mk::test_task_key(task, suffix) : mk::task_key(task, suffix);
+  };
   if (t.spec.kind == "mc") {
     auto r = eval::mc_eval(model, t.mc, m_p.device, model.config.max_positions);
-    put_m(mk::task_key(name, mk::kAcc), r.acc);
-    put_m(mk::task_key(name, mk::kAccNorm), r.acc_norm);
+    put_m(key(name, mk::kAcc), r.acc);
+    put_m(key(name, mk::kAccNorm), r.acc_norm);
   } else if (t.spec.kind == "qa") {
     auto r = eval::qa_eval(model, t.qa, m_p.device, m_p.spec.eval.exact_match);
-    put_m(mk::task_key(name, mk::kAcc), r.first_token_acc);
-    if (m_p.spec.eval.exact_match) put_m(mk::task_key(name, mk::kEm), r.exact_match);
-    put_m(mk::task_key(name, mk::kAnswerLoss), r.answer_loss);
+    put_m(key(name, mk::kAcc), r.first_token_acc);
+    if (m_p.spec.eval.exact_match) put_m(key(name, mk::kEm), r.exact_match);
+    put_m(key(name, mk::kAnswerLoss), r.answer_loss);
   } else {
     auto r = eval::lm_eval(model, t.lm, m_p.device);
-    put_m(mk::task_key(name, mk::kLoss), r.loss);
-    put_m(mk::task_key(name, mk::kPpl), r.ppl);
+    put_m(key(name, mk::kLoss), r.loss);
+    put_m(key(name, mk::kPpl), r.ppl);
   }
 }
 
@@ -1050,8 +1069,22 @@ void RunExecutor::update_unit_lrs(const std::string& method) {
   // Î_U = the unit's importance on the general probe set, min-max normalised over the
   // expanded units.
   if (m_growth.new_layers.empty()) return;
-  auto res =
-      importance::run_probe(*m_model.model, probe_set(m_p, false), probe_options(m_p, method));
+  const auto& set = probe_set(m_p, false);
+  const importance::ProbeOptions options = probe_options(m_p, method);
+  const auto start = Clock::now();
+  auto res = importance::run_probe(*m_model.model, set, options);
+  {
+    // Recorded (under the grown model, "<base key>+run<id>") so that a report can show the
+    // unit importance each recomputation chose the learning rates from.
+    const auto& data = importance::probe_data(options, set, nullptr);
+    const importance::ProbeDataInfo info{data.description, "", m_p.general_kind};
+    auto record = importance::probe_record(fmt::format("{}+run{}", m_p.model_key, m_run),
+                                           m_model.model->config, *m_model.model, data, info,
+                                           m_p.probe_set_options, options,
+                                           seconds_since(start), m_run);
+    record.params["adept_step"] = m_state.global_step;
+    importance::record_probe(m_store, res, record);
+  }
   std::vector<std::pair<std::string, double>> values;
   for (int64_t l : m_growth.new_layers) {
     for (size_t u = 0; u < res.unit_names.size(); ++u) {

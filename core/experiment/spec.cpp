@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "data/cloze.h"
+#include "experiment/claims.h"
 #include "data/corpus.h"
 #include "importance/probe_options.h"
 #include "util/error.h"
@@ -50,8 +52,51 @@ const Json& object_at(const Json& j, const char* key, const std::string& ctx) {
   return *it;
 }
 
+// The data of a task: "path", "source" or (mc) "cloze", by kind.
+void parse_task_data(TaskSpec& t, const Json& j, const std::string& base_dir,
+                     const std::string& ctx) {
+  if (t.kind == "mc") {
+    if (j.contains("source")) {
+      fail("{}: a multiple-choice task takes 'path' or 'cloze', not 'source'", ctx);
+    }
+    if (j.contains("cloze") == j.contains("path")) {
+      fail("{}: give either 'path' (a JSONL file) or 'cloze' (built from a corpus)", ctx);
+    }
+    if (j.contains("path")) {
+      t.mc_path = resolve(js::get<std::string>(j, "path", ctx), base_dir);
+    } else {
+      const Json& c = j["cloze"];
+      const std::string cctx = ctx + ".cloze";
+      if (!c.is_object()) fail("{}: expected an object, found {}", cctx, js::type_name(c));
+      if (!c.contains("source")) fail("{}: missing 'source' (the corpus to cut passages from)", cctx);
+      t.source = parse_source(c["source"], base_dir, cctx + ".source");
+      if (t.source.kind != DataSource::Kind::Corpus) {
+        fail("{}.source: a cloze task needs a text corpus", cctx);
+      }
+      Json options = c;
+      options.erase("source");
+      t.cloze = data::to_json(data::cloze_options_from_json(options, cctx));
+    }
+  } else if (t.kind == "qa" || t.kind == "lm") {
+    if (j.contains("cloze")) fail("{}: 'cloze' builds multiple-choice tasks (kind mc)", ctx);
+    if (j.contains("source")) {
+      t.source = parse_source(j["source"], base_dir, ctx + ".source");
+    } else if (j.contains("path")) {
+      Json src = t.kind == "qa" ? Json{{"qa", j["path"]}} : j["path"];
+      t.source = parse_source(src, base_dir, ctx + ".path");
+    } else {
+      fail("{}: give 'source' (or 'path')", ctx);
+    }
+    if (t.kind == "qa" && t.source.kind == DataSource::Kind::Corpus) {
+      fail("{}: a QA task needs a QA source ({{\"qa\": file}} or a biography part)", ctx);
+    }
+  } else {
+    fail("{}.kind: must be lm, mc or qa, found '{}'", ctx, t.kind);
+  }
+}
+
 TaskSpec parse_task(const Json& j, const std::string& base_dir, const std::string& ctx) {
-  js::check_keys(j, {"name", "kind", "source", "path", "max_items"}, ctx);
+  js::check_keys(j, {"name", "kind", "source", "path", "cloze", "max_items", "test"}, ctx);
   TaskSpec t;
   t.name = js::get<std::string>(j, "name", ctx);
   if (t.name.empty() || t.name.find('/') != std::string::npos) {
@@ -66,23 +111,18 @@ TaskSpec parse_task(const Json& j, const std::string& base_dir, const std::strin
   }
   t.kind = js::get<std::string>(j, "kind", ctx);
   t.max_items = js::get_or<int64_t>(j, "max_items", -1, ctx);
-  if (t.kind == "mc") {
-    t.mc_path = resolve(js::get<std::string>(j, "path", ctx), base_dir);
-    if (j.contains("source")) fail("{}: a multiple-choice task takes 'path', not 'source'", ctx);
-  } else if (t.kind == "qa" || t.kind == "lm") {
-    if (j.contains("source")) {
-      t.source = parse_source(j["source"], base_dir, ctx + ".source");
-    } else if (j.contains("path")) {
-      Json src = t.kind == "qa" ? Json{{"qa", j["path"]}} : j["path"];
-      t.source = parse_source(src, base_dir, ctx + ".path");
-    } else {
-      fail("{}: give 'source' (or 'path')", ctx);
-    }
-    if (t.kind == "qa" && t.source.kind == DataSource::Kind::Corpus) {
-      fail("{}: a QA task needs a QA source ({{\"qa\": file}} or a biography part)", ctx);
-    }
-  } else {
-    fail("{}.kind: must be lm, mc or qa, found '{}'", ctx, t.kind);
+  parse_task_data(t, j, base_dir, ctx);
+  if (j.contains("test")) {
+    const Json& tj = j["test"];
+    const std::string tctx = ctx + ".test";
+    if (!tj.is_object()) fail("{}: expected an object, found {}", tctx, js::type_name(tj));
+    js::check_keys(tj, {"source", "path", "cloze", "max_items"}, tctx);
+    auto test = std::make_shared<TaskSpec>();
+    test->name = t.name;
+    test->kind = t.kind;
+    test->max_items = js::get_or<int64_t>(tj, "max_items", t.max_items, tctx);
+    parse_task_data(*test, tj, base_dir, tctx);
+    t.test = std::move(test);
   }
   return t;
 }
@@ -151,6 +191,26 @@ PresetSpec parse_preset(const Json& j, const std::string& base_dir, const std::s
 
 }  // namespace
 
+Json TaskSpec::to_json() const {
+  Json tj = {{"name", name}, {"kind", kind}, {"max_items", max_items}};
+  if (is_cloze()) {
+    Json c = cloze;
+    c["source"] = source.raw;
+    tj["cloze"] = c;
+  } else if (kind == "mc") {
+    tj["path"] = mc_path;
+  } else {
+    tj["source"] = source.raw;
+  }
+  if (test) {
+    Json t = test->to_json();
+    t.erase("name");
+    t.erase("kind");
+    tj["test"] = t;
+  }
+  return tj;
+}
+
 std::string DataSource::describe() const {
   switch (kind) {
     case Kind::Corpus: {
@@ -209,8 +269,9 @@ DataSource parse_source(const Json& j, const std::string& base_dir, const std::s
   s.kind = DataSource::Kind::Corpus;
   s.corpus = corpus;
   s.part = js::get_or<std::string>(j, "part", "all", ctx);
-  if (s.part != "all" && s.part != "train" && s.part != "heldout") {
-    fail("{}.part: must be all, train or heldout, found '{}'", ctx, s.part);
+  if (s.part != "all" && s.part != "train" && s.part != "heldout" && s.part != "validation" &&
+      s.part != "test") {
+    fail("{}.part: must be all, train, heldout, validation or test, found '{}'", ctx, s.part);
   }
   s.heldout = ranged(j, "heldout", s.part == "all" ? 0.0 : 0.1, ctx, 0.0, 1.0);
   if (s.part != "all" && s.heldout <= 0)
@@ -260,7 +321,8 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   js::check_keys(j, {"version", "name",       "seed",     "device",     "dtype",       "threads",
                      "model",   "data",       "sequence", "plans",      "plan",        "train",
                      "eval",    "probe",      "adept",    "checkpoint", "description", "seeds",
-                     "sweep",   "sweep_mode", "samples",  "run_seed",   "guard"},
+                     "sweep",   "sweep_mode", "samples",  "run_seed",   "guard",
+                     "report",  "comment"},
                  ctx);
   ExperimentSpec s;
   s.version = static_cast<int>(js::get_or<int64_t>(j, "version", kSpecVersion, ctx));
@@ -478,6 +540,12 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
       fail("{}.action: must be stop or rollback, found '{}'", gctx, s.guard.action);
     }
   }
+  // The report section (claims, figures) is read by `growbench-cli report`; validated now so
+  // that a typo fails before hours of runs.
+  if (j.contains("report")) parse_report_spec(j["report"], ctx + ".report");
+  if (j.contains("comment") && !j["comment"].is_string()) {
+    fail("{}.comment: expected a string", ctx);
+  }
 
   // The resolved spec is what runs store: absolute paths, every plan in canonical form.
   s.raw = j;
@@ -494,15 +562,7 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   put("new", "eval", s.new_eval);
   put("original", "test", s.original_test);
   put("new", "test", s.new_test);
-  auto task_json = [](const TaskSpec& tk) {
-    Json tj = {{"name", tk.name}, {"kind", tk.kind}, {"max_items", tk.max_items}};
-    if (tk.kind == "mc") {
-      tj["path"] = tk.mc_path;
-    } else {
-      tj["source"] = tk.source.raw;
-    }
-    return tj;
-  };
+  auto task_json = [](const TaskSpec& tk) { return tk.to_json(); };
   if (data.contains("tasks")) {
     Json tasks = Json::array();
     for (const auto& tk : s.tasks) tasks.push_back(task_json(tk));

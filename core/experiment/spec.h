@@ -23,12 +23,15 @@
 //   "adept": {"unit_lr": false, "t_update": 500, "method": "taylor"},
 //   "checkpoint": {"interval": 0}
 // }
-// SOURCE: a path string, or {"path": ..., (corpus keys), "part": "all"|"train"|"heldout",
+// SOURCE: a path string, or {"path": ..., (corpus keys), "part": "all"|"train"|"heldout"|
+//   "validation"|"test" (the two halves of the held-out part),
 //   "heldout": 0.1, "max_docs": N, "max_tokens": N} or {"qa": path, "mask_prompt": true}
 //   or {"biography": {options}, "part": "pretrain"|"task0_train"|"task0_test"|"task1"}.
-// TASK: {"name": "...", "kind": "lm"|"mc"|"qa", "source": SOURCE | "path": ..., "max_items"}.
+// TASK: {"name": "...", "kind": "lm"|"mc"|"qa", "source": SOURCE | "path": ... |
+//   "cloze": {"source": SOURCE, cloze options} (mc), "max_items", "test": {the same keys}}.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,9 +63,18 @@ struct DataSource {
 struct TaskSpec {
   std::string name;
   std::string kind;   // "lm", "mc", "qa"
-  DataSource source;  // lm: any text source; qa: Qa or Biography; mc: path (raw.path)
+  DataSource source;  // lm: any text source; qa: Qa or Biography; mc cloze: the corpus
   std::string mc_path;
+  // mc: a cloze task built from `source` at run time (data/cloze.h options as JSON) instead
+  // of a file: {"cloze": {"source": SOURCE, "items": 200, "choices": 3, "seed": 0, ...}}.
+  nlohmann::json cloze;
   int64_t max_items = -1;
+  // The held-out test version of the task ("test": {"path" | "source" | "cloze"}, the same
+  // kind): evaluated at step 0 and at the end only, recorded as test/<name>/<metric>, so that
+  // a configuration chosen on eval/<name>/... is reported on data it never saw.
+  std::shared_ptr<TaskSpec> test;
+  bool is_cloze() const { return !cloze.is_null(); }
+  nlohmann::json to_json() const;
 };
 
 struct SequenceStep {

@@ -1,0 +1,103 @@
+#include "experiment/smoke.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+
+#include "util/json.h"
+
+namespace gb::experiment {
+
+using Json = nlohmann::json;
+
+namespace {
+
+void cap(Json& j, const char* key, int64_t most, int64_t fallback) {
+  if (!j.is_object()) return;
+  const int64_t v =
+      j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : fallback;
+  j[key] = std::min(v, most);
+}
+
+// Smaller cloze tasks and biography sets wherever a source or task holds them.
+void shrink_sources(Json& j) {
+  if (j.is_object()) {
+    if (j.contains("cloze") && j["cloze"].is_object()) cap(j["cloze"], "items", 24, 200);
+    if (j.contains("biography") && j["biography"].is_object()) {
+      cap(j["biography"], "num_people", 200, 200000);
+    }
+    if (j.contains("max_items")) cap(j, "max_items", 24, 24);
+    for (auto it = j.begin(); it != j.end(); ++it) shrink_sources(*it);
+  } else if (j.is_array()) {
+    for (auto& e : j) shrink_sources(e);
+  }
+}
+
+}  // namespace
+
+Json smoke_spec(const Json& in) {
+  Json s = in;
+  s["name"] = s.value("name", std::string("experiment")) + "-smoke";
+  if (s.contains("seeds") && s["seeds"].is_array() && !s["seeds"].empty()) {
+    s["seeds"] = Json::array({s["seeds"][0]});
+  }
+  for (const char* k : {"sweep", "sweep_mode", "samples"}) s.erase(k);
+  auto shrink_plan = [](Json& p) {
+    if (!p.is_object()) return;
+    for (const char* k : {"sweep", "sweep_mode", "samples"}) p.erase(k);
+    if (p.contains("seeds") && p["seeds"].is_array() && !p["seeds"].empty()) {
+      p["seeds"] = Json::array({p["seeds"][0]});
+    }
+    if (p.contains("t_update")) cap(p, "t_update", 3, 500);
+    if (p.contains("train") && p["train"].is_object()) {
+      p["train"].erase("steps");
+      p["train"].erase("warmup");
+    }
+  };
+  if (s.contains("plans") && s["plans"].is_array()) {
+    for (auto& p : s["plans"]) shrink_plan(p);
+  }
+  if (s.contains("plan")) shrink_plan(s["plan"]);
+  Json& t = s["train"];
+  if (!t.is_object()) t = Json::object();
+  cap(t, "steps", 6, 100);
+  t["warmup"] = 0;
+  Json& e = s["eval"];
+  if (!e.is_object()) e = Json::object();
+  e["interval"] = 3;
+  cap(e, "tokens", 1024, 16384);
+  cap(e, "max_items", 24, 200);
+  if (s.contains("probe") && s["probe"].is_object()) {
+    cap(s["probe"], "tokens", 1024, 8192);
+    cap(s["probe"], "steps", 3, 50);
+  }
+  if (s.contains("checkpoint") && s["checkpoint"].is_object() &&
+      s["checkpoint"].value("interval", 0) > 0) {
+    s["checkpoint"]["interval"] = 3;
+  }
+  if (s.contains("sequence") && s["sequence"].is_array()) {
+    for (auto& st : s["sequence"]) {
+      if (st.is_object() && st.contains("steps")) cap(st, "steps", 4, 4);
+    }
+  }
+  if (s.contains("model") && s["model"].is_object() && s["model"].contains("stages")) {
+    for (auto& st : s["model"]["stages"]) {
+      if (!st.is_object()) continue;
+      cap(st, "steps", 20, 100);
+      st["warmup"] = 0;
+    }
+  }
+  if (s.contains("data")) shrink_sources(s["data"]);
+  if (s.contains("sequence")) shrink_sources(s["sequence"]);
+  if (s.contains("model")) shrink_sources(s["model"]);
+  return s;
+}
+
+ExperimentSpec load_spec_for(const std::string& path, bool smoke) {
+  if (!smoke) return load_spec(path);
+  const Json j = smoke_spec(json::parse_file(path));
+  const std::string base = std::filesystem::absolute(path).parent_path().string();
+  return parse_spec(j, base, path + " (smoke)");
+}
+
+}  // namespace gb::experiment
