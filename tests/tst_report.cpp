@@ -2,6 +2,7 @@
 // claims and their verdicts on a hand-made store, the report's HTML and JSON through the real
 // growbench-cli, the smoke version of a spec, and the shipped paper specs (they parse, their
 // sweeps expand, their claims name plans that exist).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -99,6 +100,7 @@ class TestReport : public QObject {
   void initTestCase();
 
   void clozeItemsFollowTheirPassage();
+  void shuffledDistractorsArePermutationsOfTheTruth();
   void clozeIsDeterministicBySeed();
   void clozeRefusesACorpusTooSmall();
   void clozeTaskInASpecAndItsTestVersion();
@@ -117,6 +119,8 @@ class TestReport : public QObject {
   void paperSpecsParseAndTheirClaimsNamePlans_data();
   void paperSpecsParseAndTheirClaimsNamePlans();
   void svgEscapesText();
+  void paperSmokeRunsGiveACompleteReport_data();
+  void paperSmokeRunsGiveACompleteReport();
 
  private:
   QTemporaryDir m_tmp;
@@ -160,6 +164,39 @@ void TestReport::clozeItemsFollowTheirPassage() {
     contexts.insert(it.context);
   }
   QCOMPARE(contexts.size(), size_t(4));
+}
+
+void TestReport::shuffledDistractorsArePermutationsOfTheTruth() {
+  std::vector<gb::data::Document> d;
+  for (int i = 0; i < 20; ++i) {
+    d.push_back({fmt::format("the {} cat sat on the warm mat near the old red door of house {}",
+                             i, i * 3),
+                 std::to_string(i)});
+  }
+  // A passage whose continuation has too few distinct word orders gives no item.
+  d.push_back({"alpha beta gamma delta epsilon same same same same same", "repetitive"});
+  gb::data::ClozeOptions o;
+  o.items = 100;
+  o.distractors = "shuffled";
+  o.max_continuation_words = 5;
+  auto items = gb::data::make_cloze_task(d, o);
+  QCOMPARE(items.size(), size_t(20));
+  for (const auto& it : items) {
+    QVERIFY(it.source != "repetitive");
+    auto truth = words(it.choices[static_cast<size_t>(it.answer)]);
+    std::sort(truth.begin(), truth.end());
+    std::set<std::string> distinct(it.choices.begin(), it.choices.end());
+    QCOMPARE(distinct.size(), it.choices.size());
+    for (const auto& c : it.choices) {
+      auto w = words(c);
+      std::sort(w.begin(), w.end());
+      QVERIFY(w == truth);
+    }
+  }
+  const std::string e = gb::test::error_of([&] {
+    gb::data::cloze_options_from_json(Json{{"distractors", "random"}}, "t.cloze");
+  });
+  QVERIFY2(e.find("passages or shuffled") != std::string::npos, e.c_str());
 }
 
 void TestReport::clozeIsDeterministicBySeed() {
@@ -604,6 +641,55 @@ void TestReport::svgEscapesText() {
   QVERIFY(s.find("&lt;x&gt;") != std::string::npos);
   QVERIFY(s.find("s&amp;1") != std::string::npos);
   QVERIFY(s.find("nan") == std::string::npos);
+}
+
+void TestReport::paperSmokeRunsGiveACompleteReport_data() {
+  QTest::addColumn<QString>("name");
+  for (const char* n : {"grow", "scale", "neutral-residues", "adept", "mh-moe"}) {
+    QTest::newRow(n) << n;
+  }
+}
+
+// The pipeline of each paper experiment, end to end on its smoke version (a few steps, one
+// seed): every run finishes, the report names every claim of the spec with a verdict, the
+// evidence has the contract's fields, and every figure the spec asks for is drawn.
+void TestReport::paperSmokeRunsGiveACompleteReport() {
+  QFETCH(QString, name);
+  const QString spec = QString::fromStdString(std::string(GB_SOURCE_DIR) +
+                                              "/resources/experiments/papers/") +
+                       name + ".json";
+  const QString db = QString::fromStdString(m_dir + "/papers-smoke.db");
+  auto [code, text] = run_cli({"run", spec, "--smoke", "--db", db, "--quiet"});
+  QVERIFY2(code == 0, text.right(3000).constData());
+  const QString html = QString::fromStdString(m_dir) + "/" + name + ".html";
+  const QString js = QString::fromStdString(m_dir) + "/" + name + ".json";
+  std::tie(code, text) =
+      run_cli({"report", spec, "--smoke", "--db", db, "--out", html, "--json", js});
+  QVERIFY2(code == 0, text.right(3000).constData());
+  const Json full = gb::json::parse_file(spec.toStdString());
+  const Json j = gb::json::parse_file(js.toStdString());
+  QCOMPARE(qs(j["experiment"].get<std::string>()), name + "-smoke");
+  QCOMPARE(j["claims"].size(), full["report"]["claims"].size());
+  for (size_t i = 0; i < j["claims"].size(); ++i) {
+    const auto& c = j["claims"][i];
+    QCOMPARE(c["id"], full["report"]["claims"][i]["id"]);
+    const std::string v = c["verdict"].get<std::string>();
+    QVERIFY(v == "holds" || v == "does not hold" || v == "inconclusive");
+    QVERIFY(!c["rule"].get<std::string>().empty());
+    QVERIFY2(!c["evidence"].empty(), c.dump().c_str());
+    for (const auto& e : c["evidence"]) {
+      QVERIFY(!e["run_ids"].empty());
+      QVERIFY(e["step"] == "final" || e["step"] == 0);
+      QVERIFY2(e["mean"].is_number(), e.dump().c_str());
+    }
+  }
+  QCOMPARE(j["figures"].size(), full["report"]["figures"].size());
+  for (const auto& f : j["figures"]) {
+    const std::string note = f.value("note", std::string());
+    QVERIFY2(note.find("could not be drawn") == std::string::npos, f.dump().c_str());
+    QVERIFY2(!f["svg"].get<std::string>().empty(), (f["kind"].dump() + " " + note).c_str());
+  }
+  for (const auto& m : j["methods"]) QVERIFY2(m["unfinished"].empty(), m.dump().c_str());
 }
 
 QTEST_GUILESS_MAIN(TestReport)

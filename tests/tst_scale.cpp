@@ -360,14 +360,17 @@ void TestScale::collaborationTrainsW12OnlyAboveLfp_data() {
   QTest::addColumn<QString>("family");
   QTest::addColumn<QString>("mode");
   QTest::addColumn<int>("l_fp");
-  QTest::addColumn<bool>("attention_only");
+  QTest::addColumn<QString>("collaboration");  // all | attention | ffn | attention_only
   for (const auto& f : families()) {
     const QString q = QString::fromStdString(f);
-    QTest::newRow((f + "/adapt").c_str()) << q << "adapt" << 0 << false;
-    QTest::newRow((f + "/adapt l_fp=1").c_str()) << q << "adapt" << 1 << false;
-    QTest::newRow((f + "/adapt l_fp=1 attention").c_str()) << q << "adapt" << 1 << true;
-    QTest::newRow((f + "/route l_fp=1").c_str()) << q << "route" << 1 << false;
-    QTest::newRow((f + "/route attention").c_str()) << q << "route" << 0 << true;
+    QTest::newRow((f + "/adapt").c_str()) << q << "adapt" << 0 << "all";
+    QTest::newRow((f + "/adapt l_fp=1").c_str()) << q << "adapt" << 1 << "all";
+    QTest::newRow((f + "/adapt l_fp=1 attention").c_str()) << q << "adapt" << 1 << "attention";
+    QTest::newRow((f + "/adapt l_fp=1 ffn").c_str()) << q << "adapt" << 1 << "ffn";
+    QTest::newRow((f + "/route l_fp=1").c_str()) << q << "route" << 1 << "all";
+    QTest::newRow((f + "/route attention_only (earlier key)").c_str())
+        << q << "route" << 0 << "attention_only";
+    QTest::newRow((f + "/route ffn").c_str()) << q << "route" << 0 << "ffn";
   }
 }
 
@@ -375,12 +378,21 @@ void TestScale::collaborationTrainsW12OnlyAboveLfp() {
   QFETCH(QString, family);
   QFETCH(QString, mode);
   QFETCH(int, l_fp);
-  QFETCH(bool, attention_only);
+  QFETCH(QString, collaboration);
   auto base = load_model(family.toStdString());
   auto m = load_model(family.toStdString());
   const auto base_names = snapshot(*base);
-  auto r = grow(*m, scale_plan(m->config, mode.toStdString(),
-                               {{"l_fp", l_fp}, {"attention_only", attention_only}}));
+  nlohmann::json extra = {{"l_fp", l_fp}};
+  if (collaboration == "attention_only") {
+    extra["attention_only"] = true;
+  } else {
+    extra["collaboration"] = collaboration.toStdString();
+  }
+  const std::string where_w12 =
+      collaboration == "attention_only" ? "attention" : collaboration.toStdString();
+  auto r = grow(*m, scale_plan(m->config, mode.toStdString(), extra));
+  QCOMPARE(QString::fromStdString(r.plan.get<gb::grow::ScaleParams>().collaboration),
+           QString::fromStdString(where_w12));
   const auto before = snapshot(*m);
   train(*m, r);
   const auto after = snapshot(*m);
@@ -395,7 +407,8 @@ void TestScale::collaborationTrainsW12OnlyAboveLfp() {
   for (int64_t l = 0; l < m->num_layers(); ++l) {
     for (const auto& u : linear_units(*m->layer(l))) {
       auto s = scale_unit(*m, l, u);
-      const bool expected = l >= l_fp && (!attention_only || is_attention(u));
+      const bool expected =
+          l >= l_fp && (where_w12 == "all" || (where_w12 == "attention") == is_attention(u));
       const std::string where = "layer " + std::to_string(l) + " unit " + u;
       QVERIFY2(s->has_w12() == expected, ("W12 presence at " + where).c_str());
       auto dense = s->dense_weight();
@@ -418,16 +431,18 @@ void TestScale::trainableCountMatchesClosedForm_data() {
   QTest::addColumn<QString>("family");
   QTest::addColumn<QString>("mode");
   QTest::addColumn<int>("l_fp");
-  QTest::addColumn<bool>("attention_only");
+  QTest::addColumn<QString>("collaboration");
   QTest::addColumn<int>("p_up");
   for (const auto& f : families()) {
     const QString q = QString::fromStdString(f);
-    QTest::newRow((f + "/preserve").c_str()) << q << "preserve" << 0 << false << 32;
-    QTest::newRow((f + "/preserve p_up=0").c_str()) << q << "preserve" << 0 << false << 0;
-    QTest::newRow((f + "/adapt").c_str()) << q << "adapt" << 0 << false << 32;
-    QTest::newRow((f + "/adapt p_up=0").c_str()) << q << "adapt" << 0 << false << 0;
-    QTest::newRow((f + "/route l_fp=1 attention").c_str()) << q << "route" << 1 << true << 48;
-    QTest::newRow((f + "/adapt l_fp=L").c_str()) << q << "adapt" << -1 << false << 32;
+    QTest::newRow((f + "/preserve").c_str()) << q << "preserve" << 0 << "all" << 32;
+    QTest::newRow((f + "/preserve p_up=0").c_str()) << q << "preserve" << 0 << "all" << 0;
+    QTest::newRow((f + "/adapt").c_str()) << q << "adapt" << 0 << "all" << 32;
+    QTest::newRow((f + "/adapt p_up=0").c_str()) << q << "adapt" << 0 << "all" << 0;
+    QTest::newRow((f + "/route l_fp=1 attention").c_str())
+        << q << "route" << 1 << "attention" << 48;
+    QTest::newRow((f + "/adapt l_fp=1 ffn").c_str()) << q << "adapt" << 1 << "ffn" << 48;
+    QTest::newRow((f + "/adapt l_fp=L").c_str()) << q << "adapt" << -1 << "all" << 32;
   }
 }
 
@@ -446,7 +461,7 @@ void TestScale::trainableCountMatchesClosedForm() {
   QFETCH(QString, family);
   QFETCH(QString, mode);
   QFETCH(int, l_fp);
-  QFETCH(bool, attention_only);
+  QFETCH(QString, collaboration);
   QFETCH(int, p_up);
   auto m = load_model(family.toStdString());
   const gb::ModelConfig c = m->config;
@@ -466,12 +481,16 @@ void TestScale::trainableCountMatchesClosedForm() {
   const int64_t w12_mlp = (c.gated_mlp ? 2 : 1) * p * du + d * pu;
   int64_t expected = L * per_layer + 2 * c.vocab_size * du + norm_w * du;
   if (c.learned_positions) expected += c.max_positions * du;
-  if (mode != "preserve") expected += (L - lfp) * (w12_attn + (attention_only ? 0 : w12_mlp));
+  if (mode != "preserve") {
+    expected += (L - lfp) * (collaboration == "attention" ? w12_attn
+                             : collaboration == "ffn"     ? w12_mlp
+                                                          : w12_attn + w12_mlp);
+  }
 
   auto j = scale_plan(c, mode.toStdString(), {{"p_up", p_up}});
   if (mode != "preserve") {
     j["l_fp"] = lfp;
-    j["attention_only"] = attention_only;
+    j["collaboration"] = collaboration.toStdString();
   }
   auto r = grow(*m, j);
   QCOMPARE(r.trainable_params, expected);

@@ -17,7 +17,7 @@ namespace {
 
 struct MakeTaskOptions {
   std::string corpus, out;
-  std::string format = "auto", unit = "paragraph", part = "all";
+  std::string format = "auto", unit = "paragraph", part = "all", distractors = "passages";
   double heldout = 0.1;
   int64_t split_seed = 0;
   int64_t items = 200, choices = 3, seed = 0;
@@ -48,6 +48,10 @@ void declare_make_task(CLI::App& app, MakeTaskOptions& o) {
   add_option(app, "--items", o.items, "N", "at most N items")->check(at_least(1));
   add_option(app, "--choices", o.choices, "N", "choices per item (1 true, N-1 from elsewhere)")
       ->check(int_range(2, 26));
+  add_option(app, "--distractors", o.distractors, "KIND",
+             "passages: continuations of other documents cut to the same number of words;\n"
+             "shuffled: permutations of the true continuation's own words")
+      ->check(one_of({"passages", "shuffled"}));
   add_option(app, "--seed", o.seed, "N", "the passages' order, the distractors and the answer position")
       ->check(at_least(0));
   add_option(app, "--min-context-words", o.min_context_words, "N", "")->check(at_least(1));
@@ -70,7 +74,8 @@ int run_make_task(const MakeTaskOptions& o) {
                             {"min_context_words", o.min_context_words},
                             {"max_context_words", o.max_context_words},
                             {"min_continuation_words", o.min_continuation_words},
-                            {"max_continuation_words", o.max_continuation_words}};
+                            {"max_continuation_words", o.max_continuation_words},
+                            {"distractors", o.distractors}};
   const auto cloze = data::cloze_options_from_json(options, "make-task");
   const auto docs =
       experiment::source_documents(source, static_cast<uint64_t>(o.split_seed));

@@ -47,7 +47,7 @@ ClozeOptions cloze_options_from_json(const nlohmann::json& j, const std::string&
   if (!j.is_object()) fail("{}: must be an object, found {}", context, json::type_name(j));
   json::check_keys(j,
                    {"items", "choices", "seed", "min_context_words", "max_context_words",
-                    "min_continuation_words", "max_continuation_words"},
+                    "min_continuation_words", "max_continuation_words", "distractors"},
                    context);
   ClozeOptions o;
   o.items = json::get_or<int64_t>(j, "items", o.items, context);
@@ -59,6 +59,10 @@ ClozeOptions cloze_options_from_json(const nlohmann::json& j, const std::string&
       json::get_or<int>(j, "min_continuation_words", o.min_continuation_words, context);
   o.max_continuation_words =
       json::get_or<int>(j, "max_continuation_words", o.max_continuation_words, context);
+  o.distractors = json::get_or<std::string>(j, "distractors", o.distractors, context);
+  if (o.distractors != "passages" && o.distractors != "shuffled") {
+    fail("{}.distractors: must be passages or shuffled, found '{}'", context, o.distractors);
+  }
   if (o.items < 1) fail("{}.items: must be at least 1, found {}", context, o.items);
   if (o.choices < 2 || o.choices > 26) {
     fail("{}.choices: must be in [2, 26], found {}", context, o.choices);
@@ -88,7 +92,8 @@ nlohmann::json to_json(const ClozeOptions& o) {
           {"min_context_words", o.min_context_words},
           {"max_context_words", o.max_context_words},
           {"min_continuation_words", o.min_continuation_words},
-          {"max_continuation_words", o.max_continuation_words}};
+          {"max_continuation_words", o.max_continuation_words},
+          {"distractors", o.distractors}};
 }
 
 std::vector<McItem> make_cloze_task(const std::vector<Document>& documents,
@@ -116,8 +121,7 @@ std::vector<McItem> make_cloze_task(const std::vector<Document>& documents,
   }
   Rng rng(derive_seed(o.seed, 2));
   std::vector<McItem> items;
-  const size_t n = std::min(pool.size(), static_cast<size_t>(o.items));
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < pool.size() && items.size() < static_cast<size_t>(o.items); ++i) {
     const Passage& p = pool[i];
     const size_t ctx_from =
         p.cut > static_cast<size_t>(o.max_context_words) ? p.cut - o.max_context_words : 0;
@@ -128,22 +132,42 @@ std::vector<McItem> make_cloze_task(const std::vector<Document>& documents,
     const std::string truth = join(p.words, p.cut, p.cut + len);
     std::vector<std::string> choices{truth};
     std::set<std::string> seen{truth};
-    // Distractors: continuations of other passages, cut to the same number of words.
+    // Distractors: continuations of other passages cut to the same number of words, or
+    // permutations of the true continuation's words.
     int attempts = 0;
+    bool skip = false;
     while (static_cast<int>(choices.size()) < o.choices) {
       if (++attempts > 1000) {
+        // Too few distinct word orders (a short or repetitive continuation): the passage
+        // gives no item. With other passages as distractors this means the corpus itself is
+        // too repetitive.
+        if (o.distractors == "shuffled") {
+          skip = true;
+          break;
+        }
         fail("cloze task: could not find {} distinct continuations of {} words for {} (the "
              "corpus is too repetitive or too short)",
              o.choices, len, p.source);
       }
-      const size_t j = static_cast<size_t>(rng.uniform(pool.size()));
-      if (j == i) continue;
-      const Passage& q = pool[j];
-      if (q.words.size() - q.cut < len) continue;
-      std::string c = join(q.words, q.cut, q.cut + len);
+      std::string c;
+      if (o.distractors == "shuffled") {
+        std::vector<std::string> w(p.words.begin() + static_cast<std::ptrdiff_t>(p.cut),
+                                   p.words.begin() + static_cast<std::ptrdiff_t>(p.cut + len));
+        for (size_t k = w.size(); k > 1; --k) {
+          std::swap(w[k - 1], w[static_cast<size_t>(rng.uniform(k))]);
+        }
+        c = join(w, 0, w.size());
+      } else {
+        const size_t j = static_cast<size_t>(rng.uniform(pool.size()));
+        if (j == i) continue;
+        const Passage& q = pool[j];
+        if (q.words.size() - q.cut < len) continue;
+        c = join(q.words, q.cut, q.cut + len);
+      }
       if (!seen.insert(c).second) continue;
       choices.push_back(std::move(c));
     }
+    if (skip) continue;
     const int answer = static_cast<int>(rng.uniform(choices.size()));
     std::swap(choices[0], choices[static_cast<size_t>(answer)]);
     item.choices = std::move(choices);

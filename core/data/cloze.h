@@ -11,9 +11,14 @@
 //     context is the first half of its words (at least min_context_words, at most
 //     max_context_words counted back from the cut), the true continuation the next
 //     words, at most max_continuation_words;
-//   - each distractor is the continuation of another item's document, cut to the same
-//     number of words as the true continuation (so no choice is told apart by its length in
-//     words), taken from the pool of all usable documents by a generator seeded by `seed`;
+//   - distractors "passages" (default): each distractor is the continuation of another
+//     document, cut to the same number of words as the true continuation (so no choice is
+//     told apart by its length in words), taken from the pool of all usable documents by a
+//     generator seeded by `seed`;
+//     distractors "shuffled": each distractor is a random permutation of the true
+//     continuation's own words (same words, same length: only word order and its fit to the
+//     context tell them apart, a minimal-pair test of the language that a small model can
+//     pass well above chance);
 //     a distractor equal to the true continuation or to another choice is drawn again;
 //   - the true continuation's position among the choices is drawn uniformly.
 // The result depends only on the documents, the options and the seed.
@@ -21,6 +26,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "data/corpus.h"
 #include "data/tasks.h"
@@ -35,6 +42,7 @@ struct ClozeOptions {
   int max_context_words = 40;
   int min_continuation_words = 3;
   int max_continuation_words = 12;
+  std::string distractors = "passages";  // "passages" or "shuffled"
 };
 
 // Parses {"items", "choices", "seed", "min_context_words", ...}; unknown keys are errors

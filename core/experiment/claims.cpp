@@ -348,10 +348,7 @@ ClaimResult evaluate_claim(store::Store& store, const std::vector<MethodRuns>& m
     if (verdict != kHolds) all_hold = false;
   }
   res.verdict = any_fails ? kDoesNotHold : all_hold ? kHolds : kInconclusive;
-  std::string rule =
-      "all conditions must hold; a condition holds when the difference of the means exceeds "
-      "the seed spread sqrt(s_a² + s_b²) in the claimed direction (near: |difference| <= "
-      "tolerance), fails when it exceeds it the other way, else is inconclusive. ";
+  std::string rule = rules.size() > 1 ? "all of: " : "";
   for (size_t i = 0; i < rules.size(); ++i) rule += (i ? "; " : "") + rules[i];
   res.rule = rule;
   return res;

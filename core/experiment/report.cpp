@@ -605,7 +605,13 @@ ExperimentReport build_report(store::Store& store, const std::string& group,
 
   // Claims.
   if (!rep.claims.empty()) {
-    h += "<h3>Verdicts</h3>\n";
+    h += "<h3>Verdicts</h3>\n<p class=\"meta\">A condition compares the per-run values of two "
+         "methods (or one method and a number) over their seeds: with d the difference of the "
+         "means and the seed spread √(s_a² + s_b²) of their sample standard deviations, it "
+         "<b>holds</b> when d exceeds the spread in the claimed direction (near: |d| ≤ the "
+         "tolerance), <b>does not hold</b> when it exceeds it the other way (near: |d| − spread "
+         "&gt; tolerance), and is <b>inconclusive</b> otherwise or with fewer than 2 seeds. A "
+         "claim holds when all its conditions hold.</p>\n";
     for (const auto& c : rep.claims) {
       h += fmt::format("<div class=\"claim\"><p>{} <b>{}</b>: {}</p>\n", badge(c.verdict),
                        esc(c.id), esc(c.text));

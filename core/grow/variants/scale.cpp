@@ -107,6 +107,7 @@ VariantModule scale_module() {
                    "Earlier name of collaboration = attention (kept so that earlier plans load).");
     s.when_key = "mode";
     s.when_values = {"adapt", "route"};
+    s.hidden = true;
   }
   {
     auto& s = m.param("tau", &ScaleParams::tau, T::Number);
@@ -169,11 +170,16 @@ VariantModule scale_module() {
   }
   m.validate = [](VariantParams& vp, const nlohmann::json& raw, const std::string& ctx) {
     auto& p = static_cast<ScaleParams&>(vp);
-    if (p.attention_only && raw.contains("collaboration") && p.collaboration != "attention") {
+    if (!p.attention_only) return;
+    if (raw.contains("collaboration") && p.collaboration != "attention" &&
+        p.collaboration != "all") {
       fail("{}: 'attention_only' contradicts 'collaboration': '{}' (attention_only is the "
            "earlier name of collaboration = attention; give only 'collaboration')",
            ctx, p.collaboration);
     }
+    // The earlier key becomes the current one, so the stored plan names it once.
+    p.collaboration = "attention";
+    p.attention_only = false;
   };
   m.validate_model = [](const VariantParams& vp, const ModelConfig& c, const std::string& ctx) {
     const auto& p = static_cast<const ScaleParams&>(vp);
