@@ -1,4 +1,5 @@
 #include "mainwindow.h"
+#include "reportdialog.h"
 
 #include <QAction>
 #include <QApplication>
@@ -239,6 +240,11 @@ void MainWindow::createActions() {
     for (qint64 id : m_runs->selectedRuns()) m_runs->resumeRun(id);
   });
   resume->setShortcut(QKeySequence(u"Ctrl+Shift+R"_s));
+  run->addAction(tr("Re&port of a group…"), this, [this] {
+    auto* dlg = new ReportDialog(m_session->databasePath(), QString(), this);
+    dlg->setAttribute(Qt::WA_DeleteOnClose);
+    dlg->show();
+  });
   QAction* refresh = run->addAction(tr("Re&fresh"), m_session->store(), &StoreService::refresh);
   refresh->setShortcut(QKeySequence::Refresh);
 
