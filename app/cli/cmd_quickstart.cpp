@@ -50,9 +50,18 @@ std::string pct(double a, double b) {
 
 // Prints the forgetting/learning summary of runs (also used by the GUI's tour).
 void print_summary(store::Store& store, const std::vector<experiment::RunOutcome>& outcomes) {
-  std::printf("\n%-28s %9s %22s %22s %8s %9s %7s\n", "run", "trainable", "English ppl (forget)",
-              "German ppl (learn)", "drift", "status", "time");
+  std::printf("\n%-28s %9s %8s %22s %22s %8s %9s %7s\n", "run", "trainable", "lr",
+              "English ppl (forget)", "German ppl (learn)", "drift", "status", "time");
+  std::vector<std::pair<std::string, std::string>> chosen;  // label, how its rate was chosen
   for (const auto& oc : outcomes) {
+    const auto params = store.run_params(oc.run_id);
+    std::string lr = "n/a";
+    if (auto it = params.find("train.lr"); it != params.end() && it->second.is_number()) {
+      lr = fmt::format("{:g}", it->second.get<double>());
+    }
+    if (auto it = params.find("comment"); it != params.end() && it->second.is_string()) {
+      chosen.emplace_back(oc.label, it->second.get<std::string>());
+    }
     auto series = store.metric_series(oc.run_id);
     Span en = span(series[metrics::kEvalOrigPpl]);
     Span de = span(series[metrics::kEvalNewPpl]);
@@ -62,8 +71,8 @@ void print_summary(store::Store& store, const std::vector<experiment::RunOutcome
     std::string share = base > 0 && !std::isnan(trainable.first)
                             ? fmt::format("{:.1f}%", 100.0 * trainable.first / base)
                             : "n/a";
-    std::printf("%-28s %9s %8.1f→%-6.1f %6s %8.1f→%-6.1f %6s %8.4f %9s %6.0fs\n",
-                oc.label.substr(0, 28).c_str(), share.c_str(), en.first, en.last,
+    std::printf("%-28s %9s %8s %8.1f→%-6.1f %6s %8.1f→%-6.1f %6s %8.4f %9s %6.0fs\n",
+                oc.label.substr(0, 28).c_str(), share.c_str(), lr.c_str(), en.first, en.last,
                 pct(en.first, en.last).c_str(), de.first, de.last, pct(de.first, de.last).c_str(),
                 drift.last, oc.status.c_str(), oc.seconds);
   }
@@ -71,6 +80,12 @@ void print_summary(store::Store& store, const std::vector<experiment::RunOutcome
       "\nEnglish perplexity is measured on held-out English fortunes (the original\n"
       "domain: forgetting), German on held-out German fortunes (the new domain:\n"
       "learning); drift is the cosine of final hidden states to step 0.\n");
+  if (!chosen.empty()) {
+    std::printf("\nHow each learning rate was chosen:\n");
+    for (const auto& [label, how] : chosen) {
+      std::printf("  %s: %s\n", label.c_str(), how.c_str());
+    }
+  }
 }
 
 namespace {
