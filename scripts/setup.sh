@@ -10,6 +10,8 @@ PACKAGES=(
   # core
   libtorch-dev libopenblas0-pthread libspdlog-dev libfmt-dev nlohmann-json3-dev
   libsqlite3-dev sqlite3 libpcre2-dev libutf8proc-dev libcli11-dev
+  # data-parallel runs: Gloo's headers for LibTorch's c10d (libtorch-dev does not pull them in)
+  libgloo-dev
   # GUI
   qt6-base-dev qt6-base-dev-tools libqcustomplot-dev qt6-tools-dev qt6-tools-dev-tools
   qt6-l10n-tools qt6-translations-l10n libgl-dev qt6-svg-dev

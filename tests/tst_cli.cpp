@@ -584,6 +584,9 @@ void TestCli::usageErrorsExit2_data() {
   row("inspect: bad dtype", {"inspect", model, "--dtype", "int8"}, "--dtype");
   row("run: --resume 0", {"run", "--resume", "0"}, "--resume");
   row("run: no SPEC", {"run", "--db", "x.db"}, "SPEC.json");
+  row("run: --nproc-per-node 0", {"run", "x.json", "--nproc-per-node", "0"}, "--nproc-per-node");
+  row("run: bad --dist-backend", {"run", "x.json", "--dist-backend", "mpi"}, "--dist-backend");
+  row("run: --dist-timeout 0", {"run", "x.json", "--dist-timeout", "0"}, "--dist-timeout");
   row("tokenize: --text and --file", {"tokenize", "--tokenizer", "t", "--text", "a", "--file", "f"},
       "--text");
   row("forward: extra positional", {"forward", model, "extra", "--input", "i", "--output", "o"},
@@ -621,7 +624,9 @@ void TestCli::everyCommandHasHelp() {
         "--field",       "--tokenizer",   "--fisher-mode", "--steps",  "--lr",   "--snapshot-every",
         "--checkpoints", "--reference",   "--progress",    "--device", "--dtype"}},
       {"quickstart", {"--db", "--spec", "--cache", "--progress"}},
-      {"run", {"--db", "--resume", "--workspace", "--cache", "--tag", "--log", "--quiet"}},
+      {"run",
+       {"--db", "--resume", "--workspace", "--cache", "--tag", "--log", "--quiet",
+        "--nproc-per-node", "--dist-backend", "--dist-timeout", "--dist-bucket-mb"}},
       {"score", {"--file", "--seq-len", "--batch", "--json", "--device", "--dtype"}},
       {"tokenize", {"--tokenizer", "--text", "--file", "--no-special"}},
       {"variants", {"--json", "--markdown"}},

@@ -2238,6 +2238,18 @@ Sondierungsmenge: %2</translation>
         <source>%1 trainable, %2 added</source>
         <translation>%1 trainierbar, %2 hinzugefügt</translation>
     </message>
+    <message>
+        <source>Processes</source>
+        <translation>Prozesse</translation>
+    </message>
+    <message>
+        <source>Data-parallel worker processes of the run and their collective backend (gloo on CPU, nccl on CUDA); 1 = one process</source>
+        <translation>Datenparallele Worker-Prozesse des Laufs und ihr Kollektiv-Backend (gloo auf der CPU, nccl auf CUDA); 1 = ein Prozess</translation>
+    </message>
+    <message>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::RunsView</name>
@@ -2543,6 +2555,18 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Log of run %1</source>
         <translation>Protokoll von Lauf %1</translation>
+    </message>
+    <message>
+        <source>Processes:</source>
+        <translation>Prozesse:</translation>
+    </message>
+    <message>
+        <source>Data-parallel worker processes on this machine (growbench-cli run --nproc-per-node): each trains on its share of every batch, with the same numbers as one process; the batch needs at least one sequence per process</source>
+        <translation>Datenparallele Worker-Prozesse auf diesem Rechner (growbench-cli run --nproc-per-node): jeder trainiert auf seinem Anteil jedes Batches, mit denselben Zahlen wie ein Prozess; der Batch braucht mindestens eine Sequenz je Prozess</translation>
+    </message>
+    <message>
+        <source>This build has no distributed support (LibTorch&apos;s c10d with Gloo; install libgloo-dev and rebuild)</source>
+        <translation>Dieser Build unterstützt keine verteilten Läufe (c10d von LibTorch mit Gloo; libgloo-dev installieren und neu bauen)</translation>
     </message>
 </context>
 <context>

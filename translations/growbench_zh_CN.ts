@@ -2231,6 +2231,18 @@ Probe set: %2</source>
         <source>%1 trainable, %2 added</source>
         <translation>可训练 %1，新增 %2</translation>
     </message>
+    <message>
+        <source>Processes</source>
+        <translation>进程</translation>
+    </message>
+    <message>
+        <source>Data-parallel worker processes of the run and their collective backend (gloo on CPU, nccl on CUDA); 1 = one process</source>
+        <translation>该运行的数据并行工作进程及其集合通信后端（CPU 上为 gloo，CUDA 上为 nccl）；1 = 单进程</translation>
+    </message>
+    <message>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::RunsView</name>
@@ -2535,6 +2547,18 @@ Probe set: %2</source>
     <message>
         <source>Log of run %1</source>
         <translation>运行 %1 的日志</translation>
+    </message>
+    <message>
+        <source>Processes:</source>
+        <translation>进程数：</translation>
+    </message>
+    <message>
+        <source>Data-parallel worker processes on this machine (growbench-cli run --nproc-per-node): each trains on its share of every batch, with the same numbers as one process; the batch needs at least one sequence per process</source>
+        <translation>本机上的数据并行工作进程（growbench-cli run --nproc-per-node）：每个进程训练每个批次中属于自己的部分，结果与单进程相同；批次中每个进程至少需要一个序列</translation>
+    </message>
+    <message>
+        <source>This build has no distributed support (LibTorch&apos;s c10d with Gloo; install libgloo-dev and rebuild)</source>
+        <translation>此构建不支持分布式运行（需要 LibTorch 的 c10d 与 Gloo；请安装 libgloo-dev 并重新构建）</translation>
     </message>
 </context>
 <context>

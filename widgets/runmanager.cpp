@@ -47,13 +47,14 @@ void RunManager::setMaxParallel(int n) {
   schedule();
 }
 
-int RunManager::enqueueSpec(const QString& specPath, const QString& label) {
+int RunManager::enqueueSpec(const QString& specPath, const QString& label, int processes) {
   RunJob j;
   j.id = m_nextId++;
   j.label = label;
   j.specPath = specPath;
   j.arguments = {u"run"_s, specPath, u"--db"_s, m_db};
   if (!m_workspace.isEmpty()) j.arguments << u"--workspace"_s << m_workspace;
+  if (processes > 1) j.arguments << u"--nproc-per-node"_s << QString::number(processes);
   m_jobs.push_back(j);
   emit jobsChanged();
   schedule();

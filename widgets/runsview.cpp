@@ -38,6 +38,7 @@
 #include <sys/types.h>
 
 #include "appsettings.h"
+#include "dist/world.h"
 #include "experiment/spec.h"
 #include "guiutil.h"
 #include "runmanager.h"
@@ -227,6 +228,16 @@ void RunsView::buildUi() {
        tr("Steps between evaluations (step 0 and the last step are always evaluated)"));
   spin(m_evalTokens, tr("Eval tokens:"), 128, 100'000'000, 8192,
        tr("Token budget of each evaluation set"));
+  spin(m_processes, tr("Processes:"), 1, 64, 1,
+       tr("Data-parallel worker processes on this machine (growbench-cli run "
+          "--nproc-per-node): each trains on its share of every batch, with the same numbers "
+          "as one process; the batch needs at least one sequence per process"));
+  m_processes->setEnabled(gb::dist::available());
+  if (!gb::dist::available()) {
+    m_processes->setToolTip(
+        tr("This build has no distributed support (LibTorch's c10d with "
+           "Gloo; install libgloo-dev and rebuild)"));
+  }
   nums->addStretch(1);
   grid->addLayout(nums, r, 0, 1, 4);
   ++r;
@@ -414,6 +425,7 @@ LaunchSettings RunsView::settings() const {
   s.seed = m_seed->value();
   s.evalInterval = m_evalInterval->value();
   s.evalTokens = m_evalTokens->value();
+  s.processes = m_processes->value();
   return s;
 }
 
@@ -430,6 +442,7 @@ void RunsView::setSettings(const LaunchSettings& s) {
   m_seed->setValue(s.seed);
   m_evalInterval->setValue(s.evalInterval);
   m_evalTokens->setValue(s.evalTokens);
+  m_processes->setValue(s.processes);
 }
 
 nlohmann::json RunsView::buildSpec(QString* error) const {
@@ -512,7 +525,7 @@ int RunsView::launch() {
   }
   f.write(QByteArray::fromStdString(spec.dump(2)));
   f.close();
-  const int id = m_session->runs()->enqueueSpec(path, settings().name);
+  const int id = m_session->runs()->enqueueSpec(path, settings().name, settings().processes);
   if (!m_session->queuedPlans().isEmpty()) m_session->clearQueuedPlans();
   setMessage(tr("Launched %1 (spec %2).").arg(settings().name, path));
   return id;

@@ -50,6 +50,7 @@ struct LaunchSettings {
   int seed = 0;
   int evalInterval = 50;
   int evalTokens = 8192;
+  int processes = 1;  // data-parallel worker processes on this machine
 };
 
 class RunsView : public QWidget {
@@ -107,6 +108,7 @@ class RunsView : public QWidget {
   QSpinBox* m_seed = nullptr;
   QSpinBox* m_evalInterval = nullptr;
   QSpinBox* m_evalTokens = nullptr;
+  QSpinBox* m_processes = nullptr;
   QPushButton* m_launch = nullptr;
   QLineEdit* m_filter = nullptr;
   QComboBox* m_statusFilter = nullptr;

@@ -48,6 +48,8 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
         return tr("BWT");
       case Duration:
         return tr("Duration");
+      case Processes:
+        return tr("Processes");
       case Status:
         return tr("Status");
       case Progress:
@@ -72,6 +74,10 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
             "evaluation (higher is better)");
       case Op:
         return tr("Overall performance: mean accuracy on all tasks after the last task");
+      case Processes:
+        return tr(
+            "Data-parallel worker processes of the run and their collective backend (gloo on "
+            "CPU, nccl on CUDA); 1 = one process");
       case Bwt:
         return tr(
             "Backward transfer: mean change of earlier tasks' accuracy after the last "
@@ -109,6 +115,9 @@ QVariant RunTableModel::display(const RunRow& r, int column) const {
       return formatValue(r.bwt);
     case Duration:
       return formatDuration(r.duration);
+    case Processes:
+      return r.worldSize > 1 ? tr("%1 × %2").arg(r.worldSize).arg(r.backend)
+                             : QString::number(r.worldSize);
     case Status:
       return statusText(r.info.status);
     case Progress:
@@ -140,6 +149,8 @@ QVariant RunTableModel::sortValue(const RunRow& r, int column) const {
       return num(r.bwt);
     case Duration:
       return num(r.duration);
+    case Processes:
+      return r.worldSize;
     case Status:
       return static_cast<int>(r.info.status);
     case Progress:

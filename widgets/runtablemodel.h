@@ -39,6 +39,7 @@ class RunTableModel : public QAbstractTableModel {
     Op,
     Bwt,
     Duration,
+    Processes,  // data-parallel world size and backend
     Status,
     Progress,
     Tags,

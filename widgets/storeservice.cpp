@@ -277,6 +277,20 @@ void StoreWorker::relistRuns() {
         r.status == st::RunStatus::Running && d->watched.contains(r.id)) {
       d->watched[r.id].clear();
     }
+    if (prev == d->lastStatus.end() || prev.value() != r.status) {
+      // The data-parallel world, read again when the status changes (a resume may change it).
+      const auto params = s.run_params(r.id);
+      const auto ws = params.find("dist.world_size");
+      const auto be = params.find("dist.backend");
+      RunRow& cached = d->specCache[r.id];
+      cached.worldSize =
+          ws != params.end() && ws->second.is_number_integer() ? ws->second.get<int>() : 1;
+      cached.backend = be != params.end() && be->second.is_string()
+                           ? qs(be->second.get<std::string>())
+                           : QString();
+      row.worldSize = cached.worldSize;
+      row.backend = cached.backend;
+    }
     d->lastStatus[r.id] = r.status;
     snap.runs.push_back(std::move(row));
   }

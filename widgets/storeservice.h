@@ -43,6 +43,8 @@ struct RunRow {
   qint64 lastStep = -1;       // highest step with a train/loss
   qint64 totalSteps = 0;      // from the spec (train.steps, or the sequence's steps)
   double duration = qQNaN();  // seconds: started → finished (or now)
+  int worldSize = 1;          // data-parallel processes (run parameter dist.world_size)
+  QString backend;            // their collective backend ("gloo", "nccl"), empty for one
 };
 
 struct RunSnapshot {

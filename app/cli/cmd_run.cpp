@@ -3,6 +3,9 @@
 #include <optional>
 
 #include "common.h"
+#include "dist/group.h"
+#include "dist/launcher.h"
+#include "dist/world.h"
 #include "experiment/expand.h"
 #include "experiment/runner.h"
 #include "experiment/smoke.h"
@@ -22,6 +25,12 @@ struct RunOptions {
   bool dry_run = false;
   bool json = false;
   bool smoke = false;
+  // Data-parallel (docs/distributed.md).
+  int64_t nproc = 1;
+  std::string dist_backend = "auto";
+  double dist_timeout = 300;
+  double dist_bucket_mb = 25;
+  std::string dist_fault;  // tests: RANK:STEP:KIND
 };
 
 void declare_run(CLI::App& app, RunOptions& o) {
@@ -53,6 +62,22 @@ void declare_run(CLI::App& app, RunOptions& o) {
            "the smoke version of the spec: a few steps, one seed, no sweep, small\n"
            "evaluation sets (its runs form the group '<name>-smoke'; `report SPEC --smoke`\n"
            "reports them): checks the pipeline, not the results");
+  add_option(app, "--nproc-per-node", o.nproc, "N",
+             "data-parallel: start N worker processes on this machine (rank 0\n"
+             "writes the store); under torchrun or srun leave it out: the worker\n"
+             "joins the world their environment describes (docs/distributed.md)")
+      ->check(int_range(1, 1024));
+  add_option(app, "--dist-backend", o.dist_backend, "NAME",
+             "collectives: gloo (CPU), nccl (CUDA, where built), auto: nccl for a\n"
+             "CUDA device when available, else gloo")
+      ->check(one_of({"auto", "gloo", "nccl"}));
+  add_option(app, "--dist-timeout", o.dist_timeout, "SECONDS",
+             "rendezvous and every collective: a rank that died or hangs ends\n"
+             "the run failed within this time")
+      ->check(positive_number());
+  add_option(app, "--dist-bucket-mb", o.dist_bucket_mb, "MB", "gradient all-reduce bucket size")
+      ->check(positive_number());
+  add_option(app, "--dist-fault", o.dist_fault, "RANK:STEP:KIND", "")->group("");
   // Tests: a NaN loss at this step (divergence handling).
   add_option(app, "--inject-nan-at", o.inject_nan_at, "STEP", "")->check(at_least(0))->group("");
 }
@@ -80,6 +105,49 @@ int dry_run(const std::string& path, bool json, bool smoke) {
   return 0;
 }
 
+experiment::DistFault parse_fault(const std::string& text) {
+  experiment::DistFault f;
+  const auto a = text.find(':'), b = text.rfind(':');
+  try {
+    if (a == std::string::npos || a == b) throw std::invalid_argument("format");
+    f.rank = std::stoll(text.substr(0, a));
+    f.step = std::stoll(text.substr(a + 1, b - a - 1));
+    f.kind = text.substr(b + 1);
+  } catch (const std::exception&) {
+    throw UsageError("--dist-fault: expected RANK:STEP:KIND, got '" + text + "'");
+  }
+  if (f.kind != "kill" && f.kind != "hang" && f.kind != "fail") {
+    throw UsageError("--dist-fault: KIND is kill, hang or fail");
+  }
+  return f;
+}
+
+// --nproc-per-node N: this process launches N workers (the same command line) and waits.
+int launch_workers(const RunOptions& in, const std::string& db_path, CancelToken cancel) {
+  if (!dist::available()) {
+    fail("--nproc-per-node {}: distributed runs are unavailable: {}", in.nproc,
+         dist::unavailable_reason());
+  }
+  dist::LaunchOptions lo;
+  lo.nproc = in.nproc;
+  lo.program = "/proc/self/exe";
+  auto cmd = dist::own_command_line();
+  lo.args.assign(cmd.begin() + (cmd.empty() ? 0 : 1), cmd.end());
+  lo.timeout_s = in.dist_timeout;
+  lo.db_path = db_path;
+  lo.cancel = cancel;
+  const dist::LaunchResult r = dist::launch_local(lo);
+  if (r.rank0_died) {
+    // Rank 0 printed no `done`: the launcher reports what it recorded.
+    events::Done done;
+    done.db = db_path;
+    done.exit_code = r.exit_code;
+    for (int64_t id : r.runs_marked_failed) done.runs.push_back({id, "", "failed", r.failure});
+    print_json(events::to_json(done));
+  }
+  return r.exit_code;
+}
+
 int run_run(const RunOptions& in) {
   if (in.spec.empty() && !in.resume) {
     throw UsageError("missing argument SPEC.json (or --resume RUN_ID)");
@@ -93,8 +161,21 @@ int run_run(const RunOptions& in) {
   CancelToken cancel;
   cancel_on_signals(cancel);
 
+  const dist::WorldInfo world = dist::detect_world();
+  if (in.nproc > 1 && world.distributed()) {
+    if (world.launcher != "launcher") {
+      throw UsageError(fmt::format(
+          "--nproc-per-node starts local workers itself; this process is already rank {} of {} "
+          "({}): leave --nproc-per-node out",
+          world.rank, world.world_size, world.launcher));
+    }
+  }
+  if (!in.dist_fault.empty() && !world.distributed() && in.nproc <= 1) {
+    throw UsageError("--dist-fault applies to data-parallel runs only");
+  }
   experiment::RunnerOptions o;
   o.db_path = in.db.empty() ? default_store_path() : in.db;
+  if (in.nproc > 1 && !world.distributed()) return launch_workers(in, o.db_path, cancel);
   std::filesystem::create_directories(std::filesystem::absolute(o.db_path).parent_path());
   o.workspace = in.workspace;
   o.cache_dir = in.cache;
@@ -106,6 +187,25 @@ int run_run(const RunOptions& in) {
   o.on_event = [quiet](const events::Event& e) {
     if (!quiet) print_json(events::to_json(e));
   };
+  if (!in.dist_fault.empty()) o.dist_fault = parse_fault(in.dist_fault);
+  o.bucket_bytes = static_cast<int64_t>(in.dist_bucket_mb * 1024 * 1024);
+  std::optional<experiment::ExperimentSpec> spec;
+  if (!in.resume) spec = experiment::load_spec_for(in.spec, in.smoke);
+  if (world.distributed()) {
+    if (!dist::available()) {
+      fail("this process is rank {} of {} ({}), but distributed runs are unavailable: {}",
+           world.rank, world.world_size, world.launcher, dist::unavailable_reason());
+    }
+    dist::GroupOptions go;
+    go.backend = in.dist_backend;
+    go.timeout_s = in.dist_timeout;
+    go.cuda = spec && spec->device.rfind("cuda", 0) == 0;
+    go.spec_hash =
+        in.resume ? "resume:" + std::to_string(*in.resume) : experiment::spec_hash(*spec);
+    o.dist = dist::Group::join(world, go);
+    // Only rank 0 reports: the others' records are scratch.
+    if (!o.dist->leader()) o.on_event = nullptr;
+  }
   std::vector<experiment::RunOutcome> outcomes;
   if (in.resume) {
     if (!std::filesystem::exists(o.db_path)) {
@@ -114,8 +214,7 @@ int run_run(const RunOptions& in) {
     }
     outcomes.push_back(experiment::resume_run(*in.resume, o));
   } else {
-    auto spec = experiment::load_spec_for(in.spec, in.smoke);
-    outcomes = experiment::run_experiment(spec, o);
+    outcomes = experiment::run_experiment(*spec, o);
   }
   int code = 0;
   for (const auto& oc : outcomes) {
@@ -124,6 +223,7 @@ int run_run(const RunOptions& in) {
     else if (oc.status != "finished" && oc.status != "stopped" && code == 0)
       code = 3;
   }
+  if (o.dist && !o.dist->leader()) return code;
   events::Done done;
   done.db = o.db_path;
   done.exit_code = code;
@@ -137,14 +237,17 @@ int run_run(const RunOptions& in) {
 GB_REGISTER_COMMAND(
     "run",
     "run SPEC.json [--db DB] [--resume RUN_ID] [--workspace DIR] [--cache DIR] [--smoke] "
-    "[--dry-run [--json]]",
+    "[--dry-run [--json]] [--nproc-per-node N]",
     "Runs an experiment spec (see docs/experiments.md): one run per plan, sweep point and\n"
     "seed (all in one group of the store), each probed,\n"
     "grown, trained and evaluated, everything recorded in the SQLite run store.\n"
     "Prints one JSON object per line on stdout: {\"event\": \"stage\"|\"progress\"|\"eval\"|\n"
     "\"grown\"|\"checkpoint\"|\"run_started\"|\"run_finished\"|\"done\", ...}; progress objects\n"
     "carry stage, step, total, loss, lr, tokens_per_s and eta_s. Logs go to stderr.\n"
-    "SIGINT/SIGTERM cancel cleanly: the run is marked cancelled and a checkpoint written.",
+    "SIGINT/SIGTERM cancel cleanly: the run is marked cancelled and a checkpoint written.\n"
+    "Data-parallel (docs/distributed.md): --nproc-per-node N starts N local workers; under\n"
+    "torchrun --no_python or srun each process joins the world its environment describes.\n"
+    "Rank 0 alone writes the store; the numbers equal one process's.",
     &declare_run, &run_run,
     "Exit code: 0 all runs finished (or stopped by their forgetting guard), 3 a run failed or\n"
     "diverged, 130 cancelled, 2 usage.");

@@ -2,8 +2,12 @@
 
 #include "experiment/expand.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <ctime>
 #include <exception>
 #include <filesystem>
@@ -16,6 +20,8 @@
 
 #include "data/cloze.h"
 #include "data/packing.h"
+#include "dist/group.h"
+#include "dist/shard.h"
 #include "eval/evaluate.h"
 #include "experiment/preset.h"
 #include "experiment/sources.h"
@@ -284,6 +290,11 @@ std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOption
   p->options = options;
   if (p->options.cache_dir.empty()) p->options.cache_dir = data::default_cache_dir();
   p->device = parse_device(spec.device);
+  if (options.dist && p->device.is_cuda() && !p->device.has_index()) {
+    // Data-parallel on CUDA: one device per local rank.
+    p->device =
+        c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(options.dist->world().local_rank));
+  }
   p->dtype = parse_dtype(spec.dtype);
   // More threads than cores only oversubscribes them (100 000 threads would hang the start).
   const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
@@ -436,6 +447,11 @@ class RunExecutor {
   void update_unit_lrs(const std::string& method);
   void save_checkpoint(const std::string& reason);
   void save_cancel_checkpoint();
+  // Data-parallel: rank 0 writes; the world is recorded on the run; LM evaluation sharded.
+  bool leader() const { return !m_p.options.dist || m_p.options.dist->leader(); }
+  void record_world();
+  eval::LmResult lm_eval(const std::vector<data::Batch>& batches);
+  void inject_dist_fault();
   void flush_quietly();
   void put(int64_t step, const std::string& key, double value) {
     m_writer.add(m_run, step, key, value);
@@ -487,6 +503,7 @@ RunOutcome RunExecutor::execute(const std::optional<store::CheckpointInfo>& resu
   m_out.label = m_plan.label();
   m_store.set_status(m_run, store::RunStatus::Running);
   try {
+    record_world();
     load_base();
     grow_model(resume_from);
     make_trainer();
@@ -634,6 +651,12 @@ void RunExecutor::make_trainer() {
   to.clip = t.clip;
   to.accumulation = t.accumulation;
   to.check_every_step = !m_p.device.is_cuda();
+  to.group = m_p.options.dist;
+  to.bucket_bytes = m_p.options.bucket_bytes;
+  if (const auto& g = m_p.options.dist) {
+    // Every rank needs a row of every batch (fails early, with the sizes).
+    dist::shard_rows(t.batch_size, g->world_size(), g->rank());
+  }
   m_schedule = to.schedule;
   m_trainer = std::make_unique<train::Trainer>(m_model.model, m_growth, to, m_p.device);
   for (int64_t n : m_phase_steps) m_total_steps += n;
@@ -690,6 +713,11 @@ void RunExecutor::resume(const store::CheckpointInfo& checkpoint) {
     }
     m_guard_step = m_state.global_step;
   }
+  if (const auto& g = m_p.options.dist) {
+    // Rank 0's store holds the run's history: every rank decides from the same values.
+    m_first_loss = g->broadcast(m_first_loss);
+    m_guard_start = g->broadcast(m_guard_start);
+  }
   m_store.add_event(
       m_run, store::EventLevel::Info,
       fmt::format("resumed from {} at step {}", checkpoint.path, m_state.global_step));
@@ -722,6 +750,7 @@ void RunExecutor::train_step(const Phase& phase, const train::Schedule& schedule
     const auto& d = m_plan.get<grow::DepthParams>();
     if (d.unit_lr && m_state.phase_step % d.t_update == 0) update_unit_lrs(d.unit_importance);
   }
+  inject_dist_fault();
   std::vector<data::Batch> micro;
   for (int64_t a = 0; a < m_spec.train.accumulation; ++a) micro.push_back(m_source->next());
   if (m_p.options.inject_nan_at == m_state.global_step) {
@@ -855,6 +884,9 @@ void RunExecutor::stop(const std::exception_ptr& error) {
     if (auto* c10e = dynamic_cast<const c10::Error*>(&e)) msg = c10e->what_without_backtrace();
     flush_quietly();
     log::get("runner")->error("run {} failed: {}", m_run, msg);
+    if (const auto& g = m_p.options.dist; g && !dynamic_cast<const dist::PeerError*>(&e)) {
+      g->report_failure(fmt::format("{} (pid {})", msg, ::getpid()));
+    }
     m_store.set_status(m_run, store::RunStatus::Failed, msg);
     m_out.status = "failed";
     m_out.error = msg;
@@ -960,7 +992,7 @@ void RunExecutor::evaluate(int64_t step) {
     metrics[k] = v;
   };
   if (!m_p.orig_eval.empty()) {
-    auto r = eval::lm_eval(model, m_p.orig_eval, m_p.device);
+    auto r = lm_eval(m_p.orig_eval);
     put_m(mk::kEvalOrigLoss, r.loss);
     put_m(mk::kEvalOrigPpl, r.ppl);
     if (m_reference.defined()) {
@@ -971,19 +1003,19 @@ void RunExecutor::evaluate(int64_t step) {
     if (step == 0 || step == m_total_steps) record_routes(step);
   }
   if (!m_p.new_eval.empty()) {
-    auto r = eval::lm_eval(model, m_p.new_eval, m_p.device);
+    auto r = lm_eval(m_p.new_eval);
     put_m(mk::kEvalNewLoss, r.loss);
     put_m(mk::kEvalNewPpl, r.ppl);
   }
   // The held-out test sets: at the start and at the end only (or where a guard ends it).
   if (step == 0 || step == m_total_steps || m_end_training) {
     if (!m_p.orig_test.empty()) {
-      auto r = eval::lm_eval(model, m_p.orig_test, m_p.device);
+      auto r = lm_eval(m_p.orig_test);
       put_m(mk::kTestOrigLoss, r.loss);
       put_m(mk::kTestOrigPpl, r.ppl);
     }
     if (!m_p.new_test.empty()) {
-      auto r = eval::lm_eval(model, m_p.new_test, m_p.device);
+      auto r = lm_eval(m_p.new_test);
       put_m(mk::kTestNewLoss, r.loss);
       put_m(mk::kTestNewPpl, r.ppl);
     }
@@ -1032,7 +1064,7 @@ void RunExecutor::evaluate_task(const TaskData& t,
     if (m_p.spec.eval.exact_match) put_m(key(name, mk::kEm), r.exact_match);
     put_m(key(name, mk::kAnswerLoss), r.answer_loss);
   } else {
-    auto r = eval::lm_eval(model, t.lm, m_p.device);
+    auto r = lm_eval(t.lm);
     put_m(key(name, mk::kLoss), r.loss);
     put_m(key(name, mk::kPpl), r.ppl);
   }
@@ -1048,7 +1080,7 @@ void RunExecutor::evaluate_sequence_row(size_t after_phase) {
     } else if (t.spec.kind == "qa") {
       acc = eval::qa_eval(model, t.qa, m_p.device, false).first_token_acc;
     } else {
-      acc = -eval::lm_eval(model, t.lm, m_p.device).loss;  // higher is better
+      acc = -lm_eval(t.lm).loss;  // higher is better
     }
     m_store.set_task_value(m_run, static_cast<int>(after_phase), static_cast<int>(j), acc);
   }
@@ -1114,7 +1146,71 @@ void RunExecutor::update_unit_lrs(const std::string& method) {
                                 m_state.global_step, values.size()));
 }
 
+// ---------------------------------------------------------------------------------------
+// Data-parallel parts (dist/group.h). Every rank runs this executor with the same global
+// batches; rank 0 writes the store and the checkpoints, the others a scratch store.
+
+// The world on the run: parameters (GUI columns) and an event.
+void RunExecutor::record_world() {
+  const auto& g = m_p.options.dist;
+  if (!g) {
+    // A data-parallel run resumed by one process.
+    if (m_store.run_params(m_run).count("dist.world_size")) {
+      m_store.set_run_params(m_run, {{"dist.world_size", 1}, {"dist.backend", ""}});
+    }
+    return;
+  }
+  std::vector<std::string> hosts;
+  for (const auto& h : g->hosts()) {
+    if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+  }
+  m_store.set_run_params(m_run, {{"dist.world_size", g->world_size()},
+                                 {"dist.backend", g->backend()},
+                                 {"dist.hosts", fmt::format("{}", fmt::join(hosts, ","))},
+                                 {"dist.launcher", g->world().launcher}});
+  m_store.add_event(
+      m_run, store::EventLevel::Info,
+      fmt::format("data-parallel: {} processes ({}, launched by {}) on {}", g->world_size(),
+                  g->backend(), g->world().launcher, fmt::join(hosts, ", ")));
+  if (m_plan.variant == grow::Variant::LoraMoe || m_plan.variant == grow::Variant::MhMoe) {
+    if (m_plan.get<grow::MoeParams>().balance > 0) {
+      m_store.add_event(m_run, store::EventLevel::Warning,
+                        "data-parallel: the load-balancing loss is computed on each process's "
+                        "rows (as DDP does), so it and the run depend on the number of processes");
+    }
+  }
+}
+
+// Next-token evaluation: each rank evaluates every world-th batch, the sums are all-reduced.
+eval::LmResult RunExecutor::lm_eval(const std::vector<data::Batch>& batches) {
+  auto& model = *m_model.model;
+  const auto& g = m_p.options.dist;
+  if (!g) return eval::lm_eval(model, batches, m_p.device);
+  const auto mine = dist::deal_batches(batches, g->world_size(), g->rank());
+  eval::LmResult local;
+  if (!mine.empty()) local = eval::lm_eval(model, mine, m_p.device);
+  const auto sums = g->all_reduce_sum(
+      {local.loss * static_cast<double>(local.tokens), static_cast<double>(local.tokens)});
+  eval::LmResult r;
+  r.tokens = static_cast<int64_t>(sums[1]);
+  r.loss = r.tokens > 0 ? sums[0] / sums[1] : 0.0;
+  r.ppl = std::exp(r.loss);
+  return r;
+}
+
+// Tests: one rank dies, hangs or fails at a step (RunnerOptions::dist_fault).
+void RunExecutor::inject_dist_fault() {
+  const DistFault& f = m_p.options.dist_fault;
+  const auto& g = m_p.options.dist;
+  if (f.rank < 0 || !g || g->rank() != f.rank || m_state.global_step != f.step) return;
+  log::get("runner")->warn("rank {}: injected fault '{}' at step {}", f.rank, f.kind, f.step);
+  if (f.kind == "kill") std::raise(SIGKILL);
+  if (f.kind == "hang") std::raise(SIGSTOP);
+  fail("injected failure of rank {} at step {}", f.rank, f.step);
+}
+
 void RunExecutor::save_checkpoint(const std::string& reason) {
+  if (!leader()) return;  // rank 0 writes the checkpoints
   fs::path dir = fs::path(m_p.options.workspace) / "runs" / std::to_string(m_run) /
                  fmt::format("step-{:08d}", m_state.global_step);
   Json extra = {{"global_step", m_state.global_step},
@@ -1138,6 +1234,61 @@ void RunExecutor::save_checkpoint(const std::string& reason) {
   emit(m_p, ev::Checkpoint{m_run, m_state.global_step, dir.string()});
 }
 
+// ---------------------------------------------------------------------------------------
+// Data-parallel: the store of a rank other than 0 (a scratch file, deleted on exit), the
+// order of preparation (rank 0 first: it may build a preset or a tokenised cache that the
+// others then read), and the end of an experiment after a run that did not finish.
+
+class ScratchStore {
+ public:
+  store::Store open(int64_t rank) {
+    m_path = fs::temp_directory_path() /
+             fmt::format("growbench-rank{}-{}.db", rank, static_cast<int64_t>(::getpid()));
+    remove();
+    return store::Store::open(m_path.string());
+  }
+  ~ScratchStore() { remove(); }
+
+ private:
+  void remove() {
+    if (m_path.empty()) return;
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(m_path.string() + suffix, ec);
+  }
+  fs::path m_path;
+};
+
+// How long ranks other than 0 wait for rank 0 to prepare: at least the group's timeout,
+// and long enough for a preset to be pretrained.
+constexpr double kPrepareWaitS = 4 * 3600;
+
+std::unique_ptr<Prepared> prepare_in_order(const ExperimentSpec& spec,
+                                           const RunnerOptions& options) {
+  const auto& g = options.dist;
+  if (!g) return prepare(spec, options);
+  const std::string key = "gb/prepared";
+  if (g->leader()) {
+    std::unique_ptr<Prepared> p;
+    try {
+      p = prepare(spec, options);
+    } catch (const std::exception& e) {
+      g->store_set(key, std::string("error: ") + e.what());
+      throw;
+    }
+    g->store_set(key, "ok");
+    return p;
+  }
+  const std::string status = g->store_get(key, std::max(g->timeout_s(), kPrepareWaitS));
+  if (status != "ok") fail("rank 0 could not prepare the experiment: {}", status);
+  return prepare(spec, options);
+}
+
+// After a data-parallel run that did not finish, the ranks may stand at different points:
+// no further run starts.
+bool ends_distributed_experiment(const RunnerOptions& options, const RunOutcome& oc) {
+  return options.dist && oc.status != "finished" && oc.status != "stopped";
+}
+
 }  // namespace
 
 std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerOptions& o) {
@@ -1147,8 +1298,11 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
   // Checkpoint paths are stored as written: absolute, so that a resume from another working
   // directory finds them (a relative --db or --workspace used to store relative ones).
   options.workspace = fs::absolute(options.workspace).lexically_normal().string();
-  store::Store store = store::Store::open(options.db_path);
-  store.mark_interrupted_runs();
+  const bool follower = options.dist && !options.dist->leader();
+  ScratchStore scratch;
+  store::Store store =
+      follower ? scratch.open(options.dist->rank()) : store::Store::open(options.db_path);
+  if (!follower) store.mark_interrupted_runs();
 
   // Every run is created up front (queued), so viewers see the whole comparison: one per
   // plan, sweep point and seed (experiment/expand.h), all in one group.
@@ -1175,7 +1329,7 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
   std::vector<RunOutcome> outcomes;
   std::unique_ptr<Prepared> prepared;
   try {
-    prepared = prepare(spec, options);
+    prepared = prepare_in_order(spec, options);
   } catch (const std::exception& e) {
     bool cancelled = dynamic_cast<const CancelledError*>(&e) != nullptr;
     for (int64_t id : ids) {
@@ -1193,8 +1347,20 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
     mi.params = count_parameters(*base.model);
     store.upsert_model(mi);
   }
+  std::string ended_by;  // a data-parallel run that did not finish
   for (size_t i = 0; i < runs.size(); ++i) {
     const grow::GrowthPlan& plan = run_specs[i].plans[0];
+    if (!ended_by.empty()) {
+      store.set_status(ids[i], store::RunStatus::Failed, "not started: " + ended_by);
+      RunOutcome oc;
+      oc.run_id = ids[i];
+      oc.label = plan.label();
+      oc.name = runs[i].name;
+      oc.status = "failed";
+      oc.error = "not started: " + ended_by;
+      outcomes.push_back(oc);
+      continue;
+    }
     if (options.cancel.cancelled()) {
       store.set_status(ids[i], store::RunStatus::Cancelled, "cancelled before it started");
       RunOutcome oc;
@@ -1214,6 +1380,9 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
     RunExecutor ex(*prepared, store, run_specs[i], ids[i]);
     RunOutcome oc = ex.execute(std::nullopt);
     oc.name = runs[i].name;
+    if (ends_distributed_experiment(options, oc)) {
+      ended_by = fmt::format("data-parallel run {} ended {}", oc.run_id, oc.status);
+    }
     outcomes.push_back(oc);
   }
   return outcomes;
@@ -1225,21 +1394,63 @@ RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
   // Checkpoint paths are stored as written: absolute, so that a resume from another working
   // directory finds them (a relative --db or --workspace used to store relative ones).
   options.workspace = fs::absolute(options.workspace).lexically_normal().string();
-  store::Store store = store::Store::open(options.db_path);
-  store.mark_interrupted_runs();
-  store::RunInfo info = store.get_run(run_id);
-  if (info.status == store::RunStatus::Running) {
-    fail("run {} is still running (worker pid {} on {})", run_id, info.worker_pid.value_or(0),
-         info.worker_host);
+  const auto& g = options.dist;
+  // Data-parallel: rank 0 checks the run and hands its spec and checkpoint to the others,
+  // which keep their records in a scratch store (and read the checkpoint folder: a shared
+  // file system across machines).
+  const std::string key = fmt::format("gb/resume/{}", run_id);
+  if (g && !g->leader()) {
+    Json got = Json::parse(g->store_get(key, g->timeout_s()), nullptr, false);
+    if (got.is_discarded() || got.contains("error")) {
+      fail("rank 0 could not resume run {}: {}", run_id,
+           got.is_discarded() ? "no answer" : got["error"].get<std::string>());
+    }
+    ScratchStore scratch;
+    store::Store store = scratch.open(g->rank());
+    store::NewRun nr;
+    nr.name = got.at("name").get<std::string>();
+    nr.spec = got.at("spec").get<std::string>();
+    const int64_t local_id = store.create_run(nr);
+    store::CheckpointInfo ckpt;
+    ckpt.run_id = local_id;
+    ckpt.step = got.at("step").get<int64_t>();
+    ckpt.path = got.at("path").get<std::string>();
+    ExperimentSpec spec = parse_spec(json::parse(nr.spec, fmt::format("run {} spec", run_id)));
+    auto prepared = prepare_in_order(spec, options);
+    RunExecutor ex(*prepared, store, spec, local_id);
+    RunOutcome oc = ex.execute(ckpt);
+    oc.run_id = run_id;
+    oc.name = nr.name;
+    return oc;
   }
-  if (info.status == store::RunStatus::Finished) fail("run {} already finished", run_id);
-  auto ckpt = store.latest_checkpoint(run_id);
-  if (!ckpt) {
-    fail("run {} has no checkpoint to resume from (status {}); start it again instead", run_id,
-         store::to_string(info.status));
+  store::Store store = store::Store::open(options.db_path);
+  store::RunInfo info;
+  std::optional<store::CheckpointInfo> ckpt;
+  try {
+    store.mark_interrupted_runs();
+    info = store.get_run(run_id);
+    if (info.status == store::RunStatus::Running) {
+      fail("run {} is still running (worker pid {} on {})", run_id, info.worker_pid.value_or(0),
+           info.worker_host);
+    }
+    if (info.status == store::RunStatus::Finished) fail("run {} already finished", run_id);
+    ckpt = store.latest_checkpoint(run_id);
+    if (!ckpt) {
+      fail("run {} has no checkpoint to resume from (status {}); start it again instead", run_id,
+           store::to_string(info.status));
+    }
+  } catch (const std::exception& e) {
+    if (g) g->store_set(key, Json{{"error", e.what()}}.dump());
+    throw;
+  }
+  if (g) {
+    g->store_set(
+        key,
+        Json{{"name", info.name}, {"spec", info.spec}, {"step", ckpt->step}, {"path", ckpt->path}}
+            .dump());
   }
   ExperimentSpec spec = parse_spec(json::parse(info.spec, fmt::format("run {} spec", run_id)));
-  auto prepared = prepare(spec, options);
+  auto prepared = prepare_in_order(spec, options);
   ev::RunStarted started;
   started.run = run_id;
   started.label = spec.plans[0].label();

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,19 @@
 #include "util/events.h"
 #include "util/progress.h"
 
+namespace gb::dist {
+class Group;
+}
+
 namespace gb::experiment {
+
+// Fault injection for the data-parallel tests: at `step`, rank `rank` dies (kill: SIGKILL),
+// hangs (hang: SIGSTOP) or fails (fail: an exception).
+struct DistFault {
+  int64_t rank = -1;  // -1: off
+  int64_t step = 0;
+  std::string kind = "kill";
+};
 
 struct RunnerOptions {
   std::string db_path;
@@ -33,6 +46,11 @@ struct RunnerOptions {
   std::vector<std::string> tags;  // added to every run
   // Fault injection for tests: make the training loss NaN at this step (-1: off).
   int64_t inject_nan_at = -1;
+  // Data-parallel (dist/group.h; null: one process). Rank 0 alone writes the store and the
+  // checkpoints; the other ranks keep their records in a scratch store that is deleted.
+  std::shared_ptr<dist::Group> dist;
+  int64_t bucket_bytes = 25 << 20;  // gradient all-reduce buckets
+  DistFault dist_fault;
 };
 
 struct RunOutcome {

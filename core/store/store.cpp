@@ -678,6 +678,22 @@ std::map<std::string, nlohmann::json> Store::run_params(int64_t run_id) {
   return out;
 }
 
+void Store::set_run_params(int64_t run_id, const std::map<std::string, nlohmann::json>& params) {
+  const char* what = "setting a run's parameters";
+  m_state->require_writable(what);
+  Connection& db = *m_state->db;
+  Transaction tx(db, what);
+  for (const auto& [key, value] : params) {
+    Query q(db, "INSERT OR REPLACE INTO run_params (run_id, key, value, num) VALUES (?, ?, ?, ?)",
+            what);
+    std::optional<double> num;
+    if (value.is_number()) num = value.get<double>();
+    if (value.is_boolean()) num = value.get<bool>() ? 1.0 : 0.0;
+    q.bind_all(run_id, key, value.dump(), num).run();
+  }
+  tx.commit();
+}
+
 RunInfo Store::get_run(int64_t run_id) {
   std::optional<RunInfo> run = find_run(run_id);
   if (!run) fail("run store '{}': there is no run {}", path(), run_id);

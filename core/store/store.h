@@ -108,6 +108,8 @@ class Store {
   RunInfo get_run(int64_t run_id);
   // The run's flattened hyper-parameters (NewRun::params), by key.
   std::map<std::string, nlohmann::json> run_params(int64_t run_id);
+  // Adds or replaces parameters of an existing run (a resumed run's new world size).
+  void set_run_params(int64_t run_id, const std::map<std::string, nlohmann::json>& params);
 
   // ---- metrics ------------------------------------------------------------------------
   // A buffered writer on this store's connection (see MetricsWriter).

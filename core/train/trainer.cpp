@@ -6,6 +6,9 @@
 
 #include <torch/torch.h>
 
+#include "dist/grad_sync.h"
+#include "dist/group.h"
+#include "dist/shard.h"
 #include "model/tensor_io.h"
 #include "util/files.h"
 #include "util/json.h"
@@ -73,6 +76,9 @@ Trainer::Trainer(CausalLM model, const grow::GrowthResult& growth, const TrainOp
   }
   if (groups.empty()) fail("trainer: the plan leaves nothing to train");
   m_opt = std::make_unique<AdamW>(std::move(groups), options.adamw);
+  if (options.group && options.group->world_size() > 1) {
+    m_sync = std::make_shared<dist::GradientSync>(options.group, options.bucket_bytes);
+  }
 }
 
 void Trainer::set_lr_scale(const std::string& group_name, double scale) {
@@ -108,32 +114,66 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
   m_model->train();
   const int64_t step_index = m_opt->step_count();  // 0-based index of this step
   const double n = static_cast<double>(micro.size());
+  // Data-parallel: this rank's rows of every micro-batch, its loss a share of the global
+  // mean (sum over its rows / the micro-batch's global targets; per-token means of aux terms
+  // weighted by its share of rows), model-level terms (EWC) on rank 0 only; the sum over
+  // the ranks is then the single-process loss, term by term.
+  const bool dp = static_cast<bool>(m_sync);
+  const bool lead = !dp || m_options.group->leader();
   StepStats st;
   torch::Tensor total_sum, lm_sum;
   std::map<std::string, torch::Tensor> term_sum;
   for (size_t i = 0; i < micro.size(); ++i) {
-    BatchTensors bt = to_tensors(micro[i], m_device);
+    BatchTensors bt;
+    double share = 1.0;
+    int64_t global_targets = 0;
+    if (dp) {
+      const auto& g = *m_options.group;
+      const dist::Shard sh = dist::shard_rows(micro[i].rows, g.world_size(), g.rank());
+      bt = to_tensors(dist::slice_rows(micro[i], sh), m_device);
+      bt.original = micro[i].domain == data::Domain::Original;
+      share = static_cast<double>(sh.count) / static_cast<double>(micro[i].rows);
+      global_targets = dist::batch_targets(micro[i]);
+    } else {
+      bt = to_tensors(micro[i], m_device);
+      global_targets = bt.targets;
+    }
     std::vector<AuxTerm> aux;
     ForwardOptions fo;
     fo.aux = &aux;
     fo.original_domain = bt.original;
     fo.domain_labels = bt.domain_labels;
     auto logits = m_model->forward(bt.inputs, fo);
-    auto lm = lm_loss(logits, bt.labels);
+    torch::Tensor lm;
+    if (dp) {
+      const int64_t v = logits.size(-1);
+      lm = torch::nn::functional::cross_entropy(
+               logits.reshape({-1, v}).to(torch::kFloat), bt.labels.reshape({-1}),
+               torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100).reduction(
+                   torch::kSum)) /
+           static_cast<double>(global_targets);
+    } else {
+      lm = lm_loss(logits, bt.labels);
+    }
     torch::Tensor loss = lm;
     for (const auto& a : aux) {
-      auto t = a.value * a.coefficient;
+      auto t = a.value * (a.coefficient * share);
       loss = loss + t;
       auto& acc = term_sum[a.name];
       acc = acc.defined() ? acc + t.detach() : t.detach();
     }
     for (const auto& term : m_terms) {
+      auto& acc = term_sum[term->name()];
+      if (!lead) {
+        // The name takes part in the sum of the statistics; rank 0 adds the value.
+        if (!acc.defined()) acc = torch::zeros({}, torch::kFloat);
+        continue;
+      }
       auto t = term->compute() * term->coefficient();
       loss = loss + t;
-      auto& acc = term_sum[term->name()];
       acc = acc.defined() ? acc + t.detach() : t.detach();
     }
-    if (m_options.check_every_step) {
+    if (m_options.check_every_step && !dp) {
       check_finite(lm.item<double>(), "next-token cross-entropy", step_index);
       for (const auto& [name, value] : term_sum)
         check_finite(value.item<double>(), name, step_index);
@@ -141,10 +181,23 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
     (loss / n).backward();
     total_sum = total_sum.defined() ? total_sum + loss.detach() : loss.detach();
     lm_sum = lm_sum.defined() ? lm_sum + lm.detach() : lm.detach();
-    st.tokens += bt.targets;
+    st.tokens += global_targets;
     st.original_batches += bt.original ? 1 : 0;
   }
   auto params = m_opt->parameters();
+  if (dp) {
+    // The summed gradient on every rank, then the statistics; every rank decides alike.
+    m_sync->sum(params);
+    std::vector<double> values = {total_sum.item<double>(), lm_sum.item<double>()};
+    for (const auto& [name, value] : term_sum) values.push_back(value.item<double>());
+    values = m_options.group->all_reduce_sum(values);
+    st.loss = values[0] / n;
+    st.lm_loss = values[1] / n;
+    size_t k = 2;
+    for (const auto& [name, value] : term_sum) st.terms[name] = values[k++] / n;
+    check_finite(st.lm_loss, "next-token cross-entropy", step_index);
+    for (const auto& [name, value] : st.terms) check_finite(value, name, step_index);
+  }
   if (m_options.clip > 0) {
     st.grad_norm = torch::nn::utils::clip_grad_norm_(params, m_options.clip);
   }
@@ -153,7 +206,10 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
   m_opt->zero_grad();
   st.step = m_opt->step_count();
   st.lr = lr;
-  if (m_options.check_every_step) {
+  if (dp) {
+    st.synced = true;
+    check_finite(st.grad_norm, "gradient norm", step_index);
+  } else if (m_options.check_every_step) {
     st.synced = true;
     st.loss = total_sum.item<double>() / n;
     st.lm_loss = lm_sum.item<double>() / n;

@@ -18,6 +18,11 @@
 #include "train/optimizer.h"
 #include "util/error.h"
 
+namespace gb::dist {
+class Group;
+class GradientSync;
+}  // namespace gb::dist
+
 namespace gb::train {
 
 class DivergedError : public Error {
@@ -35,6 +40,13 @@ struct TrainOptions {
   int64_t accumulation = 1;      // micro-batches per optimizer step
   bool check_every_step = true;  // read the loss on the host every step (NaN check); on
                                  // CUDA the runner sets false and checks at log intervals
+  // Data-parallel (dist/group.h): every rank passes the same global micro-batches to step()
+  // and trains on its block of rows of each; the loss is normalised by the global target
+  // count, the trainable gradients are summed over the ranks in buckets of `bucket_bytes`,
+  // and clipping and the update act on the summed gradient, so the numbers equal one
+  // process's. Null or a world of one: a single process.
+  std::shared_ptr<dist::Group> group;
+  int64_t bucket_bytes = 25 << 20;
 };
 
 struct StepStats {
@@ -44,7 +56,7 @@ struct StepStats {
   std::map<std::string, double> terms;  // coefficient · value of every extra term
   double grad_norm = 0;                 // before clipping
   double lr = 0;                        // scheduled base learning rate
-  int64_t tokens = 0;                   // target tokens in the step
+  int64_t tokens = 0;                   // target tokens in the step (all ranks)
   int64_t original_batches = 0;         // micro-batches from the original domain
   bool synced = false;                  // whether the values above were read from the device
 };
@@ -81,6 +93,8 @@ class Trainer {
   // ADEPT: learning-rate multiplier of every group of `layer`/`unit` (see OptimGroup).
   void set_lr_scale(const std::string& group_name, double scale);
   const TrainOptions& options() const { return m_options; }
+  // Data-parallel gradient sums (null on one process).
+  const dist::GradientSync* gradient_sync() const { return m_sync.get(); }
 
   // Writes trainable.safetensors, optimizer.safetensors and trainer.json into `dir`
   // (atomically per file). `extra` is stored in trainer.json (data positions, ...).
@@ -94,6 +108,7 @@ class Trainer {
   TrainOptions m_options;
   c10::Device m_device;
   std::unique_ptr<AdamW> m_opt;
+  std::shared_ptr<dist::GradientSync> m_sync;
 };
 
 }  // namespace gb::train

@@ -1,0 +1,702 @@
+// Data-parallel runs on LibTorch's c10d (core/dist), through the real growbench-cli: the world
+// read from torchrun's and srun's environment variables, row sharding and gradient buckets,
+// two processes equal to one in every recorded metric and in the final trainable weights
+// (full fine-tuning, LoRA, Grow, neutral residues, EWC), a rank killed or hung mid-run ending
+// the run failed with the rank named and resuming with one and with two processes to the
+// uninterrupted result, torchrun and plain environment-variable launches, and the errors for
+// mismatched specs, a port in use and an unreachable master. Without Gloo in the build the
+// process tests skip, and --nproc-per-node says that distributed runs are unavailable.
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "dist/grad_sync.h"
+#include "dist/group.h"
+#include "dist/shard.h"
+#include "dist/world.h"
+#include "model/tensor_io.h"
+#include "model/tokenizer.h"
+#include "store/store.h"
+#include "test_models.h"
+#include "test_util.h"
+#include "util/json.h"
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using gb::store::RunStatus;
+using gb::store::Store;
+
+namespace {
+
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+}
+
+std::string salad(const std::vector<std::string>& vocab, int words, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string out;
+  for (int i = 0; i < words; ++i) {
+    out += vocab[rng() % vocab.size()];
+    out += (i % 9 == 8) ? ".\n" : " ";
+  }
+  return out + ".\n";
+}
+
+const std::vector<std::string> kEnglish = {"the",   "house", "river", "small",  "light",
+                                           "under", "water", "green", "before", "market",
+                                           "of",    "and",   "a",     "is",     "was"};
+const std::vector<std::string> kGerman = {"das",    "Haus",  "der",  "Fluss", "klein",
+                                          "Wasser", "und",   "ist",  "Markt", "Fenster",
+                                          "mit",    "Stein", "Brot", "Abend", "offen"};
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+Result finish(QProcess& p, int ms = 600000) {
+  Result r;
+  if (!p.waitForFinished(ms)) {
+    p.kill();
+    p.waitForFinished(5000);
+    r.err = "TIMED OUT\n";
+  }
+  r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out += p.readAllStandardOutput().toStdString();
+  r.err += p.readAllStandardError().toStdString();
+  return r;
+}
+
+// The environment of a worker started by hand, without any launcher's variables.
+QProcessEnvironment clean_env() {
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  for (const char* k : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR",
+                        "MASTER_PORT", "TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_USE_AGENT_STORE",
+                        "GROWBENCH_DIST_LAUNCHED", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS"}) {
+    env.remove(k);
+  }
+  return env;
+}
+
+Result run_cli(const QStringList& args, const QProcessEnvironment& env = clean_env(),
+               const QString& program = QStringLiteral(GB_CLI_PATH)) {
+  QProcess p;
+  p.setProcessEnvironment(env);
+  p.start(program, args);
+  if (!p.waitForStarted()) return {-2, "", "could not start " + program.toStdString()};
+  return finish(p);
+}
+
+// A free TCP port on 127.0.0.1 (bound and released), or a held socket on one.
+int bound_socket(int* port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_ANY);
+  a.sin_port = 0;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  ::listen(fd, 1);
+  socklen_t len = sizeof(a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  *port = ntohs(a.sin_port);
+  return fd;
+}
+int free_port() {
+  int port = 0;
+  ::close(bound_socket(&port));
+  return port;
+}
+
+// Every non-perf metric of a run: (key, step) → value.
+std::map<std::pair<std::string, int64_t>, double> learning_metrics(Store& store, int64_t run) {
+  std::map<std::pair<std::string, int64_t>, double> out;
+  for (const auto& r : store.metric_rows(run)) {
+    if (r.key.rfind("perf/", 0) == 0) continue;
+    out[{r.key, r.step}] = r.value;
+  }
+  return out;
+}
+
+// Empty when equal to 1e-5 relative to each value's scale; else the first differences.
+std::string compare_metrics(const std::map<std::pair<std::string, int64_t>, double>& a,
+                            const std::map<std::pair<std::string, int64_t>, double>& b) {
+  std::string d;
+  if (a.size() != b.size())
+    d += "sizes " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + "; ";
+  for (const auto& [k, v] : a) {
+    auto it = b.find(k);
+    if (it == b.end()) {
+      d += k.first + "@" + std::to_string(k.second) + " missing; ";
+      continue;
+    }
+    const double tol = 1e-5 * std::max({std::fabs(v), std::fabs(it->second), 1e-6});
+    if (!(std::fabs(v - it->second) <= tol)) {
+      d += fmt::format("{}@{}: {} vs {}; ", k.first, k.second, v, it->second);
+    }
+    if (d.size() > 600) break;
+  }
+  return d;
+}
+
+int64_t newest_run(Store& store) {
+  int64_t id = 0;
+  for (const auto& r : store.list_runs()) id = std::max(id, r.id);
+  return id;
+}
+
+// The final trainable tensors of a run (its latest checkpoint).
+std::map<std::string, torch::Tensor> final_weights(Store& store, int64_t run) {
+  auto ck = store.latest_checkpoint(run);
+  if (!ck) return {};
+  return gb::st::read_all((fs::path(ck->path) / "trainable.safetensors").string());
+}
+
+// Empty when every tensor matches to 1e-5 of its own norm: ||a - b|| <= 1e-5 ||a|| (the
+// sums of the two paths run in different orders; AdamW turns rounding noise in gradients
+// near zero into update differences of up to lr * noise / eps in single elements, so an
+// element-wise bound would test eps, not the distribution).
+std::string compare_weights(const std::map<std::string, torch::Tensor>& a,
+                            const std::map<std::string, torch::Tensor>& b) {
+  if (a.empty()) return "no weights";
+  if (a.size() != b.size()) return "different tensor sets";
+  for (const auto& [name, t] : a) {
+    auto it = b.find(name);
+    if (it == b.end()) return name + " missing";
+    if (t.sizes() != it->second.sizes()) return name + " shape";
+    const auto x = t.to(torch::kDouble), y = it->second.to(torch::kDouble);
+    const double norm = std::max(x.norm().item<double>(), 1e-12);
+    const double diff = (x - y).norm().item<double>();
+    if (!(diff <= 1e-5 * norm)) {
+      return fmt::format("{}: |a - b| = {} at |a| = {} (max element difference {})", name, diff,
+                         norm, (x - y).abs().max().item<double>());
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+class TestDist : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase();
+  void worldFromEnvironment_data();
+  void worldFromEnvironment();
+  void slurmFirstHost_data();
+  void slurmFirstHost();
+  void rowShardsCoverTheBatchDisjointly_data();
+  void rowShardsCoverTheBatchDisjointly();
+  void bucketsAreConsecutiveAndBounded();
+  void withoutGlooNprocSaysUnavailable();
+  void twoProcessesEqualOneProcess_data();
+  void twoProcessesEqualOneProcess();
+  void killedRankFailsTheRunNamingItAndResumes_data();
+  void killedRankFailsTheRunNamingItAndResumes();
+  void hungRankFailsTheRunWithinTheTimeout();
+  void externalLaunchEqualsOneProcess_data();
+  void externalLaunchEqualsOneProcess();
+  void mismatchedSpecsAreRefusedNamingTheRanks();
+  void portInUseAndUnreachableMasterGiveClearErrors();
+
+ private:
+  Json spec(const Json& plan) const;
+  std::string write_spec(const std::string& name, const Json& s) const;
+  // A single-process reference run of `s` (cached by name): metrics and final weights.
+  struct Reference {
+    std::map<std::pair<std::string, int64_t>, double> metrics;
+    std::map<std::string, torch::Tensor> weights;
+  };
+  const Reference& reference(const std::string& name, const Json& s);
+  Reference collect(const std::string& db, int64_t run = 0) const;
+  QStringList common(const std::string& db) const {
+    return {"--db", qs(db), "--cache", qs(m_cache), "--quiet"};
+  }
+
+  QTemporaryDir m_tmp;
+  std::string m_dir, m_model, m_cache, m_orig_train, m_orig_eval, m_new_train, m_new_eval;
+  std::map<std::string, Reference> m_refs;
+};
+
+void TestDist::initTestCase() {
+  gb::test::quiet_logs();
+  QVERIFY(m_tmp.isValid());
+  m_dir = m_tmp.path().toStdString();
+  m_cache = m_dir + "/cache";
+  qputenv("GROWBENCH_CACHE_DIR", QByteArray::fromStdString(m_cache + "/default"));
+  qputenv("OMP_NUM_THREADS", "1");
+  m_orig_train = m_dir + "/orig_train.txt";
+  m_orig_eval = m_dir + "/orig_eval.txt";
+  m_new_train = m_dir + "/new_train.txt";
+  m_new_eval = m_dir + "/new_eval.txt";
+  const std::string orig = salad(kEnglish, 1200, 1), neu = salad(kGerman, 1200, 2);
+  write_text(m_orig_train, orig);
+  write_text(m_orig_eval, salad(kEnglish, 300, 3));
+  write_text(m_new_train, neu);
+  write_text(m_new_eval, salad(kGerman, 300, 4));
+  m_model = m_dir + "/llama";
+  fs::create_directories(m_model);
+  for (const char* f : {"config.json", "model.safetensors"}) {
+    fs::copy_file(gb::test::fixture_dir("llama") + "/" + f, m_model + "/" + f);
+  }
+  write_text(m_model + "/tokenizer.json",
+             gb::tok::train_byte_level_bpe({orig, neu}, 512, {"<|endoftext|>"}));
+}
+
+Json TestDist::spec(const Json& plan) const {
+  // Tiny on purpose: 2 loaded cores. Batches of 4 rows (2 per rank), 2 micro-batches per
+  // step, gradient clipping on (it acts on the all-reduced gradient), evaluation sets of 3
+  // batches (dealt out unevenly), drift and a test set.
+  return Json{
+      {"version", 1},
+      {"name", "dist"},
+      {"seed", 3},
+      {"threads", 1},
+      {"model", m_model},
+      {"data",
+       {{"original", {{"eval", m_orig_eval}, {"replay", m_orig_train}, {"test", m_orig_eval}}},
+        {"new", {{"train", m_new_train}, {"eval", m_new_eval}}}}},
+      {"plans", Json::array({plan})},
+      {"train",
+       {{"steps", 6},
+        {"seq_len", 16},
+        {"batch_size", 4},
+        {"accumulation", 2},
+        {"lr", 2e-3},
+        {"clip", 0.5},
+        // AdamW divides by sqrt(v) + eps: rounding noise in a gradient near zero moves an
+        // element by up to lr * noise / eps. 1e-6 keeps that below the comparison bound
+        // without changing what is compared.
+        {"eps", 1e-6},
+        {"schedule", "cosine"},
+        {"warmup", 1}}},
+      {"eval", {{"interval", 2}, {"tokens", 160}, {"batch_size", 4}, {"drift", true}}},
+      {"checkpoint", {{"interval", 2}}},
+      {"probe", {{"tokens", 64}, {"seq_len", 16}, {"batch_size", 2}}}};
+}
+
+std::string TestDist::write_spec(const std::string& name, const Json& s) const {
+  const std::string path = m_dir + "/" + name + ".json";
+  write_text(path, s.dump(2));
+  return path;
+}
+
+TestDist::Reference TestDist::collect(const std::string& db, int64_t run) const {
+  Store store = Store::open(db);
+  if (run == 0) run = newest_run(store);
+  return {learning_metrics(store, run), final_weights(store, run)};
+}
+
+const TestDist::Reference& TestDist::reference(const std::string& name, const Json& s) {
+  auto it = m_refs.find(name);
+  if (it != m_refs.end()) return it->second;
+  const std::string db = m_dir + "/ref-" + name + ".db";
+  Result r = run_cli(QStringList{"run", qs(write_spec("ref-" + name, s))} + common(db));
+  if (r.code != 0) qWarning("reference run failed: %s", r.err.c_str());
+  return m_refs[name] = collect(db);
+}
+
+// ---- the world and the helpers ----------------------------------------------------------
+
+void TestDist::worldFromEnvironment_data() {
+  QTest::addColumn<QString>("env");       // K=V;K=V
+  QTest::addColumn<QString>("expected");  // rank/world/local/addr:port/agent/launcher or error
+  QTest::newRow("none") << ""
+                        << "0/1/0/127.0.0.1:29500/0/single";
+  QTest::newRow("torchrun agent store")
+      << "RANK=1;WORLD_SIZE=4;LOCAL_RANK=1;LOCAL_WORLD_SIZE=2;MASTER_ADDR=n1;MASTER_PORT=29400;"
+         "TORCHELASTIC_USE_AGENT_STORE=True;TORCHELASTIC_RESTART_COUNT=2"
+      << "1/4/1/n1:29400/1/torchrun /worker/attempt_2";
+  QTest::newRow("plain variables") << "RANK=0;WORLD_SIZE=2;MASTER_ADDR=10.0.0.5;MASTER_PORT=1234"
+                                   << "0/2/0/10.0.0.5:1234/0/env";
+  QTest::newRow("local launcher") << "RANK=1;WORLD_SIZE=2;MASTER_ADDR=127.0.0.1;MASTER_PORT=5555;"
+                                     "TORCHELASTIC_USE_AGENT_STORE=True;GROWBENCH_DIST_LAUNCHED=1"
+                                  << "1/2/1/127.0.0.1:5555/1/launcher /worker/attempt_0";
+  QTest::newRow("srun") << "SLURM_PROCID=3;SLURM_STEP_NUM_TASKS=8;SLURM_LOCALID=1;"
+                           "SLURM_JOB_NODELIST=gpu[07-08];SLURM_JOB_ID=123456"
+                        << "3/8/1/gpu07:29956/0/slurm";
+  QTest::newRow("srun with MASTER_ADDR")
+      << "SLURM_PROCID=0;SLURM_STEP_NUM_TASKS=2;MASTER_ADDR=head;MASTER_PORT=40000"
+      << "0/2/0/head:40000/0/slurm";
+  QTest::newRow("sbatch script itself is one process")
+      << "SLURM_PROCID=0;SLURM_NTASKS=8;SLURM_JOB_NODELIST=gpu[07-08]"
+      << "0/1/0/127.0.0.1:29500/0/single";
+  QTest::newRow("RANK without WORLD_SIZE") << "RANK=0"
+                                           << "error: RANK and WORLD_SIZE";
+  QTest::newRow("RANK too large") << "RANK=2;WORLD_SIZE=2;MASTER_ADDR=a;MASTER_PORT=1"
+                                  << "error: RANK=2 is not below WORLD_SIZE=2";
+  QTest::newRow("no master") << "RANK=0;WORLD_SIZE=2;MASTER_PORT=1"
+                             << "error: MASTER_ADDR is not set";
+  QTest::newRow("bad port") << "RANK=0;WORLD_SIZE=2;MASTER_ADDR=a;MASTER_PORT=70000"
+                            << "error: MASTER_PORT='70000' is not an integer in [1, 65535]";
+}
+
+void TestDist::worldFromEnvironment() {
+  QFETCH(QString, env);
+  QFETCH(QString, expected);
+  std::map<std::string, std::string> vars;
+  for (const QString& kv : env.split(';', Qt::SkipEmptyParts)) {
+    const auto parts = kv.split('=');
+    vars[parts[0].toStdString()] = parts[1].toStdString();
+  }
+  auto lookup = [&](const std::string& k) -> std::optional<std::string> {
+    auto it = vars.find(k);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+  std::string got;
+  try {
+    const auto w = gb::dist::detect_world(lookup);
+    got = fmt::format("{}/{}/{}/{}:{}/{}/{}", w.rank, w.world_size, w.local_rank, w.master_addr,
+                      w.master_port, w.agent_store ? 1 : 0, w.launcher);
+    if (!w.store_prefix.empty()) got += " " + w.store_prefix;
+  } catch (const gb::Error& e) {
+    got = std::string("error: ") + e.what();
+  }
+  if (expected.startsWith("error: ")) {
+    QVERIFY2(contains(got, expected.mid(7).toStdString()), got.c_str());
+  } else {
+    QCOMPARE(qs(got), expected);
+  }
+}
+
+void TestDist::slurmFirstHost_data() {
+  QTest::addColumn<QString>("list");
+  QTest::addColumn<QString>("first");
+  QTest::newRow("one") << "node1"
+                       << "node1";
+  QTest::newRow("list") << "a1,b2"
+                        << "a1";
+  QTest::newRow("range") << "gpu[03-05,9]"
+                         << "gpu03";
+  QTest::newRow("range with suffix") << "n[12-13]-ib,x"
+                                     << "n12-ib";
+}
+
+void TestDist::slurmFirstHost() {
+  QFETCH(QString, list);
+  QFETCH(QString, first);
+  QCOMPARE(qs(gb::dist::first_slurm_host(list.toStdString())), first);
+}
+
+void TestDist::rowShardsCoverTheBatchDisjointly_data() {
+  QTest::addColumn<int>("rows");
+  QTest::addColumn<int>("world");
+  QTest::newRow("even") << 8 << 2;
+  QTest::newRow("uneven") << 7 << 3;
+  QTest::newRow("one row each") << 4 << 4;
+}
+
+void TestDist::rowShardsCoverTheBatchDisjointly() {
+  QFETCH(int, rows);
+  QFETCH(int, world);
+  gb::data::Batch b;
+  b.rows = rows;
+  b.seq_len = 3;
+  for (int i = 0; i < rows * 4; ++i) b.tokens.push_back(i);
+  for (int i = 0; i < rows * 4; ++i) b.loss_mask.push_back(i % 3 != 0);
+  std::vector<int32_t> joined;
+  std::vector<uint8_t> mask;
+  int64_t targets = 0;
+  for (int r = 0; r < world; ++r) {
+    auto s = gb::dist::shard_rows(rows, world, r);
+    QVERIFY(s.count >= rows / world && s.count <= rows / world + 1);
+    auto part = gb::dist::slice_rows(b, s);
+    QCOMPARE(part.rows, s.count);
+    joined.insert(joined.end(), part.tokens.begin(), part.tokens.end());
+    mask.insert(mask.end(), part.loss_mask.begin(), part.loss_mask.end());
+    targets += gb::dist::batch_targets(part);
+  }
+  QVERIFY(joined == b.tokens);
+  QVERIFY(mask == b.loss_mask);
+  QCOMPARE(targets, gb::dist::batch_targets(b));
+  QVERIFY(contains(gb::test::error_of([&] { gb::dist::shard_rows(world - 1, world, 0); }),
+                   "train.batch_size >= the number of processes"));
+}
+
+void TestDist::bucketsAreConsecutiveAndBounded() {
+  const std::vector<int64_t> bytes = {10, 20, 5, 100, 1, 1, 30};
+  const auto b = gb::dist::plan_buckets(bytes, 32);
+  // [10 20] [5] [100] [1 1 30]: consecutive, each at most 32 bytes unless one tensor is larger.
+  const std::vector<std::vector<size_t>> expected = {{0, 1}, {2}, {3}, {4, 5, 6}};
+  QVERIFY(b == expected);
+  QCOMPARE(gb::dist::plan_buckets(bytes, 1 << 20).size(), size_t(1));
+}
+
+void TestDist::withoutGlooNprocSaysUnavailable() {
+  if (gb::dist::available()) {
+    QVERIFY(gb::dist::unavailable_reason().empty());
+    QSKIP("this build has Gloo: the unavailable path is built with -DGB_WITH_GLOO=OFF");
+  }
+  const std::string db = m_dir + "/nogloo.db";
+  Result r = run_cli(QStringList{"run", qs(write_spec("nogloo", spec({{"variant", "full"}}))),
+                                 "--nproc-per-node", "2"} +
+                     common(db));
+  QCOMPARE(r.code, 1);
+  QVERIFY2(contains(r.err, "distributed runs are unavailable"), r.err.c_str());
+  QVERIFY2(contains(r.err, "libgloo-dev"), r.err.c_str());
+}
+
+// ---- runs ------------------------------------------------------------------------------
+
+#define REQUIRE_GLOO() \
+  if (!gb::dist::available()) QSKIP(qPrintable(qs(gb::dist::unavailable_reason())))
+
+void TestDist::twoProcessesEqualOneProcess_data() {
+  QTest::addColumn<QString>("plan");
+  QTest::newRow("full") << R"({"variant":"full"})";
+  QTest::newRow("lora") << R"({"variant":"lora","rank":4,"targets":["q","v","up"]})";
+  QTest::newRow("grow g-freeze") << R"({"variant":"grow","mode":"freeze","k":2})";
+  QTest::newRow("neutral residues") << R"({"variant":"neutral-residues","gate":"sigmoid",)"
+                                       R"("inner":16,"replay":0.5})";
+  QTest::newRow("ewc (a model-level loss term)") << R"({"variant":"ewc","lambda":50.0})";
+}
+
+void TestDist::twoProcessesEqualOneProcess() {
+  REQUIRE_GLOO();
+  QFETCH(QString, plan);
+  const Json s = spec(Json::parse(plan.toStdString()));
+  const Reference& ref = reference(QTest::currentDataTag(), s);
+  QVERIFY(ref.metrics.size() > 20);
+  const std::string db = m_dir + "/two-" + std::string(QTest::currentDataTag()) + ".db";
+  Result r = run_cli(QStringList{"run", qs(write_spec("two", s)), "--nproc-per-node", "2",
+                                 "--dist-bucket-mb", "0.01"} +
+                     common(db));
+  QVERIFY2(r.code == 0, r.err.c_str());
+  Store store = Store::open(db);
+  const int64_t run = newest_run(store);
+  QCOMPARE(store.get_run(run).status, RunStatus::Finished);
+  const auto params = store.run_params(run);
+  QCOMPARE(params.at("dist.world_size").get<int>(), 2);
+  QCOMPARE(qs(params.at("dist.backend").get<std::string>()), QString("gloo"));
+  QCOMPARE(qs(params.at("dist.launcher").get<std::string>()), QString("launcher"));
+  // Only rank 0 wrote: one run, one set of checkpoints.
+  QCOMPARE(store.list_runs().size(), size_t(1));
+  const Reference two = collect(db, run);
+  const std::string dm = compare_metrics(ref.metrics, two.metrics);
+  QVERIFY2(dm.empty(), dm.c_str());
+  const std::string dw = compare_weights(ref.weights, two.weights);
+  QVERIFY2(dw.empty(), dw.c_str());
+  // The trained weights moved: the comparison is not between two untouched models.
+  Store ref_store = Store::open(m_dir + "/ref-" + std::string(QTest::currentDataTag()) + ".db");
+  QVERIFY(ref.metrics.count({"train/grad_norm", 1}));
+  QVERIFY(ref.metrics.at({"train/grad_norm", 1}) > 0);
+}
+
+void TestDist::killedRankFailsTheRunNamingItAndResumes_data() {
+  QTest::addColumn<int>("resume_nproc");
+  QTest::newRow("resumed by one process") << 1;
+  QTest::newRow("resumed by two processes") << 2;
+}
+
+void TestDist::killedRankFailsTheRunNamingItAndResumes() {
+  REQUIRE_GLOO();
+  QFETCH(int, resume_nproc);
+  const Json s = spec({{"variant", "lora"}, {"rank", 4}});
+  const Reference& ref = reference("kill lora", s);
+  const std::string db = m_dir + "/kill-" + std::to_string(resume_nproc) + ".db";
+  const QString path = qs(write_spec("kill", s));
+  // Rank 1 dies (SIGKILL) at step 3; the checkpoint of step 2 exists.
+  Result r = run_cli(QStringList{"run", path, "--nproc-per-node", "2", "--dist-timeout", "60",
+                                 "--dist-fault", "1:3:kill"} +
+                     common(db));
+  QCOMPARE(r.code, 3);
+  int64_t run = 0;
+  {
+    Store store = Store::open(db);
+    run = newest_run(store);
+    const auto info = store.get_run(run);
+    QCOMPARE(info.status, RunStatus::Failed);
+    const std::string want = "rank 1 on " + gb::dist::host_name();
+    QVERIFY2(contains(info.error, want), info.error.c_str());
+    QVERIFY2(contains(info.error, "killed by signal 9"), info.error.c_str());
+    bool event = false;
+    for (const auto& e : store.events(run)) event |= contains(e.message, want);
+    QVERIFY(event);
+    QVERIFY(store.integrity_check().empty() ||
+            store.integrity_check() == std::vector<std::string>{"ok"});
+    auto ck = store.latest_checkpoint(run);
+    QVERIFY(ck.has_value());
+    QCOMPARE(ck->step, int64_t(2));
+  }
+  QStringList resume = {"run", "--resume", QString::number(run)};
+  if (resume_nproc > 1) resume << "--nproc-per-node" << QString::number(resume_nproc);
+  r = run_cli(resume + common(db));
+  QVERIFY2(r.code == 0, r.err.c_str());
+  Store store = Store::open(db);
+  QCOMPARE(store.get_run(run).status, RunStatus::Finished);
+  QCOMPARE(store.run_params(run).at("dist.world_size").get<int>(), resume_nproc);
+  const Reference got = collect(db, run);
+  const std::string dm = compare_metrics(ref.metrics, got.metrics);
+  QVERIFY2(dm.empty(), dm.c_str());
+  const std::string dw = compare_weights(ref.weights, got.weights);
+  QVERIFY2(dw.empty(), dw.c_str());
+}
+
+void TestDist::hungRankFailsTheRunWithinTheTimeout() {
+  REQUIRE_GLOO();
+  const Json s = spec({{"variant", "lora"}, {"rank", 4}});
+  const std::string db = m_dir + "/hang.db";
+  // Rank 1 stops (SIGSTOP) at step 3: rank 0's collective ends at the 5 s timeout, and the
+  // launcher ends the stopped worker after rank 0 has recorded the failure.
+  Result r = run_cli(QStringList{"run", qs(write_spec("hang", s)), "--nproc-per-node", "2",
+                                 "--dist-timeout", "5", "--dist-fault", "1:3:hang"} +
+                     common(db));
+  QCOMPARE(r.code, 3);
+  Store store = Store::open(db);
+  const auto info = store.get_run(newest_run(store));
+  QCOMPARE(info.status, RunStatus::Failed);
+  QVERIFY2(contains(info.error, "rank 1 on " + gb::dist::host_name() + " stopped responding"),
+           info.error.c_str());
+  QVERIFY2(contains(info.error, "timeout 5 s"), info.error.c_str());
+}
+
+void TestDist::externalLaunchEqualsOneProcess_data() {
+  QTest::addColumn<QString>("how");
+  QTest::newRow("torchrun --no_python") << "torchrun";
+  QTest::newRow("environment variables, rank 0 hosts the store") << "env";
+}
+
+void TestDist::externalLaunchEqualsOneProcess() {
+  REQUIRE_GLOO();
+  QFETCH(QString, how);
+  const Json s = spec({{"variant", "grow"}, {"mode", "freeze"}, {"k", 2}});
+  const Reference& ref = reference("grow g-freeze", s);
+  const std::string db = m_dir + "/external-" + how.toStdString() + ".db";
+  const QString path = qs(write_spec("external", s));
+  const int port = free_port();
+  if (how == "torchrun") {
+    const QString torchrun = QStandardPaths::findExecutable("torchrun");
+    if (torchrun.isEmpty()) QSKIP("torchrun is not on PATH (Debian: python3-torch)");
+    // A static rendezvous: torchrun's agent hosts the store; the workers are clients under
+    // /worker/attempt_0.
+    // --redirects/--tee given explicitly: Debian's torchrun 1.13 under Python 3.11 fails on
+    // the default "0" (its Std flag lookup returns None).
+    Result r =
+        run_cli(QStringList{"--nnodes", "1", "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
+                            "--master_port", QString::number(port), "--redirects", "2", "--tee",
+                            "2", "--no_python", GB_CLI_PATH, "run", path} +
+                    common(db),
+                clean_env(), torchrun);
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+  } else {
+    std::vector<std::unique_ptr<QProcess>> procs;
+    for (int rank = 0; rank < 2; ++rank) {
+      QProcessEnvironment env = clean_env();
+      env.insert("RANK", QString::number(rank));
+      env.insert("WORLD_SIZE", "2");
+      env.insert("MASTER_ADDR", "127.0.0.1");
+      env.insert("MASTER_PORT", QString::number(port));
+      auto p = std::make_unique<QProcess>();
+      p->setProcessEnvironment(env);
+      p->start(GB_CLI_PATH, QStringList{"run", path} + common(db));
+      QVERIFY(p->waitForStarted());
+      procs.push_back(std::move(p));
+    }
+    for (auto& p : procs) {
+      Result r = finish(*p);
+      QVERIFY2(r.code == 0, r.err.c_str());
+    }
+  }
+  Store store = Store::open(db);
+  const int64_t run = newest_run(store);
+  QCOMPARE(store.get_run(run).status, RunStatus::Finished);
+  QCOMPARE(store.run_params(run).at("dist.world_size").get<int>(), 2);
+  QCOMPARE(qs(store.run_params(run).at("dist.launcher").get<std::string>()),
+           how == "torchrun" ? QString("torchrun") : QString("env"));
+  const Reference got = collect(db, run);
+  const std::string dm = compare_metrics(ref.metrics, got.metrics);
+  QVERIFY2(dm.empty(), dm.c_str());
+  const std::string dw = compare_weights(ref.weights, got.weights);
+  QVERIFY2(dw.empty(), dw.c_str());
+}
+
+void TestDist::mismatchedSpecsAreRefusedNamingTheRanks() {
+  REQUIRE_GLOO();
+  Json a = spec({{"variant", "full"}}), b = a;
+  b["train"]["lr"] = 1e-3;
+  const QString pa = qs(write_spec("mis-a", a)), pb = qs(write_spec("mis-b", b));
+  const int port = free_port();
+  const std::string db = m_dir + "/mismatch.db";
+  std::vector<std::unique_ptr<QProcess>> procs;
+  for (int rank = 0; rank < 2; ++rank) {
+    QProcessEnvironment env = clean_env();
+    env.insert("RANK", QString::number(rank));
+    env.insert("WORLD_SIZE", "2");
+    env.insert("MASTER_ADDR", "127.0.0.1");
+    env.insert("MASTER_PORT", QString::number(port));
+    auto p = std::make_unique<QProcess>();
+    p->setProcessEnvironment(env);
+    p->start(GB_CLI_PATH,
+             QStringList{"run", rank == 0 ? pa : pb, "--dist-timeout", "30"} + common(db));
+    QVERIFY(p->waitForStarted());
+    procs.push_back(std::move(p));
+  }
+  for (auto& p : procs) {
+    Result r = finish(*p);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(contains(r.err, "the ranks run different experiments: rank 0 on"), r.err.c_str());
+    QVERIFY2(contains(r.err, "rank 1 on"), r.err.c_str());
+  }
+  // Nothing started: no run in the store.
+  QVERIFY(!fs::exists(db) || Store::open(db).list_runs().empty());
+}
+
+void TestDist::portInUseAndUnreachableMasterGiveClearErrors() {
+  REQUIRE_GLOO();
+  const QString path = qs(write_spec("ports", spec({{"variant", "full"}})));
+  const std::string db = m_dir + "/ports.db";
+  {
+    int port = 0;
+    const int fd = bound_socket(&port);
+    QProcessEnvironment env = clean_env();
+    env.insert("RANK", "0");
+    env.insert("WORLD_SIZE", "2");
+    env.insert("MASTER_ADDR", "127.0.0.1");
+    env.insert("MASTER_PORT", QString::number(port));
+    Result r = run_cli(QStringList{"run", path, "--dist-timeout", "5"} + common(db), env);
+    ::close(fd);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(contains(r.err, "the port is in use"), r.err.c_str());
+    QVERIFY2(contains(r.err, "MASTER_PORT"), r.err.c_str());
+  }
+  {
+    QProcessEnvironment env = clean_env();
+    env.insert("RANK", "1");
+    env.insert("WORLD_SIZE", "2");
+    env.insert("MASTER_ADDR", "127.0.0.1");
+    env.insert("MASTER_PORT", QString::number(free_port()));
+    Result r = run_cli(QStringList{"run", path, "--dist-timeout", "2"} + common(db), env);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(contains(r.err, "could not reach the rendezvous store at 127.0.0.1:"), r.err.c_str());
+  }
+}
+
+QTEST_GUILESS_MAIN(TestDist)
+#include "tst_dist.moc"
