@@ -391,10 +391,6 @@
         <translation>Zusammenarbeit nur in der Attention</translation>
     </message>
     <message>
-        <source>Trainable W12 only in attention (“MHA as the preferred collaborative module”).</source>
-        <translation>Trainierbares W12 nur in der Attention („MHA als bevorzugtes kollaboratives Modul“).</translation>
-    </message>
-    <message>
         <source>Route threshold τ</source>
         <translation>Routing-Schwelle τ</translation>
     </message>
@@ -541,6 +537,30 @@
     <message>
         <source>The input of each MLP linear is split into H heads, each with its own router and expert bank; the heads&apos; outputs are summed.</source>
         <translation>Die Eingabe jeder linearen MLP-Schicht wird in H Köpfe geteilt, jeder mit eigenem Router und eigener Expertenbank; die Ausgaben der Köpfe werden summiert.</translation>
+    </message>
+    <message>
+        <source>All linears</source>
+        <translation>Alle linearen Schichten</translation>
+    </message>
+    <message>
+        <source>Attention only</source>
+        <translation>Nur Attention</translation>
+    </message>
+    <message>
+        <source>FFN only</source>
+        <translation>Nur FFN</translation>
+    </message>
+    <message>
+        <source>Collaborating modules</source>
+        <translation>Zusammenarbeitende Module</translation>
+    </message>
+    <message>
+        <source>Where W12 trains above L_fp: every linear, attention (q, k, v, o) only (“MHA as the preferred collaborative module”) or the FFN (gate, up, down) only, the module ablation of §3.3.</source>
+        <translation>Wo W12 oberhalb von L_fp trainiert: jede lineare Schicht, nur Attention (q, k, v, o) („MHA als bevorzugtes kollaboratives Modul“) oder nur das FFN (gate, up, down), die Modul-Ablation aus §3.3.</translation>
+    </message>
+    <message>
+        <source>Earlier name of collaboration = attention (kept so that earlier plans load).</source>
+        <translation>Früherer Name von collaboration = attention (bleibt, damit ältere Pläne laden).</translation>
     </message>
 </context>
 <context>
@@ -1950,6 +1970,10 @@ Sondierungsmenge: %2</translation>
             <numerusform>%n Aufträge laufen noch oder warten. Beim Schließen werden sie sauber abgebrochen: jeder Lauf behält seinen letzten Checkpoint und kann in der Ansicht „Läufe“ fortgesetzt werden. Trotzdem schließen?</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Re&amp;port of a group…</source>
+        <translation>Be&amp;richt einer Gruppe…</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::ModelView</name>
@@ -2107,6 +2131,77 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>This growbench-cli has no generate command yet.</source>
         <translation>Dieses growbench-cli hat noch keinen Befehl generate.</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ReportDialog</name>
+    <message>
+        <source>Report of a run group</source>
+        <translation>Bericht einer Lauf-Gruppe</translation>
+    </message>
+    <message>
+        <source>The runs one spec started together (its seeds and sweep points).</source>
+        <translation>Die Läufe, die eine Spezifikation gemeinsam gestartet hat (ihre Seeds und Sweep-Punkte).</translation>
+    </message>
+    <message>
+        <source>Group</source>
+        <translation>Gruppe</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>Wählen…</translation>
+    </message>
+    <message>
+        <source>Export to</source>
+        <translation>Exportieren nach</translation>
+    </message>
+    <message>
+        <source>Claim</source>
+        <translation>Behauptung</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>Urteil</translation>
+    </message>
+    <message>
+        <source>What decided it</source>
+        <translation>Was entschied</translation>
+    </message>
+    <message>
+        <source>Write report</source>
+        <translation>Bericht schreiben</translation>
+    </message>
+    <message>
+        <source>Open in browser</source>
+        <translation>Im Browser öffnen</translation>
+    </message>
+    <message>
+        <source>The report could not be written: %1</source>
+        <translation>Der Bericht konnte nicht geschrieben werden: %1</translation>
+    </message>
+    <message>
+        <source>Written to %1</source>
+        <translation>Geschrieben nach %1</translation>
+    </message>
+    <message>
+        <source>This store has no run groups yet.</source>
+        <translation>Dieser Speicher hat noch keine Lauf-Gruppen.</translation>
+    </message>
+    <message>
+        <source>Export report</source>
+        <translation>Bericht exportieren</translation>
+    </message>
+    <message>
+        <source>HTML pages (*.html)</source>
+        <translation>HTML-Seiten (*.html)</translation>
+    </message>
+    <message>
+        <source>Writing the report…</source>
+        <translation>Der Bericht wird geschrieben…</translation>
+    </message>
+    <message>
+        <source>This group&apos;s spec states no claims: the report holds its table and curves.</source>
+        <translation>Die Spezifikation dieser Gruppe nennt keine Behauptungen: Der Bericht enthält ihre Tabelle und Kurven.</translation>
     </message>
 </context>
 <context>

@@ -391,10 +391,6 @@
         <translation>仅在注意力中协作</translation>
     </message>
     <message>
-        <source>Trainable W12 only in attention (“MHA as the preferred collaborative module”).</source>
-        <translation>仅在注意力中训练 W12（“MHA 是首选的协作模块”）。</translation>
-    </message>
-    <message>
         <source>Route threshold τ</source>
         <translation>路由阈值 τ</translation>
     </message>
@@ -541,6 +537,30 @@
     <message>
         <source>The input of each MLP linear is split into H heads, each with its own router and expert bank; the heads&apos; outputs are summed.</source>
         <translation>每个 MLP 线性层的输入被分成 H 个头，每个头有自己的路由器和专家组；各头的输出相加。</translation>
+    </message>
+    <message>
+        <source>All linears</source>
+        <translation>所有线性层</translation>
+    </message>
+    <message>
+        <source>Attention only</source>
+        <translation>仅注意力</translation>
+    </message>
+    <message>
+        <source>FFN only</source>
+        <translation>仅 FFN</translation>
+    </message>
+    <message>
+        <source>Collaborating modules</source>
+        <translation>协作模块</translation>
+    </message>
+    <message>
+        <source>Where W12 trains above L_fp: every linear, attention (q, k, v, o) only (“MHA as the preferred collaborative module”) or the FFN (gate, up, down) only, the module ablation of §3.3.</source>
+        <translation>W12 在 L_fp 之上训练的位置：每个线性层、仅注意力（q、k、v、o）（“MHA 作为首选协作模块”）或仅 FFN（gate、up、down），即 §3.3 的模块消融。</translation>
+    </message>
+    <message>
+        <source>Earlier name of collaboration = attention (kept so that earlier plans load).</source>
+        <translation>collaboration = attention 的旧名称（保留以便旧计划可以加载）。</translation>
     </message>
 </context>
 <context>
@@ -1944,6 +1964,10 @@ Probe set: %2</source>
             <numerusform>仍有 %n 个作业在运行或排队。关闭会干净地取消它们：每个运行都会保留最后一个检查点，之后可在“运行”视图中恢复。仍要关闭吗？</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Re&amp;port of a group…</source>
+        <translation>组报告(&amp;P)…</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::ModelView</name>
@@ -2100,6 +2124,77 @@ Probe set: %2</source>
     <message>
         <source>This growbench-cli has no generate command yet.</source>
         <translation>此版本的 growbench-cli 尚无 generate 命令。</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ReportDialog</name>
+    <message>
+        <source>Report of a run group</source>
+        <translation>运行组报告</translation>
+    </message>
+    <message>
+        <source>The runs one spec started together (its seeds and sweep points).</source>
+        <translation>同一规格一起启动的运行（其种子和扫描点）。</translation>
+    </message>
+    <message>
+        <source>Group</source>
+        <translation>组</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Export to</source>
+        <translation>导出到</translation>
+    </message>
+    <message>
+        <source>Claim</source>
+        <translation>论断</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>What decided it</source>
+        <translation>判定依据</translation>
+    </message>
+    <message>
+        <source>Write report</source>
+        <translation>写入报告</translation>
+    </message>
+    <message>
+        <source>Open in browser</source>
+        <translation>在浏览器中打开</translation>
+    </message>
+    <message>
+        <source>The report could not be written: %1</source>
+        <translation>无法写入报告：%1</translation>
+    </message>
+    <message>
+        <source>Written to %1</source>
+        <translation>已写入 %1</translation>
+    </message>
+    <message>
+        <source>This store has no run groups yet.</source>
+        <translation>此存储中还没有运行组。</translation>
+    </message>
+    <message>
+        <source>Export report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <source>HTML pages (*.html)</source>
+        <translation>HTML 页面 (*.html)</translation>
+    </message>
+    <message>
+        <source>Writing the report…</source>
+        <translation>正在写入报告…</translation>
+    </message>
+    <message>
+        <source>This group&apos;s spec states no claims: the report holds its table and curves.</source>
+        <translation>此组的规格未陈述任何论断：报告包含其表格和曲线。</translation>
     </message>
 </context>
 <context>

@@ -256,15 +256,23 @@ std::shared_ptr<Group> Group::join(const WorldInfo& world, const GroupOptions& o
   }
   {
     // Every rank has read the others before any can leave (rank 0 may host the store).
-    store->add("gb/read", 1);
+    // Two counters: "read" says everyone has read, "left" that everyone has stopped polling
+    // "read". Rank 0 waits for "left" so that a store it hosts outlives the last poll (a
+    // rank that fails next, say on mismatched specs, must not close it under the others).
     const auto until = Clock::now() + ms(options.timeout_s);
-    while (store->add("gb/read", 0) < world.world_size) {
-      if (Clock::now() > until) {
-        fail("rank {} on {}: not every rank read the rendezvous within {} s", world.rank, me,
-             options.timeout_s);
+    auto wait_for = [&](const std::string& key, int64_t n) {
+      while (n < world.world_size) {
+        if (Clock::now() > until) {
+          fail("rank {} on {}: not every rank read the rendezvous within {} s", world.rank, me,
+               options.timeout_s);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        n = store->add(key, 0);
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    };
+    wait_for("gb/read", store->add("gb/read", 1));
+    const int64_t left = store->add("gb/left", 1);
+    if (world.rank == 0) wait_for("gb/left", left);
   }
   for (int64_t r = 1; r < world.world_size; ++r) {
     if (specs[r] != specs[0]) {
