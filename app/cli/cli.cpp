@@ -134,8 +134,9 @@ void format_rows(std::string& out, const std::vector<const CLI::Option*>& opts, 
 std::string help_text(const Command& cmd, const CLI::App& app) {
   std::string out = "Usage: growbench-cli " + cmd.synopsis + "\n";
   if (!cmd.description.empty()) out += "\n" + cmd.description + "\n";
-  // Sections: the arguments, the options of the default group, then the other groups
-  // (e.g. "Model options") in the order declared; --help closes the last one.
+  // Sections: the arguments, the options of the default group (closed by --log-level,
+  // --version and --help), then the other groups (e.g. "Model options") in the order
+  // declared.
   std::vector<const CLI::Option*> positionals;
   std::vector<std::pair<std::string, std::vector<const CLI::Option*>>> groups = {{"Options", {}}};
   const CLI::Option* help = nullptr;
@@ -158,8 +159,9 @@ std::string help_text(const Command& cmd, const CLI::App& app) {
       g->second.push_back(opt);
     }
   }
-  for (const CLI::Option* opt : common) groups.back().second.push_back(opt);
-  if (help) groups.back().second.push_back(help);
+  // --log-level, --version and --help close the general options.
+  for (const CLI::Option* opt : common) groups.front().second.push_back(opt);
+  if (help) groups.front().second.push_back(help);
   width = std::min<size_t>(width, 24);
   if (!positionals.empty()) {
     out += "\nArguments:\n";
