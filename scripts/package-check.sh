@@ -74,6 +74,7 @@ for f in bin/growbench bin/growbench-cli lib/growbench/libgrowbench_core.so \
          share/growbench/translations/growbench_de.qm \
          share/growbench/translations/growbench_zh_CN.qm \
          share/applications/growbench.desktop \
+         share/man/man1/growbench-cli.1.gz share/man/man1/growbench.1.gz \
          share/icons/hicolor/scalable/apps/growbench.svg; do
   check "file /usr/$f" test -s "$usr/$f"
 done
@@ -106,6 +107,19 @@ check "appstreamcli validate --no-net $(basename "${metainfo[0]}")" \
   appstreamcli validate --no-net "${metainfo[0]}"
 check "metainfo launches growbench.desktop" \
   grep -q '<launchable type="desktop-id">growbench.desktop</launchable>' "${metainfo[0]}"
+
+# Man pages (help2man from --help): a NAME line, the commands of growbench-cli, and they
+# render without warnings.
+check "man page growbench-cli.1 lists its commands" \
+  bash -c "zcat '$usr/share/man/man1/growbench-cli.1.gz' | grep -q '^\.SH NAME' &&
+           zcat '$usr/share/man/man1/growbench-cli.1.gz' | grep -q '^\.SS eval'"
+check "man page growbench.1 documents --log-level" \
+  bash -c "zcat '$usr/share/man/man1/growbench.1.gz' | grep -q 'log\\\\-level'"
+for page in growbench-cli growbench; do
+  check "man -l $page.1.gz renders" \
+    bash -c "out=\$(LC_ALL=C MANWIDTH=80 man -l '$usr/share/man/man1/$page.1.gz' 2>&1 >/dev/null);
+             echo \"\$out\"; [ -z \"\$out\" ]"
+done
 
 # The extracted programs run (libraries found through RPATH, not LD_LIBRARY_PATH).
 check "growbench-cli --help" \

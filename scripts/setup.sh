@@ -19,6 +19,8 @@ PACKAGES=(
   xvfb xauth python3-torch fortunes fortunes-de fortunes-it fortunes-es appstream
   desktop-file-utils
   dpkg-dev file
+  # man pages generated from the programs' --help at build time (packaging/man.cmake)
+  help2man
 )
 
 missing=()

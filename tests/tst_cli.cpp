@@ -157,6 +157,9 @@ class TestCli : public QObject {
   void variantsJsonFollowsTheContract();
   void variantsTableAndMarkdown();
   void guiHelpAndVersionWithoutDisplay();
+  void logLevelOptionAndEnvironment_data();
+  void logLevelOptionAndEnvironment();
+  void versionBeforeAndAfterACommand();
 
  private:
   // Greedy continuation by full forward passes without a cache (the reference), with the
@@ -592,6 +595,15 @@ void TestCli::usageErrorsExit2_data() {
   row("forward: extra positional", {"forward", model, "extra", "--input", "i", "--output", "o"},
       "unexpected argument 'extra'");
   row("variants: unknown id", {"variants", "--markdown", "nope"}, "--markdown");
+  row("grow: --plan and --peft", {"grow", model, "--plan", "{}", "--peft", "d", "--out", "x"},
+      "give --plan or --peft, not both");
+  row("grow: neither --plan nor --peft", {"grow", model, "--out", "x"}, "--plan");
+  row("export: MODEL and --run", {"export", model, "--run", "1", "--out", "x"},
+      "give MODEL or --run ID, not both");
+  row("export: bad format", {"export", model, "--out", "x", "--format", "gguf"}, "--format");
+  row("eval: no --tasks", {"eval", model}, "--tasks");
+  row("eval: neither MODEL nor --run", {"eval", "--tasks", "t.jsonl"}, "MODEL");
+  row("inspect: bad --log-level", {"inspect", model, "--log-level", "loud"}, "--log-level");
 }
 
 void TestCli::usageErrorsExit2() {
@@ -611,12 +623,16 @@ void TestCli::usageErrorsExit2() {
 void TestCli::everyCommandHasHelp() {
   // The options callers (widgets/, tests, scripts) and users rely on, per command.
   const std::map<QString, QStringList> expected = {
-      {"export", {"--out", "--dtype", "--device"}},
+      {"eval",
+       {"--tasks", "--json", "--run", "--db", "--limit", "--device", "--dtype", "--log-level",
+        "--version"}},
+      {"export", {"--out", "--dtype", "--device", "--run", "--db", "--format"}},
       {"forward", {"--input", "--output", "--all-positions", "--device", "--dtype"}},
       {"generate",
        {"--prompt", "--max-new", "--temperature", "--top-p", "--seed", "--json", "--device",
         "--dtype"}},
-      {"grow", {"--plan", "--out", "--json", "--seed", "--format", "--device", "--dtype"}},
+      {"grow",
+       {"--plan", "--peft", "--out", "--json", "--seed", "--format", "--device", "--dtype"}},
       {"inspect", {"--json", "--device", "--dtype"}},
       {"probe",
        {"--data",        "--domain-data", "--method",      "--json",   "--db",   "--out",
@@ -749,7 +765,8 @@ void TestCli::guiHelpAndVersionWithoutDisplay() {
   const QString gui = QStringLiteral(GB_GUI_PATH);
   CliResult help = run_program(gui, {QStringLiteral("--help")}, env);
   QVERIFY2(help.code == 0, help.err.constData());
-  for (const char* text : {"Usage:", "--workspace", "--model", "--tour", "--version"}) {
+  for (const char* text :
+       {"Usage:", "--workspace", "--model", "--tour", "--version", "--log-level"}) {
     QVERIFY2(help.out.contains(text), help.out.constData());
   }
   CliResult version = run_program(gui, {QStringLiteral("--version")}, env);
@@ -760,6 +777,59 @@ void TestCli::guiHelpAndVersionWithoutDisplay() {
   QCOMPARE(bad.code, 1);
   QVERIFY2(bad.err.contains("bogus"), bad.err.constData());
 #endif
+}
+
+// The LoRA operator logs its shape at debug level: shown with --log-level debug or
+// GROWBENCH_LOG=debug, and the option wins over the environment.
+void TestCli::logLevelOptionAndEnvironment_data() {
+  QTest::addColumn<QString>("env");
+  QTest::addColumn<QStringList>("extra");
+  QTest::addColumn<bool>("shown");
+  QTest::newRow("default: info") << QString() << QStringList() << false;
+  QTest::newRow("--log-level debug") << QString() << QStringList{"--log-level", "debug"} << true;
+  QTest::newRow("GROWBENCH_LOG=debug") << "debug" << QStringList() << true;
+  QTest::newRow("option wins over the environment")
+      << "debug" << QStringList{"--log-level", "info"} << false;
+}
+
+void TestCli::logLevelOptionAndEnvironment() {
+  QFETCH(QString, env);
+  QFETCH(QStringList, extra);
+  QFETCH(bool, shown);
+  QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+  e.remove(QStringLiteral("GROWBENCH_LOG"));
+  if (!env.isEmpty()) e.insert(QStringLiteral("GROWBENCH_LOG"), env);
+  static int n = 0;
+  const QString out = m_tmp.path() + QStringLiteral("/log-level-") + QString::number(++n);
+  QStringList args = {QStringLiteral("grow"),   q(m_model),
+                      QStringLiteral("--plan"), QStringLiteral(R"({"variant":"lora","rank":2})"),
+                      QStringLiteral("--out"),  out};
+  args << extra;
+  CliResult r = run_program(QStringLiteral(GB_CLI_PATH), args, e);
+  QVERIFY2(r.code == 0, r.err.constData());
+  QCOMPARE(r.err.contains("lora: r = 2"), shown);
+  // An unknown level, from either source, is a usage error naming it.
+  e.insert(QStringLiteral("GROWBENCH_LOG"), QStringLiteral("loud"));
+  CliResult bad =
+      run_program(QStringLiteral(GB_CLI_PATH), {QStringLiteral("inspect"), q(m_model)}, e);
+  QCOMPARE(bad.code, 2);
+  QVERIFY2(bad.err.contains("GROWBENCH_LOG: unknown log level 'loud'"), bad.err.constData());
+}
+
+void TestCli::versionBeforeAndAfterACommand() {
+  CliResult top = run_cli({QStringLiteral("--version")});
+  QCOMPARE(top.code, 0);
+  QVERIFY(top.out.startsWith("growbench-cli " GB_VERSION " (LibTorch "));
+  for (const char* cmd : {"inspect", "run", "eval", "export", "runs"}) {
+    CliResult r = run_cli({QString::fromLatin1(cmd), QStringLiteral("--version")});
+    QVERIFY2(r.code == 0, r.err.constData());
+    QCOMPARE(r.out, top.out);
+  }
+  // --log-level before the command reaches it.
+  CliResult lv = run_cli({QStringLiteral("--log-level"), QStringLiteral("bogus"),
+                          QStringLiteral("inspect"), q(m_model)});
+  QCOMPARE(lv.code, 2);
+  QVERIFY2(lv.err.contains("--log-level"), lv.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -2819,6 +2819,10 @@ Sondierungsmenge: %2</translation>
         <translation>Diesen Modellordner öffnen.</translation>
     </message>
     <message>
+        <source>Messages on standard error from LEVEL up: trace, debug, info, warn, error or off (default: the environment variable GROWBENCH_LOG, else info). Workers started from the window inherit it.</source>
+        <translation>Meldungen auf der Standardfehlerausgabe ab LEVEL: trace, debug, info, warn, error oder off (Vorgabe: die Umgebungsvariable GROWBENCH_LOG, sonst info). Aus dem Fenster gestartete Worker übernehmen sie.</translation>
+    </message>
+    <message>
         <source>Save a screenshot of every view to OUTDIR, then exit.</source>
         <translation>Von jeder Ansicht ein Bildschirmfoto in OUTDIR speichern, dann beenden.</translation>
     </message>

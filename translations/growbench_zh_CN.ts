@@ -2810,6 +2810,10 @@ Probe set: %2</source>
         <translation>打开此模型文件夹。</translation>
     </message>
     <message>
+        <source>Messages on standard error from LEVEL up: trace, debug, info, warn, error or off (default: the environment variable GROWBENCH_LOG, else info). Workers started from the window inherit it.</source>
+        <translation>在标准错误输出上显示 LEVEL 及以上级别的消息：trace、debug、info、warn、error 或 off（默认：环境变量 GROWBENCH_LOG，否则为 info）。从窗口启动的工作进程沿用该级别。</translation>
+    </message>
+    <message>
         <source>Save a screenshot of every view to OUTDIR, then exit.</source>
         <translation>将每个视图的截图保存到 OUTDIR，然后退出。</translation>
     </message>

@@ -9,6 +9,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <torch/version.h>
+
+#include "util/log_level.h"
+
 namespace gb::cli {
 
 namespace {
@@ -50,11 +54,22 @@ bool parse_number(const std::string& s, double* out) {
   return true;
 }
 
-// Every declared command line starts alike: -h/--help, options given twice keep the last
-// value (as the hand-written parser did), flags reject values.
+// --log-level of the command being parsed (one command per process).
+std::string& log_level_option() {
+  static std::string value;
+  return value;
+}
+
+// Every declared command line starts alike: -h/--help, --version, --log-level, options given
+// twice keep the last value (as the hand-written parser did), flags reject values.
 void prepare(CLI::App& app) {
   app.set_help_flag("-h,--help", "print this help and exit");
+  app.set_version_flag("--version", version_line(), "print the version and exit");
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  std::vector<std::string> levels = log::level_names();
+  add_option(app, "--log-level", log_level_option(), "LEVEL",
+             "messages on stderr from this level up (default: $GROWBENCH_LOG, else info)")
+      ->check(one_of(levels));
 }
 
 bool is_flag(const CLI::Option* opt) {
@@ -119,17 +134,22 @@ void format_rows(std::string& out, const std::vector<const CLI::Option*>& opts, 
 std::string help_text(const Command& cmd, const CLI::App& app) {
   std::string out = "Usage: growbench-cli " + cmd.synopsis + "\n";
   if (!cmd.description.empty()) out += "\n" + cmd.description + "\n";
-  // Sections: the arguments, the options of the default group, then the other groups
-  // (e.g. "Model options") in the order declared; --help closes the last one.
+  // Sections: the arguments, the options of the default group (closed by --log-level,
+  // --version and --help), then the other groups (e.g. "Model options") in the order
+  // declared.
   std::vector<const CLI::Option*> positionals;
   std::vector<std::pair<std::string, std::vector<const CLI::Option*>>> groups = {{"Options", {}}};
   const CLI::Option* help = nullptr;
+  std::vector<const CLI::Option*> common;  // --log-level, --version: before --help
   size_t width = 0;
   for (const CLI::Option* opt : app.get_options()) {
     if (opt->get_group().empty()) continue;  // hidden
     width = std::max(width, left_column(opt).size() + 4);
     if (opt->get_lnames().size() == 1 && opt->get_lnames()[0] == "help") {
       help = opt;
+    } else if (opt->get_lnames().size() == 1 &&
+               (opt->get_lnames()[0] == "version" || opt->get_lnames()[0] == "log-level")) {
+      common.push_back(opt);
     } else if (opt->get_positional()) {
       positionals.push_back(opt);
     } else {
@@ -139,7 +159,9 @@ std::string help_text(const Command& cmd, const CLI::App& app) {
       g->second.push_back(opt);
     }
   }
-  if (help) groups.back().second.push_back(help);
+  // --log-level, --version and --help close the general options.
+  for (const CLI::Option* opt : common) groups.front().second.push_back(opt);
+  if (help) groups.front().second.push_back(help);
   width = std::min<size_t>(width, 24);
   if (!positionals.empty()) {
     out += "\nArguments:\n";
@@ -217,6 +239,10 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e) {
 }
 
 }  // namespace
+
+std::string version_line() {
+  return std::string("growbench-cli ") + GB_VERSION + " (LibTorch " + TORCH_VERSION + ")";
+}
 
 bool register_command(const Command& command) {
   registry()[command.name] = command;
@@ -318,7 +344,13 @@ std::function<int()> parse_command(const Command& command, const std::vector<std
     if (!help) reject_flag_values(app, args);
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
     app.parse(reversed);
+    const std::string level_error = log::apply_level(log_level_option());
+    if (!level_error.empty()) throw UsageError(level_error);
     return run;
+  } catch (const CLI::CallForVersion&) {
+    std::printf("%s\n", version_line().c_str());
+    std::fflush(stdout);
+    *exit_code = 0;
   } catch (const CLI::CallForHelp&) {
     const std::string text = help_text(command, app);
     std::fwrite(text.data(), 1, text.size(), stdout);

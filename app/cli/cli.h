@@ -87,6 +87,9 @@ CLI::Validator one_of(std::vector<std::string> choices, std::vector<std::string>
 // ---------------------------------------------------------------------------------------
 // Parsing (main.cpp).
 
+// "growbench-cli VERSION (LibTorch VERSION)": what --version prints, before or after a command.
+std::string version_line();
+
 // The help text of `command`: usage line, description, arguments, options, footer.
 std::string command_help(const Command& command);
 

@@ -9,6 +9,7 @@
 #include "common.h"
 #include "grow/checkpoint.h"
 #include "grow/growth.h"
+#include "grow/lora.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/json.h"
@@ -57,7 +58,7 @@ std::string with_commas(int64_t n) {
 
 struct GrowOptions {
   ModelArg model;
-  std::string plan, out, format = "auto";
+  std::string plan, peft, out, format = "auto";
   int64_t seed = 0;
   bool json = false;
 };
@@ -69,8 +70,10 @@ void declare_grow(CLI::App& app, GrowOptions& o) {
              "'{\"variant\":\"grow\",\"mode\":\"freeze\",\"k\":2,\"layers\":\"all\"}'\n"
              "(growbench-cli variants and docs/plans.md list every variant and key).\n"
              "Layer policies ({\"policy\": ...}) need importance probes: use\n"
-             "growbench-cli run, or give explicit layers here.")
-      ->required();
+             "growbench-cli run, or give explicit layers here.");
+  add_option(app, "--peft", o.peft, "DIR",
+             "instead of --plan: a PEFT LoRA adapter folder (adapter_config.json,\n"
+             "adapter_model.safetensors), applied and merged into the weights");
   add_option(app, "--out", o.out, "DIR",
              "output folder (created; tokenizer files are copied from MODEL)")
       ->required();
@@ -92,7 +95,20 @@ void declare_grow(CLI::App& app, GrowOptions& o) {
 int run_grow(const GrowOptions& o) {
   const std::string& model_path = o.model.path;
   const std::string& out = o.out;
-  const nlohmann::json plan_json = read_plan_arg(o.plan);
+  if (o.plan.empty() == o.peft.empty()) {
+    throw UsageError(o.plan.empty() ? "missing required option --plan (or --peft DIR)"
+                                    : "give --plan or --peft, not both");
+  }
+  if (!o.peft.empty() && o.format == "growbench") {
+    throw UsageError(
+        "--peft merges the adapter into a plain folder; to keep the LoRA units in a GrowBench "
+        "checkpoint give --plan '{\"variant\": \"lora\", \"from_peft\": DIR}' --format "
+        "growbench");
+  }
+  // A PEFT adapter is a LoRA plan whose A and B come from the adapter (grow/peft.h).
+  const nlohmann::json plan_json = o.peft.empty()
+                                       ? read_plan_arg(o.plan)
+                                       : nlohmann::json{{"variant", "lora"}, {"from_peft", o.peft}};
   const int64_t seed = o.seed;
   const grow::SaveFormat format = parse_format(o.format);
   const bool as_json = o.json;
@@ -141,6 +157,10 @@ int run_grow(const GrowOptions& o) {
     max_diff = (grown - base_logits).abs().max().item<double>();
   }
 
+  if (!o.peft.empty()) {
+    // Merged: every LoRA unit becomes a dense W + (alpha / r) B A.
+    grow::merge_lora(model);
+  }
   grow::SavedModel saved = grow::save_model(model, base_config, &r.plan, out, m.folder, format);
   const double share = r.base_params > 0 ? double(r.trainable_params) / r.base_params : 0.0;
   const double added_share = r.base_params > 0 ? double(r.added_params()) / r.base_params : 0.0;
@@ -192,8 +212,8 @@ int run_grow(const GrowOptions& o) {
 
 GB_REGISTER_COMMAND(
     "grow",
-    "grow MODEL --plan PLAN --out DIR [--json] [--seed S] [--format auto|hf|growbench] "
-    "[--device D] [--dtype T]",
+    "grow MODEL --plan PLAN|--peft DIR --out DIR [--json] [--seed S] "
+    "[--format auto|hf|growbench] [--device D] [--dtype T]",
     "Applies a growth plan to MODEL and writes the grown model.\n\n"
     "Prints the parameters added and the trainable parameters (absolute and as a share of the\n"
     "base model), the maximum absolute difference between the base and the grown model's\n"
@@ -204,7 +224,9 @@ GB_REGISTER_COMMAND(
     "family's architecture (Grow on every layer: larger intermediate_size; depth expansion:\n"
     "more layers; LoRA: merged weights; full/freeze: unchanged), otherwise as a GrowBench\n"
     "checkpoint (growbench.json + model.safetensors) that every growbench-cli command loads.\n"
-    "The output says which and why.",
+    "The output says which and why.\n\n"
+    "--peft DIR merges a PEFT LoRA adapter into MODEL's weights (W + scaling B A, scaling =\n"
+    "lora_alpha / r, or lora_alpha / sqrt(r) with use_rslora) and writes a plain folder.",
     &declare_grow, &run_grow,
     "EWC needs the Fisher information of a probe and runs only through growbench-cli run.");
 

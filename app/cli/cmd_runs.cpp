@@ -1,4 +1,5 @@
 // growbench-cli runs: list, show, export and delete runs of the store.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "common.h"
 #include "store/csv.h"
 #include "store/store.h"
+#include "store/tensorboard.h"
 #include "util/error.h"
 #include "util/paths.h"
 
@@ -41,9 +43,12 @@ void declare_runs(CLI::App& app, RunsOptions& o) {
   add_option(app, "--status", o.status, "STATUS",
              "list: only runs with this status (queued, running, finished, failed,\n"
              "cancelled, interrupted, diverged, stopped)");
-  add_option(app, "--format", o.format, "FORMAT", "export: csv or jsonl")
-      ->check(one_of({"csv", "jsonl"}));
-  add_option(app, "--out", o.out, "FILE", "export: the file to write");
+  add_option(app, "--format", o.format, "FORMAT",
+             "export: csv or jsonl (one file), or tensorboard (an event file\n"
+             "in DIR for one run; DIR/run-<id>/ per run for a group)")
+      ->check(one_of({"csv", "jsonl", "tensorboard"}));
+  add_option(app, "--out", o.out, "FILE|DIR",
+             "export: the file to write (csv, jsonl) or the folder (tensorboard)");
   add_flag(app, "--json", o.json, "list, show: print JSON");
   add_flag(app, "--yes", o.yes, "delete: do not ask");
 }
@@ -136,20 +141,79 @@ int show(store::Store& st, const RunsOptions& o) {
   return 0;
 }
 
-// Long format: run, step, key, value, then one column per hyper-parameter of the runs.
-int export_runs(store::Store& st, const RunsOptions& o) {
-  if (o.target.empty()) throw UsageError("export: missing TARGET (a group or a run id)");
-  if (o.out.empty()) throw UsageError("export: missing --out FILE");
-  std::vector<store::RunInfo> runs;
+// The runs an export covers: a group's, or one run by id.
+std::vector<store::RunInfo> export_targets(store::Store& st, const RunsOptions& o, bool* is_group) {
   store::RunFilter f;
   f.experiment = o.target;
-  runs = st.list_runs(f);
+  std::vector<store::RunInfo> runs = st.list_runs(f);
+  *is_group = !runs.empty();
   if (runs.empty()) {
     bool numeric =
         !o.target.empty() && o.target.find_first_not_of("0123456789") == std::string::npos;
     if (!numeric) fail("runs export: no group '{}' in {}", o.target, st.path());
     runs.push_back(st.get_run(run_id_of(o.target)));
   }
+  return runs;
+}
+
+// TensorBoard: one event file per run with a scalar per stored (step, metric). The store
+// keeps no time per metric row, so every event carries the run's start time (TensorBoard's
+// STEP axis is the meaningful one).
+int export_tensorboard(store::Store& st, const RunsOptions& o) {
+  bool group = false;
+  const std::vector<store::RunInfo> runs = export_targets(st, o, &group);
+  const fs::path dir = o.out;
+  std::error_code ec;
+  if (fs::exists(dir) && !fs::is_directory(dir)) {
+    fail("runs export: --out '{}' is a file; tensorboard writes a folder", dir.string());
+  }
+  size_t scalars = 0;
+  for (const auto& r : runs) {
+    const fs::path run_dir = group ? dir / fmt::format("run-{}", r.id) : dir;
+    if (fs::is_directory(run_dir)) {
+      for (const auto& e : fs::directory_iterator(run_dir)) {
+        if (e.path().filename().string().rfind("events.out.tfevents.", 0) == 0) {
+          fail(
+              "runs export: {} already holds the event file {}; TensorBoard would read both "
+              "(export into an empty folder, or delete it first)",
+              run_dir.string(), e.path().filename().string());
+        }
+      }
+    }
+  }
+  for (const auto& r : runs) {
+    const fs::path run_dir = group ? dir / fmt::format("run-{}", r.id) : dir;
+    fs::create_directories(run_dir, ec);
+    if (ec) fail("runs export: cannot create '{}': {}", run_dir.string(), ec.message());
+    const double t0 = r.started.value_or(r.created);
+    std::vector<tb::Scalar> rows;
+    for (const auto& m : st.metric_rows(r.id)) rows.push_back({m.step, m.key, m.value, t0});
+    // TensorBoard reads a file in order: by step, then by key.
+    std::stable_sort(rows.begin(), rows.end(), [](const tb::Scalar& a, const tb::Scalar& b) {
+      return a.step != b.step ? a.step < b.step : a.tag < b.tag;
+    });
+    const std::string host = r.worker_host.empty() ? "localhost" : r.worker_host;
+    const fs::path file = run_dir / tb::event_file_name(t0, host);
+    tb::write_event_file(file.string(), t0, rows);
+    scalars += rows.size();
+    std::fprintf(stderr, "wrote %zu scalars of run %lld to %s\n", rows.size(),
+                 static_cast<long long>(r.id), file.string().c_str());
+  }
+  std::fprintf(stderr, "wrote %zu run(s), %zu scalars, to %s\n", runs.size(), scalars,
+               dir.string().c_str());
+  return 0;
+}
+
+// Long format: run, step, key, value, then one column per hyper-parameter of the runs.
+int export_runs(store::Store& st, const RunsOptions& o) {
+  if (o.target.empty()) throw UsageError("export: missing TARGET (a group or a run id)");
+  if (o.out.empty()) {
+    throw UsageError(o.format == "tensorboard" ? "export: missing --out DIR"
+                                               : "export: missing --out FILE");
+  }
+  if (o.format == "tensorboard") return export_tensorboard(st, o);
+  bool group = false;
+  std::vector<store::RunInfo> runs = export_targets(st, o, &group);
   std::map<int64_t, std::map<std::string, Json>> params;
   std::set<std::string> keys;
   for (const auto& r : runs) {
@@ -244,12 +308,14 @@ int run_runs(const RunsOptions& o) {
 GB_REGISTER_COMMAND(
     "runs",
     "runs list [--group G] [--status S] [--json] | show ID [--json] | export GROUP|ID "
-    "--format csv|jsonl --out FILE | delete ID [--yes]  [--db DB]",
+    "--format csv|jsonl|tensorboard --out FILE|DIR | delete ID [--yes]  [--db DB]",
     "The runs of a store. list: id, status, group and name (--json: an array of {id, name,\n"
     "group, status, seed, ...}). show: a run's spec, flattened hyper-parameters, final\n"
     "metrics and events. export: every metric row of a group's runs (or one run) in long\n"
     "format, run, step, key, value, then the run's name, group and one column per\n"
-    "hyper-parameter. delete: a run with its metrics and checkpoint folders (asks first).",
+    "hyper-parameter; --format tensorboard writes TensorBoard event files instead (a scalar\n"
+    "per metric and step; one file for a run, a run-<id> folder per run for a group).\n"
+    "delete: a run with its metrics and checkpoint folders (asks first).",
     &declare_runs, &run_runs, "Exit code: 0 done, 1 error or not confirmed, 2 usage.");
 
 }  // namespace gb::cli

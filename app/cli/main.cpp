@@ -10,13 +10,15 @@
 #include "util/allocator.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/log_level.h"
 
 namespace {
 
 void print_usage() {
   std::printf(
       "growbench-cli %s (LibTorch %s): the headless worker and tools of GrowBench\n\n"
-      "Usage: growbench-cli COMMAND [ARGS...]\n\nCommands:\n",
+      "Usage: growbench-cli [--log-level LEVEL] COMMAND [ARGS...]\n"
+      "       growbench-cli --version | --help\n\nCommands:\n",
       GB_VERSION, TORCH_VERSION);
   for (const auto& [name, cmd] : gb::cli::commands()) {
     std::printf("  %s\n", cmd.synopsis.c_str());
@@ -24,19 +26,47 @@ void print_usage() {
   std::printf(
       "\nMODEL is a Hugging Face folder (config.json, model.safetensors or a sharded\n"
       "index, tokenizer.json) or a GrowBench checkpoint folder (growbench.json).\n"
-      "Run 'growbench-cli COMMAND --help' for the details of a command.\n");
+      "Run 'growbench-cli COMMAND --help' for the details of a command.\n\n"
+      "Every command takes --log-level trace|debug|info|warn|error|off (messages on stderr;\n"
+      "default: the environment variable GROWBENCH_LOG, else info), --version and --help.\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  // "--log-level L" before the command goes to the command (which declares it; a level given
+  // after the command wins). Without a command it applies here.
+  std::vector<std::string> leading;
+  while (!args.empty() && (args[0] == "--log-level" || args[0].rfind("--log-level=", 0) == 0)) {
+    if (args[0] == "--log-level") {
+      if (args.size() < 2) {
+        std::fprintf(stderr, "growbench-cli: --log-level needs a value\n");
+        return 2;
+      }
+      leading = {args[0], args[1]};
+      args.erase(args.begin(), args.begin() + 2);
+    } else {
+      leading = {args[0]};
+      args.erase(args.begin());
+    }
+  }
+  {
+    const std::string level = leading.empty()       ? std::string()
+                              : leading.size() == 2 ? leading[1]
+                                                    : leading[0].substr(12);
+    const std::string error = gb::log::apply_level(level);
+    if (!error.empty()) {
+      std::fprintf(stderr, "growbench-cli: %s\n", error.c_str());
+      return 2;
+    }
+  }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     print_usage();
     return args.empty() ? 2 : 0;
   }
-  if (args[0] == "--version") {
-    std::printf("growbench-cli %s (LibTorch %s)\n", GB_VERSION, TORCH_VERSION);
+  if (args[0] == "--version" || args[0] == "-V") {
+    std::printf("%s\n", gb::cli::version_line().c_str());
     return 0;
   }
   const auto& cmds = gb::cli::commands();
@@ -48,8 +78,9 @@ int main(int argc, char** argv) {
   }
   const gb::cli::Command& cmd = it->second;
   int exit_code = 0;
-  std::function<int()> run = gb::cli::parse_command(
-      cmd, std::vector<std::string>(args.begin() + 1, args.end()), &exit_code);
+  std::vector<std::string> command_args = leading;
+  command_args.insert(command_args.end(), args.begin() + 1, args.end());
+  std::function<int()> run = gb::cli::parse_command(cmd, command_args, &exit_code);
   if (!run) return exit_code;  // --help, or a usage error
   // Commands that train or back-propagate: glibc allocator tunables (util/allocator.h). The
   // re-executed process parses the same, valid, command line again.

@@ -4,6 +4,7 @@
 //   growbench --tour OUTDIR [--workspace DIR] [--model DIR]   screenshots of every view
 //   growbench --measure [--measure-store DB] [--measure-spec SPEC.json]   performance figures
 //   growbench --help | --version   (no display needed)
+//   --log-level trace|debug|info|warn|error|off with any of these (else $GROWBENCH_LOG)
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -24,6 +25,7 @@
 #include "modelview.h"
 #include "session.h"
 #include "tour.h"
+#include "util/log_level.h"
 
 using namespace Qt::StringLiterals;
 
@@ -80,6 +82,14 @@ struct CommandLine {
   QCommandLineOption measureStore{
       u"measure-store"_s,
       QCoreApplication::translate("main", "With --measure: time opening this store."), u"DB"_s};
+  QCommandLineOption logLevel{
+      u"log-level"_s,
+      QCoreApplication::translate(
+          "main",
+          "Messages on standard error from LEVEL up: trace, debug, info, warn, error or off "
+          "(default: the environment variable GROWBENCH_LOG, else info). Workers started from "
+          "the window inherit it."),
+      u"LEVEL"_s};
   QCommandLineOption measureSpec{
       u"measure-spec"_s,
       QCoreApplication::translate(
@@ -91,7 +101,7 @@ struct CommandLine {
         QCoreApplication::translate("main", "GrowBench: grow language models without forgetting"));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addOptions({workspace, model, tour, measure, measureStore, measureSpec});
+    parser.addOptions({workspace, model, tour, measure, measureStore, measureSpec, logLevel});
   }
 };
 
@@ -139,6 +149,17 @@ int main(int argc, char** argv) {
   CommandLine cl;
   cl.parser.process(app);
   QCommandLineParser& parser = cl.parser;
+  {
+    // --log-level, else GROWBENCH_LOG: this process's core loggers, and (through the
+    // environment) the growbench-cli workers it starts.
+    const QString level = parser.value(cl.logLevel);
+    const std::string error = gb::log::apply_level(level.toStdString());
+    if (!error.empty()) {
+      std::fprintf(stderr, "growbench: %s\n", error.c_str());
+      return 1;
+    }
+    if (!level.isEmpty()) qputenv(gb::log::kLevelEnv, level.toUtf8());
+  }
   const QCommandLineOption& workspace = cl.workspace;
   const QCommandLineOption& model = cl.model;
   const QCommandLineOption& tour = cl.tour;

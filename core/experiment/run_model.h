@@ -21,6 +21,8 @@ struct RunModel {
   LoadedModel model;          // grown, with the checkpoint's trainable tensors
   grow::GrowthResult growth;  // the plan as applied
   int64_t step = 0;           // the checkpoint's step
+  int64_t run_id = 0;
+  std::string checkpoint;     // the checkpoint's folder
 };
 
 // The base model folder of a spec: its path, or its preset's folder (built if absent).
@@ -37,5 +39,12 @@ RunModel load_run_model(store::Store& store, int64_t run_id,
 RunModel load_run_initial_model(store::Store& store, int64_t run_id,
                                 const store::CheckpointInfo& checkpoint,
                                 const std::string& cache_dir = {});
+
+// For commands that take `--run ID --db DB` in place of MODEL (export, eval): run `run_id` of
+// the store at `db_path` at its latest checkpoint, loaded with `options` (device, dtype), in
+// eval mode with every parameter frozen. Errors name the run and say what is missing (no
+// checkpoint yet, a moved base model, a tensor of the plan absent from the checkpoint, ...).
+RunModel load_latest_run_model(const std::string& db_path, int64_t run_id,
+                               const LoadOptions& options, const std::string& cache_dir = {});
 
 }  // namespace gb::experiment

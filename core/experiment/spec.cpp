@@ -314,6 +314,13 @@ Json without_expansion(const Json& plan) {
   for (const auto& k : expansion_keys()) p.erase(k);
   return p;
 }
+// A LoRA plan's "from_peft" folder, relative to the spec file's folder.
+Json with_resolved_paths(Json plan, const std::string& base_dir) {
+  if (plan.is_object() && plan.contains("from_peft") && plan["from_peft"].is_string()) {
+    plan["from_peft"] = resolve(plan["from_peft"].get<std::string>(), base_dir);
+  }
+  return plan;
+}
 }  // namespace
 
 ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std::string& ctx) {
@@ -429,12 +436,14 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
       fail("{}.plans: expected a non-empty array of growth plans", ctx);
     }
     for (size_t i = 0; i < j["plans"].size(); ++i) {
-      s.plans.push_back(grow::parse_plan(with_adept_defaults(j, without_expansion(j["plans"][i])),
-                                         fmt::format("{}.plans[{}]", ctx, i)));
+      s.plans.push_back(grow::parse_plan(
+          with_adept_defaults(j, with_resolved_paths(without_expansion(j["plans"][i]), base_dir)),
+          fmt::format("{}.plans[{}]", ctx, i)));
     }
   } else if (j.contains("plan")) {
-    s.plans.push_back(
-        grow::parse_plan(with_adept_defaults(j, without_expansion(j["plan"])), ctx + ".plan"));
+    s.plans.push_back(grow::parse_plan(
+        with_adept_defaults(j, with_resolved_paths(without_expansion(j["plan"]), base_dir)),
+        ctx + ".plan"));
   } else {
     s.plans.push_back(grow::parse_plan(Json{{"variant", "full"}}, ctx + ".plan"));
   }

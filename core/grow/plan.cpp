@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "grow/peft.h"
 #include "grow/variant.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -293,8 +294,64 @@ Json checked_value(const ParamSpec& s, const Json& v, const VariantModule& m,
 
 }  // namespace
 
+namespace {
+
+// {"variant": "lora", "from_peft": DIR}: rank, alpha, targets and layers come from the
+// adapter (grow/peft.h); keys also given must agree with it.
+GrowthPlan parse_peft_plan(const Json& j, const std::string& ctx) {
+  const Json& dir = j["from_peft"];
+  if (!dir.is_string() || dir.get<std::string>().empty()) {
+    fail("{}: 'from_peft' must be the path of a PEFT adapter folder, found {}", ctx, dir.dump());
+  }
+  const std::string v = js::get<std::string>(j, "variant", ctx);
+  if (v != Variant::Lora) {
+    fail("{}: 'from_peft' applies to variant 'lora' only (a PEFT LoRA adapter), not '{}'", ctx, v);
+  }
+  const peft::Adapter a = peft::read_adapter(dir.get<std::string>());
+  const Json from_adapter = {
+      {"rank", a.rank}, {"alpha", a.alpha}, {"targets", a.targets}, {"layers", a.layers}};
+  Json merged = j;
+  merged.erase("from_peft");
+  for (auto it = from_adapter.begin(); it != from_adapter.end(); ++it) {
+    if (!j.contains(it.key()) || j[it.key()].is_null()) {
+      merged[it.key()] = it.value();
+      continue;
+    }
+    const Json& given = j[it.key()];
+    bool same = given == it.value();
+    if (it.key() == "alpha" && given.is_number()) {
+      const double g = given.get<double>(), w = it.value().get<double>();
+      same = std::abs(g - w) <= 1e-12 * std::max(std::abs(g), std::abs(w));
+    }
+    if (it.key() == "targets" && given.is_array()) {
+      std::vector<std::string> g;
+      for (const auto& e : given) {
+        if (e.is_string()) g.push_back(e.get<std::string>());
+      }
+      std::vector<std::string> w = a.targets;
+      std::sort(g.begin(), g.end());
+      std::sort(w.begin(), w.end());
+      same = g == w;
+    }
+    if (!same) {
+      fail(
+          "{}: '{}' is {} but the PEFT adapter {} has {}; leave '{}' out (it comes from the "
+          "adapter)",
+          ctx, it.key(), given.dump(), a.folder, it.value().dump(), it.key());
+    }
+  }
+  GrowthPlan plan = parse_plan(merged, ctx);
+  plan.from_peft = a.folder;
+  return plan;
+}
+
+}  // namespace
+
 GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
   if (!j.is_object()) fail("{}: expected an object, found {}", ctx, js::type_name(j));
+  if (auto it = j.find("from_peft"); it != j.end() && !it->is_null()) {
+    return parse_peft_plan(j, ctx);
+  }
   GrowthPlan plan;
   const std::string v = js::get<std::string>(j, "variant", ctx);
   const VariantModule* m = find_variant(v);
@@ -326,6 +383,7 @@ GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
     if (is_common_key(it.key()) || m->find(it.key())) continue;
     std::vector<std::string> allowed(std::begin(kCommonKeys), std::end(kCommonKeys));
     for (const auto& s : m->params) allowed.push_back(s.name);
+    if (m->id == Variant::Lora) allowed.push_back("from_peft");
     fail("{}: unknown key '{}' for variant '{}' (allowed: {})", ctx, it.key(), m->id,
          join(allowed));
   }
@@ -376,6 +434,7 @@ Json to_json(const GrowthPlan& plan) {
   j["variant"] = plan.variant;
   if (!plan.name.empty()) j["name"] = plan.name;
   if (plan.replay) j["replay"] = *plan.replay;
+  if (!plan.from_peft.empty()) j["from_peft"] = plan.from_peft;
   if (plan.ewc) {
     j["ewc"] = {{"lambda", plan.ewc->lambda}, {"mode", plan.ewc->mode}};
     if (plan.ewc->mode == "online") j["ewc"]["gamma"] = plan.ewc->gamma;

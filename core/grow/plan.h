@@ -7,6 +7,7 @@
 //   {"variant":"full"}
 //   {"variant":"freeze","bottom":2}
 //   {"variant":"lora","rank":8,"alpha":16,"targets":["q","v","gate","up","down"]}
+//   {"variant":"lora","from_peft":"path/to/adapter"}   (a PEFT LoRA adapter folder)
 //   {"variant":"grow","mode":"freeze"|"train","k":2,"layers":[0,3]|"all"}
 //   {"variant":"scale","mode":"preserve"|"adapt"|"route","d_up":64,"p_up":128,"l_fp":1,
 //    "tau":0.5,"init":"svd,zero"}
@@ -202,6 +203,10 @@ struct GrowthPlan {
   std::optional<double> replay;   // fraction p of original-domain batches for this plan's
                                   // run, in [0, 1); unset: the spec's train.replay
   std::optional<EwcOptions> ewc;  // EWC on this plan's trainable parameters
+  // LoRA only: the PEFT adapter folder (absolute) whose adapter_config.json gave rank,
+  // alpha, targets and layers, and whose A and B the plan loads instead of initialising them
+  // ("from_peft"; grow/peft.h). Empty otherwise.
+  std::string from_peft;
   // The EWC of the run: `ewc`, or for the "ewc" variant (full fine-tuning + EWC, kept for
   // earlier specs) its lambda in per-task mode; unset: none.
   std::optional<EwcOptions> effective_ewc() const;
