@@ -20,6 +20,7 @@ struct RunOptions {
   bool quiet = false;
   bool dry_run = false;
   bool json = false;
+  bool force_resume = false;
 };
 
 void declare_run(CLI::App& app, RunOptions& o) {
@@ -28,11 +29,15 @@ void declare_run(CLI::App& app, RunOptions& o) {
   add_option(app, "--db", o.db, "DB",
              "the run store (default: the default workspace's growbench.db)");
   auto* resume = add_option(app, "--resume", o.resume, "RUN_ID",
-                            "continue an interrupted or cancelled run from its last\n"
-                            "checkpoint (SPEC.json not needed: the run's spec is in the store);\n"
-                            "the result equals an uninterrupted run")
+                            "continue an interrupted, cancelled or failed run from its newest\n"
+                            "valid checkpoint, or start it from the beginning when it has none\n"
+                            "(SPEC.json not needed: the run's spec is in the store); the result\n"
+                            "equals an uninterrupted run")
                      ->check(at_least(1));
   spec->excludes(resume);
+  add_flag(app, "--force-resume", o.force_resume,
+           "with --resume: continue although the run's base model, tokenizer or\n"
+           "data files changed since it started (recorded as warnings)");
   add_option(app, "--workspace", o.workspace, "DIR",
              "where checkpoints go (default: <db without .db>.runs)");
   add_option(app, "--cache", o.cache, "DIR",
@@ -79,6 +84,7 @@ int run_run(const RunOptions& in) {
     throw UsageError("missing argument SPEC.json (or --resume RUN_ID)");
   }
   if (in.json && !in.dry_run) throw UsageError("--json applies to --dry-run only");
+  if (in.force_resume && !in.resume) throw UsageError("--force-resume applies to --resume only");
   if (in.dry_run) {
     if (in.resume) throw UsageError("--dry-run lists the runs of a spec, not --resume");
     return dry_run(in.spec, in.json);
@@ -93,6 +99,7 @@ int run_run(const RunOptions& in) {
   o.cache_dir = in.cache;
   o.cancel = cancel;
   o.inject_nan_at = in.inject_nan_at;
+  o.force_resume = in.force_resume;
   if (!in.tag.empty()) o.tags.push_back(in.tag);
   if (!in.log.empty()) log::add_file(in.log);
   const bool quiet = in.quiet;
@@ -129,7 +136,8 @@ int run_run(const RunOptions& in) {
 
 GB_REGISTER_COMMAND(
     "run",
-    "run SPEC.json [--db DB] [--resume RUN_ID] [--workspace DIR] [--cache DIR] [--dry-run "
+    "run SPEC.json [--db DB] [--resume RUN_ID [--force-resume]] [--workspace DIR] [--cache DIR] "
+    "[--dry-run "
     "[--json]]",
     "Runs an experiment spec (see docs/experiments.md): one run per plan, sweep point and\n"
     "seed (all in one group of the store), each probed,\n"
@@ -137,7 +145,8 @@ GB_REGISTER_COMMAND(
     "Prints one JSON object per line on stdout: {\"event\": \"stage\"|\"progress\"|\"eval\"|\n"
     "\"grown\"|\"checkpoint\"|\"run_started\"|\"run_finished\"|\"done\", ...}; progress objects\n"
     "carry stage, step, total, loss, lr, tokens_per_s and eta_s. Logs go to stderr.\n"
-    "SIGINT/SIGTERM cancel cleanly: the run is marked cancelled and a checkpoint written.",
+    "SIGINT/SIGTERM cancel cleanly: the run is marked cancelled and a checkpoint written;\n"
+    "a second signal exits at once (the run resumes from its last checkpoint).",
     &declare_run, &run_run,
     "Exit code: 0 all runs finished (or stopped by their forgetting guard), 3 a run failed or\n"
     "diverged, 130 cancelled, 2 usage.");

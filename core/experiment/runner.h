@@ -33,6 +33,9 @@ struct RunnerOptions {
   std::vector<std::string> tags;  // added to every run
   // Fault injection for tests: make the training loss NaN at this step (-1: off).
   int64_t inject_nan_at = -1;
+  // resume_run: continue even when the run's inputs (base weights, tokenizer, data files)
+  // changed since it started (each change is recorded as a warning event).
+  bool force_resume = false;
 };
 
 struct RunOutcome {
@@ -49,7 +52,12 @@ struct RunOutcome {
 // Runs every plan of the spec (one run each, sharing data and seeds).
 std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerOptions& options);
 
-// Continues an interrupted or cancelled run from its last checkpoint.
+// Continues an interrupted, cancelled or failed run from its newest valid checkpoint (one
+// whose size and checksum match the store's record and that belongs to this store, run and
+// spec; each skipped one is named in a warning event), or starts it from the beginning when
+// it has none (a queued run whose worker died, a run killed before its first checkpoint).
+// Refuses when the run's inputs changed since it started (experiment/integrity.h), naming
+// each change, unless options.force_resume.
 RunOutcome resume_run(int64_t run_id, const RunnerOptions& options);
 
 // Default workspace folder of a store path.
