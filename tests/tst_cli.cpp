@@ -524,7 +524,10 @@ void TestCli::errorsAreClear_data() {
       << QStringLiteral("would overwrite the input model");
   QTest::newRow("grow: --out inside the model")
       << QStringList{"grow", model, "--plan", plan, "--out", model + "/sub"} << 2
-      << QStringLiteral("would overwrite the input model");
+      << QStringLiteral("lies inside the input model");
+  QTest::newRow("export: --out containing the model, even with --force")
+      << QStringList{"export", model, "--out", model + "/..", "--force"} << 2
+      << QStringLiteral("a folder containing it");
   QTest::newRow("grow: --out with a trailing slash and dot")
       << QStringList{"grow", model, "--plan", plan, "--out", model + "/./"} << 2
       << QStringLiteral("would overwrite the input model");
@@ -584,6 +587,8 @@ void TestCli::usageErrorsExit2_data() {
   row("inspect: bad dtype", {"inspect", model, "--dtype", "int8"}, "--dtype");
   row("run: --resume 0", {"run", "--resume", "0"}, "--resume");
   row("run: no SPEC", {"run", "--db", "x.db"}, "SPEC.json");
+  row("run: --force-resume without --resume", {"run", "spec.json", "--force-resume"},
+      "--force-resume");
   row("tokenize: --text and --file", {"tokenize", "--tokenizer", "t", "--text", "a", "--file", "f"},
       "--text");
   row("forward: extra positional", {"forward", model, "extra", "--input", "i", "--output", "o"},
@@ -608,12 +613,13 @@ void TestCli::usageErrorsExit2() {
 void TestCli::everyCommandHasHelp() {
   // The options callers (widgets/, tests, scripts) and users rely on, per command.
   const std::map<QString, QStringList> expected = {
-      {"export", {"--out", "--dtype", "--device"}},
-      {"forward", {"--input", "--output", "--all-positions", "--device", "--dtype"}},
+      {"export", {"--out", "--dtype", "--device", "--force", "--no-check"}},
+      {"forward", {"--input", "--output", "--all-positions", "--device", "--dtype", "--no-check"}},
       {"generate",
        {"--prompt", "--max-new", "--temperature", "--top-p", "--seed", "--json", "--device",
         "--dtype"}},
-      {"grow", {"--plan", "--out", "--json", "--seed", "--format", "--device", "--dtype"}},
+      {"grow",
+       {"--plan", "--out", "--json", "--seed", "--format", "--device", "--dtype", "--force"}},
       {"inspect", {"--json", "--device", "--dtype"}},
       {"probe",
        {"--data",        "--domain-data", "--method",      "--json",   "--db",   "--out",
@@ -621,7 +627,9 @@ void TestCli::everyCommandHasHelp() {
         "--field",       "--tokenizer",   "--fisher-mode", "--steps",  "--lr",   "--snapshot-every",
         "--checkpoints", "--reference",   "--progress",    "--device", "--dtype"}},
       {"quickstart", {"--db", "--spec", "--cache", "--progress"}},
-      {"run", {"--db", "--resume", "--workspace", "--cache", "--tag", "--log", "--quiet"}},
+      {"run",
+       {"--db", "--resume", "--force-resume", "--workspace", "--cache", "--tag", "--log",
+        "--quiet"}},
       {"score", {"--file", "--seq-len", "--batch", "--json", "--device", "--dtype"}},
       {"tokenize", {"--tokenizer", "--text", "--file", "--no-special"}},
       {"variants", {"--json", "--markdown"}},
