@@ -132,12 +132,12 @@ check "growbench --version (offscreen)" \
 
 # growbench-cli finds its resources (quickstart spec, presets) in the data folder compiled in
 # from CMAKE_INSTALL_PREFIX; the package installs them in /usr/share/growbench.
+# A wrong compiled-in folder is a failure, not a warning (the default prefix is /usr since
+# the top-level CMakeLists.txt sets it; an explicit other prefix is what this catches).
 datadir="$(strings "$usr/lib/growbench/libgrowbench_core.so" |
            grep -E '^/.*/share/growbench$' | head -n 1 || true)"
-if [ "$datadir" != /usr/share/growbench ]; then
-  echo "  WARN  growbench-cli looks for its resources in '$datadir', the package puts them in" \
-       "/usr/share/growbench: configure package builds with -DCMAKE_INSTALL_PREFIX=/usr"
-fi
+check "compiled-in resource folder is /usr/share/growbench (got '$datadir'; configure" \
+      "package builds with -DCMAKE_INSTALL_PREFIX=/usr)" test "$datadir" = /usr/share/growbench
 
 echo "package-check: $deb checked in $(($(date +%s) - start)) s"
 echo "package-check: $passes passed, $failures failed"

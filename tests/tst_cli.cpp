@@ -527,7 +527,10 @@ void TestCli::errorsAreClear_data() {
       << QStringLiteral("would overwrite the input model");
   QTest::newRow("grow: --out inside the model")
       << QStringList{"grow", model, "--plan", plan, "--out", model + "/sub"} << 2
-      << QStringLiteral("would overwrite the input model");
+      << QStringLiteral("lies inside the input model");
+  QTest::newRow("export: --out containing the model, even with --force")
+      << QStringList{"export", model, "--out", model + "/..", "--force"} << 2
+      << QStringLiteral("a folder containing it");
   QTest::newRow("grow: --out with a trailing slash and dot")
       << QStringList{"grow", model, "--plan", plan, "--out", model + "/./"} << 2
       << QStringLiteral("would overwrite the input model");
@@ -590,6 +593,8 @@ void TestCli::usageErrorsExit2_data() {
   row("run: --nproc-per-node 0", {"run", "x.json", "--nproc-per-node", "0"}, "--nproc-per-node");
   row("run: bad --dist-backend", {"run", "x.json", "--dist-backend", "mpi"}, "--dist-backend");
   row("run: --dist-timeout 0", {"run", "x.json", "--dist-timeout", "0"}, "--dist-timeout");
+  row("run: --force-resume without --resume", {"run", "spec.json", "--force-resume"},
+      "--force-resume");
   row("tokenize: --text and --file", {"tokenize", "--tokenizer", "t", "--text", "a", "--file", "f"},
       "--text");
   row("forward: extra positional", {"forward", model, "extra", "--input", "i", "--output", "o"},
@@ -625,14 +630,16 @@ void TestCli::everyCommandHasHelp() {
   const std::map<QString, QStringList> expected = {
       {"eval",
        {"--tasks", "--json", "--run", "--db", "--limit", "--device", "--dtype", "--log-level",
-        "--version"}},
-      {"export", {"--out", "--dtype", "--device", "--run", "--db", "--format"}},
-      {"forward", {"--input", "--output", "--all-positions", "--device", "--dtype"}},
+        "--version", "--no-check"}},
+      {"export",
+       {"--out", "--dtype", "--device", "--run", "--db", "--format", "--force", "--no-check"}},
+      {"forward", {"--input", "--output", "--all-positions", "--device", "--dtype", "--no-check"}},
       {"generate",
        {"--prompt", "--max-new", "--temperature", "--top-p", "--seed", "--json", "--device",
         "--dtype"}},
       {"grow",
-       {"--plan", "--peft", "--out", "--json", "--seed", "--format", "--device", "--dtype"}},
+       {"--plan", "--peft", "--out", "--json", "--seed", "--format", "--device", "--dtype",
+        "--force"}},
       {"inspect", {"--json", "--device", "--dtype"}},
       {"probe",
        {"--data",        "--domain-data", "--method",      "--json",   "--db",   "--out",
@@ -641,8 +648,9 @@ void TestCli::everyCommandHasHelp() {
         "--checkpoints", "--reference",   "--progress",    "--device", "--dtype"}},
       {"quickstart", {"--db", "--spec", "--cache", "--progress"}},
       {"run",
-       {"--db", "--resume", "--workspace", "--cache", "--tag", "--log", "--quiet",
-        "--nproc-per-node", "--dist-backend", "--dist-timeout", "--dist-bucket-mb"}},
+       {"--db", "--resume", "--force-resume", "--workspace", "--cache", "--tag", "--log",
+        "--quiet", "--smoke", "--nproc-per-node", "--dist-backend", "--dist-timeout",
+        "--dist-bucket-mb"}},
       {"score", {"--file", "--seq-len", "--batch", "--json", "--device", "--dtype"}},
       {"tokenize", {"--tokenizer", "--text", "--file", "--no-special"}},
       {"variants", {"--json", "--markdown"}},

@@ -1,8 +1,9 @@
 // The CUDA test set (GPU machines; every test skips cleanly without CUDA, so CI on CPU
 // builds and runs this file too): forward parity of every family on CUDA in float32 against
 // the CPU path (which tst_model checks against the Hugging Face reference logits within
-// 1e-4), bfloat16 parity within a stated tolerance, function preservation of every growth
-// variant applied on the GPU, and a short training run per variant on the GPU.
+// 1e-4), bfloat16 parity within what bf16 gives on the CPU for the same model, function
+// preservation of every growth variant applied on the GPU, and a short training run per variant on
+// the GPU.
 #include <QtTest>
 
 #include <torch/torch.h>
@@ -20,9 +21,15 @@ namespace {
 // Float32 on CUDA against float32 on the CPU: the same bound tst_model holds against the
 // reference (different kernels and reduction orders, same precision).
 constexpr double kFloat32Tol = 1e-4;
-// bfloat16 keeps 8 significand bits: relative error up to 2^-8 per rounding, compounded over
-// two layers; logits of the fixtures are O(1). Bound on max |Δlogit| relative to max |logit|.
-constexpr double kBf16RelTol = 0.05;
+// bfloat16 keeps 8 significand bits: unit roundoff u = 2^-8. What bf16 really gives on a
+// model is not a constant fraction of its largest logit (a worst-case sum of the roundings of
+// two layers is about 12u, the 5 % this test used to allow); it is measured here: the same
+// weights in bf16 on the CPU (bf16 storage, every op's output rounded to bf16, products
+// accumulated in float32, as CUDA's bf16 GEMMs do) against float32. The CUDA bf16 logits must
+// be as close to float32 as that, within a factor 2 for kernels that round in another order
+// (a rounding that flips changes an element by one unit, so the errors are of the same size,
+// not the same values), plus two roundings of the logits themselves (2u at their scale).
+constexpr double kBf16Unit = 1.0 / 256;
 // Function preservation on the GPU: as on the CPU (tst_grow), 1e-5 relative to the scale.
 constexpr double kPreserveTol = 1e-5;
 
@@ -100,10 +107,20 @@ class TestCuda : public QObject {
     gb::CausalLM m = gb::test::load_family(family.toStdString());
     torch::Tensor ids = gb::test::random_ids(*m, 2, 17);
     torch::Tensor cpu = logits_of(*m, ids);
-    m->to(torch::kCUDA, torch::kBFloat16);
+    const double scale = cpu.abs().max().item<double>();
+    m->to(torch::kBFloat16);
+    const double cpu_bf16 = max_diff(cpu, logits_of(*m, ids));  // what bf16 gives here
+    QVERIFY2(cpu_bf16 > 0, "bf16 on the CPU equals float32: the reference measures nothing");
+    m->to(torch::kCUDA);
     torch::Tensor gpu = logits_of(*m, ids.to(torch::kCUDA));
-    const double rel = max_diff(cpu, gpu) / std::max(1.0, cpu.abs().max().item<double>());
-    QVERIFY2(rel <= kBf16RelTol, qPrintable(QString("relative max |Δlogit| %1").arg(rel)));
+    const double d = max_diff(cpu, gpu);
+    const double bound = 2.0 * cpu_bf16 + 2.0 * kBf16Unit * scale;
+    QVERIFY2(d <= bound, qPrintable(QString("CUDA bf16: max |Δlogit| %1 > %2 (bf16 on the CPU: "
+                                            "%3; logits up to %4)")
+                                        .arg(d)
+                                        .arg(bound)
+                                        .arg(cpu_bf16)
+                                        .arg(scale)));
   }
 
   void growthPreservesFunctionOnCuda_data() {
@@ -121,7 +138,10 @@ class TestCuda : public QObject {
     ctx.seed = 5;
     auto r = gb::grow::apply_plan(*m, gb::grow::parse_plan(Json::parse(plan.toStdString())), ctx);
     for (const auto& p : m->parameters()) QCOMPARE(p.device().type(), torch::kCUDA);
-    if (!r.function_preserving) return;  // LoRAMoE/MH-MoE routers etc. say so themselves
+    // Every plan of this list claims preservation at initialisation (zero-initialised
+    // down projections, B = 0, identity blocks, W12 = 0): a variant that stops claiming it
+    // must fail here, not skip its check.
+    QVERIFY2(r.function_preserving, "the variant no longer claims function preservation");
     torch::Tensor after = logits_of(*m, ids);
     const double d = max_diff(before, after);
     const double tol = kPreserveTol * std::max(1.0, before.abs().max().item<double>());

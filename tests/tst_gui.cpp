@@ -149,8 +149,10 @@ class TstGui : public QObject {
     QVERIFY2(opened.first().at(1).toString().isEmpty(),
              qPrintable(opened.first().at(1).toString()));
     QVERIFY(QFileInfo::exists(QDir(m_ws).filePath(u"growbench.db"_s)));
+    // QtTest mode: a violation of the model contract fails the running test (as in
+    // tst_models), not only a logged warning.
     QAbstractItemModelTester* tester = new QAbstractItemModelTester(
-        s()->runModel(), QAbstractItemModelTester::FailureReportingMode::Warning, m_window);
+        s()->runModel(), QAbstractItemModelTester::FailureReportingMode::QtTest, m_window);
     Q_UNUSED(tester);
   }
 
@@ -219,7 +221,12 @@ class TstGui : public QObject {
     int finite = 0;
     for (int c = 0; c < h->columnCount(); ++c) finite += std::isfinite(h->value(1, c));
     QVERIFY(finite >= 7);
-    QVERIFY(h->cellToolTip(1, 0).contains(u"1"_s));
+    // The tooltip names the layer and shows the cell's own value (not just any "1").
+    QVERIFY(std::isfinite(h->value(1, 0)));
+    const QString tip = h->cellToolTip(1, 0);
+    QVERIFY2(tip.startsWith(u"Layer 1 · "_s), qPrintable(tip));
+    QVERIFY2(tip.endsWith(u": "_s + QString::number(h->value(1, 0), 'g', 8)), qPrintable(tip));
+    QVERIFY(h->cellToolTip(0, 0).startsWith(u"Layer 0 · "_s));
     // A layer-masking probe too (for the least-important policy) and an update-magnitude
     // probe (for the top-N policy).
     finished.clear();
@@ -281,8 +288,14 @@ class TstGui : public QObject {
     // k least important of the shown probe: the layer with the lower value.
     const qint64 probe = iv->currentProbeId();
     QVERIFY(probe > 0);
-    QVERIFY(iv->selectLeastImportant(1));
-    QCOMPARE(s()->selectedLayers().size(), 1);
+    {
+      // The picked layer is the one with the lowest score the view shows (its bars).
+      const auto& bars = iv->heatmap()->barValues();
+      QCOMPARE(bars.size(), size_t(2));
+      QVERIFY(std::isfinite(bars[0]) && std::isfinite(bars[1]) && bars[0] != bars[1]);
+      QVERIFY(iv->selectLeastImportant(1));
+      QCOMPARE(s()->selectedLayers(), (QVector<int>{bars[1] < bars[0] ? 1 : 0}));
+    }
     // Top-N by update magnitude loads the stored update-magnitude probe.
     s()->setSelectedLayers({}, u"test"_s);
     QVERIFY(iv->selectUpdateMagnitude(1));

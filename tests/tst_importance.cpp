@@ -867,9 +867,24 @@ void TestImportance::bucketedPaddingDoesNotChangeTheLoss() {
   }
   QCOMPARE(p.scored_tokens, n);
   QVERIFY(std::fabs(imp::probe_loss(*m, p) - sum / n) < 1e-5);
-  // Masking on a bucketed set runs and gives finite values.
+  // Masking on a bucketed (padded) set equals brute-force removal of each layer, as on a
+  // packed set (maskingEqualsBruteForceLayerRemoval): padding must not leak into either.
   auto r = imp::masking_importance(*m, p);
-  for (double v : r.importance) QVERIFY(std::isfinite(v));
+  const int64_t layers = m->num_layers();
+  QCOMPARE(static_cast<int64_t>(r.importance.size()), layers);
+  const double base_loss = imp::probe_loss(*m, p);
+  for (int64_t l = 0; l < layers; ++l) {
+    auto removed = make_model("gemma3_text");
+    auto list = removed->all_layers();
+    list.erase(list.begin() + l);
+    removed->set_layers(list);
+    const double brute = imp::probe_loss(*removed, p) - base_loss;
+    QVERIFY2(
+        std::fabs(r.importance[l] - brute) <= 1e-5,
+        qPrintable(
+            QString("layer %1: cached %2, brute force %3").arg(l).arg(r.importance[l]).arg(brute)));
+    QVERIFY(std::fabs(brute) > 1e-6);  // not vacuous
+  }
 }
 
 void TestImportance::loadProbeSetIsDeterministicAndHonoursBudgets_data() {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -27,6 +28,7 @@
 #include "store/store.h"
 #include "util/error.h"
 
+namespace fs = std::filesystem;
 using gb::store::EventLevel;
 using gb::store::LatestMetric;
 using gb::store::MetricsWriter;
@@ -1097,6 +1099,83 @@ class TestStore : public QObject {
     QCOMPARE(store.get_run(id["queued"]).status, RunStatus::Queued);
     QCOMPARE(store.get_run(id["dead"]).status, RunStatus::Interrupted);
     QVERIFY(store.get_run(id["dead"]).finished.has_value());
+  }
+
+  // Issue 20: a killed worker's run ends at its heartbeat (the last committed metrics), not
+  // when the next start notices; queued runs of a dead worker are marked orphaned.
+  void deadWorkerRunEndsAtItsHeartbeatAndItsQueuedRunsAreOrphaned() {
+    pid_t dead = fork();
+    if (dead == 0) _exit(0);
+    waitpid(dead, nullptr, 0);
+    Store store = Store::open(db_path());
+    const int64_t running = store.create_run(named("running"));
+    const int64_t queued = store.create_run(named("queued"));
+    const int64_t unowned = store.create_run(named("unowned"));
+    store.set_status(running, RunStatus::Running);
+    store.claim_queued_runs({queued});
+    {
+      auto w = store.metrics_writer();
+      w.add(running, 1, "train/loss", 1.0);
+      w.flush();  // the heartbeat
+    }
+    RawDb raw(db_path());
+    QVERIFY(raw.integer("SELECT heartbeat IS NOT NULL FROM runs WHERE name = 'running'") == 1);
+    // The worker died long ago (its heartbeat 1000 s before now), and is noticed only now.
+    raw.exec("UPDATE runs SET worker_pid = " + std::to_string(dead) +
+             ", heartbeat = heartbeat - 1000 WHERE name IN ('running', 'queued')");
+    const double heartbeat =
+        std::stod(raw.text("SELECT heartbeat FROM runs WHERE name = 'running'"));
+    auto marked = store.mark_interrupted_runs();
+    std::sort(marked.begin(), marked.end());
+    QCOMPARE(marked, (std::vector<int64_t>{running, queued}));
+    const auto r = store.get_run(running);
+    QCOMPARE(r.status, RunStatus::Interrupted);
+    QVERIFY(r.finished.has_value());
+    QVERIFY2(std::fabs(*r.finished - heartbeat) < 1e-3,
+             qPrintable(QString("finished %1, heartbeat %2")
+                            .arg(*r.finished, 0, 'f', 3)
+                            .arg(heartbeat, 0, 'f', 3)));
+    const auto q = store.get_run(queued);
+    QCOMPARE(q.status, RunStatus::Interrupted);
+    QVERIFY2(contains(q.error, "orphaned") && contains(q.error, "--resume"), q.error.c_str());
+    QVERIFY(!q.finished.has_value());                            // it never ran
+    QCOMPARE(store.get_run(unowned).status, RunStatus::Queued);  // no worker: left alone
+  }
+
+  // Checkpoint paths inside the store's folder are stored relative to it and resolved on
+  // read, so a store moved together with its checkpoints still finds them; other paths are
+  // stored absolute. Sizes and checksums round-trip.
+  void checkpointPathsAreRelativeToTheStoreFolder() {
+    const std::string folder = db_path("ws");
+    fs::create_directories(folder);
+    const std::string db = folder + "/growbench.db";
+    int64_t run = 0;
+    {
+      Store store = Store::open(db);
+      QCOMPARE(store.root(), fs::path(folder).lexically_normal().string());
+      run = store.create_run(named("r"));
+      store.add_checkpoint(run, 4, folder + "/growbench.runs/x-1/step-4", 10, "abc");
+      store.add_checkpoint(run, 8, "/elsewhere/step-8", 20);
+      QCOMPARE(store.latest_checkpoint(run)->path, std::string("/elsewhere/step-8"));
+      QCOMPARE(store.checkpoints(run).front().checksum, std::string("abc"));
+      QCOMPARE(store.checkpoints(run).front().bytes, int64_t(10));
+    }
+    QCOMPARE(qs(RawDb(db).text("SELECT path FROM checkpoints WHERE step = 4")),
+             QString("growbench.runs/x-1/step-4"));
+    const std::string moved = db_path("moved");
+    fs::rename(folder, moved);
+    Store store = Store::open(moved + "/growbench.db");
+    QCOMPARE(store.checkpoints(run).front().path, moved + "/growbench.runs/x-1/step-4");
+    const auto deleted = store.delete_runs({run});
+    QCOMPARE(deleted.front(), moved + "/growbench.runs/x-1/step-4");
+  }
+
+  void everyStoreHasItsOwnUuid() {
+    Store a = Store::open(db_path("a.db")), b = Store::open(db_path("b.db"));
+    QCOMPARE(a.uuid().size(), size_t(32));
+    QVERIFY(a.uuid().find_first_not_of("0123456789abcdef") == std::string::npos);
+    QVERIFY(a.uuid() != b.uuid());
+    QCOMPARE(Store::open(db_path("a.db")).uuid(), a.uuid());  // stable
   }
 
   void claimingARunOwnedByALiveWorkerIsRefused() {

@@ -2517,8 +2517,8 @@ Sondierungsmenge: %2</translation>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <source>Continue an interrupted or cancelled run from its last checkpoint</source>
-        <translation>Einen unterbrochenen oder abgebrochenen Lauf ab seinem letzten Checkpoint fortsetzen</translation>
+        <source>Continue an interrupted, cancelled or failed run from its newest valid checkpoint, or start it again when it has none (a queued run whose worker ended)</source>
+        <translation>Einen unterbrochenen, abgebrochenen oder fehlgeschlagenen Lauf ab seinem neuesten gültigen Checkpoint fortsetzen, oder ihn neu starten, wenn er keinen hat (ein wartender Lauf, dessen Worker beendet wurde)</translation>
     </message>
     <message>
         <source>Show curves</source>

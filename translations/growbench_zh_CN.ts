@@ -2510,8 +2510,8 @@ Probe set: %2</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <source>Continue an interrupted or cancelled run from its last checkpoint</source>
-        <translation>从最后一个检查点继续已中断或已取消的运行</translation>
+        <source>Continue an interrupted, cancelled or failed run from its newest valid checkpoint, or start it again when it has none (a queued run whose worker ended)</source>
+        <translation>从最新的有效检查点继续已中断、已取消或失败的运行；若没有检查点则重新开始（例如其工作进程已结束的排队运行）</translation>
     </message>
     <message>
         <source>Show curves</source>

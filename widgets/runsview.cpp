@@ -270,7 +270,9 @@ void RunsView::buildUi() {
   for (auto s : st::all_run_statuses()) m_statusFilter->addItem(statusText(s), int(s));
   m_cancel = new QPushButton(tr("Cancel run"));
   m_resume = new QPushButton(tr("Resume"));
-  m_resume->setToolTip(tr("Continue an interrupted or cancelled run from its last checkpoint"));
+  m_resume->setToolTip(
+      tr("Continue an interrupted, cancelled or failed run from its newest valid checkpoint, "
+         "or start it again when it has none (a queued run whose worker ended)"));
   m_curves = new QPushButton(tr("Show curves"));
   filterRow->addWidget(m_filter, 1);
   filterRow->addWidget(m_statusFilter);

@@ -17,6 +17,7 @@ struct ExportOptions {
   std::string db;
   std::string out;
   std::string format = "hf";
+  bool force = false;
 };
 
 void declare_export(CLI::App& app, ExportOptions& o) {
@@ -35,6 +36,7 @@ void declare_export(CLI::App& app, ExportOptions& o) {
              "hf: a Hugging Face folder (LoRA merged into the weights); peft: a\n"
              "PEFT LoRA adapter folder (adapter_config.json, adapter_model.safetensors)")
       ->check(one_of({"hf", "peft"}, {"huggingface"}));
+  declare_force(app, o.force);
 }
 
 int run_export(const ExportOptions& o) {
@@ -47,12 +49,12 @@ int run_export(const ExportOptions& o) {
     const std::string db = o.db.empty() ? default_store_path() : o.db;
     experiment::RunModel rm = experiment::load_latest_run_model(db, *o.run, load_options(o.model));
     base_folder = rm.base_folder;
-    refuse_output_over_input(base_folder, o.out);
+    refuse_output_over_input(base_folder, o.out, o.force);
     what = fmt::format("run {} (checkpoint of step {})", *o.run, rm.step);
     m = std::move(rm.model);
   } else {
     m = load_model_arg(o.model);
-    refuse_output_over_input(o.model.path, o.out);
+    refuse_output_over_input(o.model.path, o.out, o.force);
     what = m.config.model_type;
   }
   if (o.format == "peft") {
@@ -75,7 +77,7 @@ int run_export(const ExportOptions& o) {
 }  // namespace
 
 GB_REGISTER_COMMAND("export",
-                    "export MODEL|--run ID [--db DB] --out DIR [--format hf|peft] [--dtype T]",
+                    "export MODEL|--run ID [--db DB] --out DIR [--format hf|peft] [--dtype T] [--force]",
                     "Writes MODEL, or run ID's latest checkpoint (the run's base model with its\n"
                     "plan and trained tensors), as a complete Hugging Face folder: config.json,\n"
                     "model.safetensors and the tokenizer files of the base model's folder. A\n"

@@ -67,9 +67,12 @@ int run_forward(const ForwardOptions& o) {
              id, vocab);
       }
     }
+    check_sequence_length(m.config, static_cast<int64_t>(seqs[i].size()),
+                          fmt::format("{}: input_ids[{}]", input_path, i));
     // Each sequence alone as a batch of one: no padding, positions 0..T-1.
     auto ids = torch::tensor(seqs[i], torch::kLong).unsqueeze(0).to(device);
     auto logits = m.model->forward(ids).squeeze(0).to(torch::kFloat);  // (T, V)
+    check_finite_logits(logits, fmt::format("forward of input_ids[{}]", i));
     logits_last.push_back(row(logits[-1]));
     const int64_t t = ids.size(1);
     if (t >= 2) {

@@ -194,6 +194,10 @@ int run_generate(const GenerateOptions& o) {
   std::string stop = "max_new";
   torch::Tensor logits = last_logits(seq);  // prefill
   while (true) {
+    // NaN logits would pick an arbitrary token (and "stop: eos"): exit 1 naming the step.
+    check_finite_logits(logits, generated.empty()
+                                    ? std::string("generation step 0 (the prompt)")
+                                    : fmt::format("generation step {}", generated.size()));
     const int64_t id = sampler.pick(logits);
     generated.push_back(static_cast<int32_t>(id));
     seq.push_back(id);

@@ -61,6 +61,7 @@ struct GrowOptions {
   std::string plan, peft, out, format = "auto";
   int64_t seed = 0;
   bool json = false;
+  bool force = false;
 };
 
 void declare_grow(CLI::App& app, GrowOptions& o) {
@@ -90,6 +91,7 @@ void declare_grow(CLI::App& app, GrowOptions& o) {
              "growbench: always a GrowBench checkpoint (keeps LoRA adapters and the\n"
              "trainable split of grown projections)")
       ->check(one_of({"auto", "hf", "growbench"}, {"huggingface"}));
+  declare_force(app, o.force);
 }
 
 int run_grow(const GrowOptions& o) {
@@ -112,7 +114,7 @@ int run_grow(const GrowOptions& o) {
   const int64_t seed = o.seed;
   const grow::SaveFormat format = parse_format(o.format);
   const bool as_json = o.json;
-  refuse_output_over_input(model_path, out);
+  refuse_output_over_input(model_path, out, o.force);
 
   grow::GrowthPlan plan = grow::parse_plan(plan_json);
   if (const grow::LayerSelection* sel = plan.layers()) {
@@ -213,7 +215,7 @@ int run_grow(const GrowOptions& o) {
 GB_REGISTER_COMMAND(
     "grow",
     "grow MODEL --plan PLAN|--peft DIR --out DIR [--json] [--seed S] "
-    "[--format auto|hf|growbench] [--device D] [--dtype T]",
+    "[--format auto|hf|growbench] [--device D] [--dtype T] [--force]",
     "Applies a growth plan to MODEL and writes the grown model.\n\n"
     "Prints the parameters added and the trainable parameters (absolute and as a share of the\n"
     "base model), the maximum absolute difference between the base and the grown model's\n"

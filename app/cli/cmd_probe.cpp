@@ -185,6 +185,7 @@ int run_probe(const ProbeCommandOptions& args) {
   LoadedModel m = load_model_arg(args.model);
   CausalLMImpl& model = *m.model;
   model.eval();
+  check_sequence_length(m.config, args.seq_len, fmt::format("--seq-len {}", args.seq_len));
   std::string tokenizer_path = args.tokenizer.empty() ? m.tokenizer_file : args.tokenizer;
   if (tokenizer_path.empty()) {
     fail(

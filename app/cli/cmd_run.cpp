@@ -31,6 +31,7 @@ struct RunOptions {
   double dist_timeout = 300;
   double dist_bucket_mb = 25;
   std::string dist_fault;  // tests: RANK:STEP:KIND
+  bool force_resume = false;
 };
 
 void declare_run(CLI::App& app, RunOptions& o) {
@@ -39,11 +40,15 @@ void declare_run(CLI::App& app, RunOptions& o) {
   add_option(app, "--db", o.db, "DB",
              "the run store (default: the default workspace's growbench.db)");
   auto* resume = add_option(app, "--resume", o.resume, "RUN_ID",
-                            "continue an interrupted or cancelled run from its last\n"
-                            "checkpoint (SPEC.json not needed: the run's spec is in the store);\n"
-                            "the result equals an uninterrupted run")
+                            "continue an interrupted, cancelled or failed run from its newest\n"
+                            "valid checkpoint, or start it from the beginning when it has none\n"
+                            "(SPEC.json not needed: the run's spec is in the store); the result\n"
+                            "equals an uninterrupted run")
                      ->check(at_least(1));
   spec->excludes(resume);
+  add_flag(app, "--force-resume", o.force_resume,
+           "with --resume: continue although the run's base model, tokenizer or\n"
+           "data files changed since it started (recorded as warnings)");
   add_option(app, "--workspace", o.workspace, "DIR",
              "where checkpoints go (default: <db without .db>.runs)");
   add_option(app, "--cache", o.cache, "DIR",
@@ -154,6 +159,7 @@ int run_run(const RunOptions& in) {
   }
   if (in.json && !in.dry_run) throw UsageError("--json applies to --dry-run only");
   if (in.smoke && in.resume) throw UsageError("--smoke applies to a spec, not to --resume");
+  if (in.force_resume && !in.resume) throw UsageError("--force-resume applies to --resume only");
   if (in.dry_run) {
     if (in.resume) throw UsageError("--dry-run lists the runs of a spec, not --resume");
     return dry_run(in.spec, in.json, in.smoke);
@@ -181,6 +187,7 @@ int run_run(const RunOptions& in) {
   o.cache_dir = in.cache;
   o.cancel = cancel;
   o.inject_nan_at = in.inject_nan_at;
+  o.force_resume = in.force_resume;
   if (!in.tag.empty()) o.tags.push_back(in.tag);
   if (!in.log.empty()) log::add_file(in.log);
   const bool quiet = in.quiet;
@@ -236,15 +243,16 @@ int run_run(const RunOptions& in) {
 
 GB_REGISTER_COMMAND(
     "run",
-    "run SPEC.json [--db DB] [--resume RUN_ID] [--workspace DIR] [--cache DIR] [--smoke] "
-    "[--dry-run [--json]] [--nproc-per-node N]",
+    "run SPEC.json [--db DB] [--resume RUN_ID [--force-resume]] [--workspace DIR] [--cache DIR] "
+    "[--smoke] [--dry-run [--json]] [--nproc-per-node N]",
     "Runs an experiment spec (see docs/experiments.md): one run per plan, sweep point and\n"
     "seed (all in one group of the store), each probed,\n"
     "grown, trained and evaluated, everything recorded in the SQLite run store.\n"
     "Prints one JSON object per line on stdout: {\"event\": \"stage\"|\"progress\"|\"eval\"|\n"
     "\"grown\"|\"checkpoint\"|\"run_started\"|\"run_finished\"|\"done\", ...}; progress objects\n"
     "carry stage, step, total, loss, lr, tokens_per_s and eta_s. Logs go to stderr.\n"
-    "SIGINT/SIGTERM cancel cleanly: the run is marked cancelled and a checkpoint written.\n"
+    "SIGINT/SIGTERM cancel cleanly: the run is marked cancelled and a checkpoint written;\n"
+    "a second signal exits at once (the run resumes from its last checkpoint).\n"
     "Data-parallel (docs/distributed.md): --nproc-per-node N starts N local workers; under\n"
     "torchrun --no_python or srun each process joins the world its environment describes.\n"
     "Rank 0 alone writes the store; the numbers equal one process's.",

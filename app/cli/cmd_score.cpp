@@ -120,6 +120,8 @@ int run_score(const ScoreOptions& o) {
     const int64_t len = ws[i].length;
     auto x = torch::stack(rows).to(device);               // (b, len)
     auto logits = m.model->forward(x).to(torch::kFloat);  // (b, len, V)
+    check_finite_logits(logits, fmt::format("scoring window {} (tokens {}..{})", i + 1, ws[i].start,
+                                            ws[i].start + len));
     auto loss = torch::nn::functional::cross_entropy(
         logits.narrow(1, 0, len - 1).reshape({-1, logits.size(-1)}),
         x.narrow(1, 1, len - 1).reshape({-1}),

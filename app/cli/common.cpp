@@ -1,15 +1,19 @@
 #include "common.h"
 
 #include <csignal>
+#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include <torch/torch.h>
+
 #include "grow/checkpoint.h"
 #include "model/runtime.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/log.h"
 
 namespace gb::cli {
 
@@ -35,6 +39,10 @@ void declare_device_dtype(CLI::App& app, ModelArg& model, const std::string& dty
   add_option(app, "--device", model.device, "D", "where the model runs")
       ->check(device_name())
       ->group("Model options");
+  add_flag(app, "--no-check", model.no_check,
+           "skip the check that every weight is finite (one pass over the weights\n"
+           "on load; for very large models)")
+      ->group("Model options");
   add_option(app, "--dtype", model.dtype, "T", dtype_help)
       ->check(one_of(
           {"float32", "bfloat16", "float16"},
@@ -55,6 +63,7 @@ LoadOptions load_options(const ModelArg& model) {
   LoadOptions o;
   o.device = parse_device(model.device);
   o.dtype = parse_dtype(model.dtype);
+  o.check_finite = !model.no_check;
   return o;
 }
 
@@ -78,6 +87,29 @@ std::string model_tokenizer_arg(const ModelArg& model, const std::string& comman
   return tok;
 }
 
+void check_sequence_length(const ModelConfig& c, int64_t length, const std::string& what) {
+  if (c.max_positions <= 0 || length <= c.max_positions) return;
+  const bool declared = c.family == Family::Gpt2 || c.raw.contains("max_position_embeddings");
+  if (declared) {
+    fail("{}: {} tokens exceed the model's {} positions; positions beyond them are wrong", what,
+         length, c.max_positions);
+  }
+  log::get("cli")->warn(
+      "{}: {} tokens are beyond the {} positions assumed for this model (its config declares "
+      "no max_position_embeddings)",
+      what, length, c.max_positions);
+}
+
+void check_finite_logits(const torch::Tensor& logits, const std::string& what) {
+  const torch::Tensor finite = torch::isfinite(logits);
+  if (finite.all().item<bool>()) return;
+  const int64_t bad = finite.numel() - finite.sum().item<int64_t>();
+  fail(
+      "{}: the model's logits hold {} non-finite value(s) (NaN or Inf) of {}; its weights or "
+      "its arithmetic (dtype) overflow, so no output of it means anything",
+      what, bad, logits.numel());
+}
+
 void print_json(const nlohmann::json& j, bool pretty) {
   std::string s = j.dump(pretty ? 2 : -1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::fwrite(s.data(), 1, s.size(), stdout);
@@ -87,7 +119,18 @@ void print_json(const nlohmann::json& j, bool pretty) {
 
 namespace {
 CancelToken* g_signal_token = nullptr;
+volatile std::sig_atomic_t g_signals = 0;
+// The first signal cancels gracefully (the current step ends, a checkpoint is written, the
+// run is marked cancelled); a second one exits at once. The store stays consistent either
+// way (SQLite in WAL mode survives any exit; the run is marked interrupted on the next
+// start and resumes from its last checkpoint). Async-signal-safe: write(2) and _exit(2).
 void on_cancel_signal(int) {
+  if (g_signals++ > 0) {
+    static const char kMsg[] = "growbench-cli: second signal: exiting now\n";
+    ssize_t ignored = ::write(2, kMsg, sizeof kMsg - 1);
+    (void)ignored;
+    ::_exit(130);
+  }
   if (g_signal_token) g_signal_token->cancel();
 }
 }  // namespace
@@ -101,7 +144,7 @@ void cancel_on_signals(CancelToken& token) {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
-void refuse_output_over_input(const std::string& input, const std::string& output) {
+void refuse_output_over_input(const std::string& input, const std::string& output, bool force) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path in = fs::weakly_canonical(fs::absolute(input), ec);
@@ -114,12 +157,25 @@ void refuse_output_over_input(const std::string& input, const std::string& outpu
     }
     return true;
   };
-  if (within(out, in) || within(in, out)) {
+  const bool out_in_in = within(out, in), in_in_out = within(in, out);
+  if (in_in_out && !(force && out_in_in)) {
+    throw UsageError(fmt::format(
+        "--out {} would overwrite the input model {} ({}); write to another folder{}", out.string(),
+        in.string(), out_in_in ? "the same folder" : "a folder containing it",
+        out_in_in ? ", or give --force to replace the model folder as a whole" : ""));
+  }
+  if (out_in_in && !force) {
     throw UsageError(
-        fmt::format("--out {} would overwrite the input model {} (the same folder, inside it or "
-                    "containing it); write to another folder",
+        fmt::format("--out {} lies inside the input model {}; write to another folder, or give "
+                    "--force",
                     out.string(), in.string()));
   }
+}
+
+void declare_force(CLI::App& app, bool& force) {
+  add_flag(app, "--force", force,
+           "allow --out to be MODEL itself or a folder inside it: MODEL is read\n"
+           "completely first, then replaced as a whole (never written over file by file)");
 }
 
 }  // namespace gb::cli

@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <thread>
+#include <new>
+#include <string>
 
 #include <torch/torch.h>
 
@@ -11,6 +14,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/log_level.h"
+#include "util/memory_context.h"
 
 namespace {
 
@@ -90,8 +94,25 @@ int main(int argc, char** argv) {
   try {
     // One intra-op thread measured fastest with OpenBLAS on the 2-core development machines;
     // GB_THREADS overrides.
-    const char* threads = std::getenv("GB_THREADS");
-    torch::set_num_threads(threads ? std::max(1, std::atoi(threads)) : 1);
+    // Bounded like a spec's "threads": at least 1, at most the machine's cores.
+    int threads = 1;
+    if (const char* env = std::getenv("GB_THREADS")) {
+      char* end = nullptr;
+      const long n = std::strtol(env, &end, 10);
+      if (end == env || *end != '\0' || n <= 0) {
+        std::fprintf(stderr, "growbench-cli: GB_THREADS='%s' must be a whole number >= 1\n", env);
+        return 2;
+      }
+      const long cores = std::max(1u, std::thread::hardware_concurrency());
+      if (n > cores) {
+        std::fprintf(stderr,
+                     "growbench-cli: warning: GB_THREADS=%ld is more than the %ld cores of this "
+                     "machine; using %ld\n",
+                     n, cores, cores);
+      }
+      threads = static_cast<int>(std::min(n, cores));
+    }
+    torch::set_num_threads(threads);
     return run();
   } catch (const gb::cli::UsageError& e) {
     gb::cli::print_usage_error(cmd, e.what());
@@ -100,11 +121,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "growbench-cli %s: cancelled\n", cmd.name.c_str());
     return 130;
   } catch (const c10::Error& e) {
+    // An allocation failure says what was being allocated, its size and what to reduce.
+    const std::string oom = gb::describe_allocation_failure(e.what_without_backtrace(), false);
     std::fprintf(stderr, "growbench-cli %s: error: %s\n", cmd.name.c_str(),
-                 e.what_without_backtrace());
+                 oom.empty() ? e.what_without_backtrace() : oom.c_str());
+    return 1;
+  } catch (const std::bad_alloc& e) {
+    const std::string oom = gb::describe_allocation_failure(e.what(), true);
+    std::fprintf(stderr, "growbench-cli %s: error: %s\n", cmd.name.c_str(), oom.c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "growbench-cli %s: error: %s\n", cmd.name.c_str(), e.what());
+    const std::string oom = gb::describe_allocation_failure(e.what(), false);
+    std::fprintf(stderr, "growbench-cli %s: error: %s\n", cmd.name.c_str(),
+                 oom.empty() ? e.what() : oom.c_str());
     return 1;
   }
 }

@@ -1,6 +1,7 @@
 #include "experiment/runner.h"
 
 #include "experiment/expand.h"
+#include "experiment/integrity.h"
 
 #include <unistd.h>
 
@@ -44,6 +45,7 @@
 #include "util/files.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/memory_context.h"
 #include "util/metrics.h"
 #include "util/torch_compat.h"
 
@@ -407,7 +409,9 @@ class RunExecutor {
         m_store(store),
         m_plan(run.plans.at(0)),
         m_run(run_id),
-        m_writer(store.metrics_writer()) {
+        m_writer(store.metrics_writer()),
+        m_store_uuid(store.uuid()),
+        m_spec_hash(run_spec_hash(run.raw)) {
     for (const auto& ph : p.phases) {
       m_phase_steps.push_back(ph.own_steps > 0 ? ph.own_steps : m_spec.train.steps);
     }
@@ -465,6 +469,7 @@ class RunExecutor {
   grow::GrowthPlan m_plan;
   int64_t m_run;
   store::MetricsWriter m_writer;
+  const std::string m_store_uuid, m_spec_hash;  // written into every checkpoint
   RunOutcome m_out;
   Clock::time_point m_start;
   LoadedModel m_model;
@@ -751,6 +756,11 @@ void RunExecutor::train_step(const Phase& phase, const train::Schedule& schedule
     if (d.unit_lr && m_state.phase_step % d.t_update == 0) update_unit_lrs(d.unit_importance);
   }
   inject_dist_fault();
+  MemoryContext mc(fmt::format("a training step (batch {} x {} tokens, accumulation {})",
+                               m_spec.train.batch_size, m_spec.train.seq_len,
+                               m_spec.train.accumulation),
+                   "train.batch_size (raise train.accumulation instead), train.seq_len or "
+                   "threads");
   std::vector<data::Batch> micro;
   for (int64_t a = 0; a < m_spec.train.accumulation; ++a) micro.push_back(m_source->next());
   if (m_p.options.inject_nan_at == m_state.global_step) {
@@ -882,6 +892,9 @@ void RunExecutor::stop(const std::exception_ptr& error) {
   } catch (const std::exception& e) {
     std::string msg = e.what();
     if (auto* c10e = dynamic_cast<const c10::Error*>(&e)) msg = c10e->what_without_backtrace();
+    const std::string oom =
+        describe_allocation_failure(msg, dynamic_cast<const std::bad_alloc*>(&e) != nullptr);
+    if (!oom.empty()) msg = oom;
     flush_quietly();
     log::get("runner")->error("run {} failed: {}", m_run, msg);
     if (const auto& g = m_p.options.dist; g && !dynamic_cast<const dist::PeerError*>(&e)) {
@@ -1211,9 +1224,14 @@ void RunExecutor::inject_dist_fault() {
 
 void RunExecutor::save_checkpoint(const std::string& reason) {
   if (!leader()) return;  // rank 0 writes the checkpoints
-  fs::path dir = fs::path(m_p.options.workspace) / "runs" / std::to_string(m_run) /
+  // The store's uuid in the folder: two stores sharing a workspace never share a folder.
+  fs::path dir = fs::path(m_p.options.workspace) / "runs" /
+                 fmt::format("{}-{}", m_store_uuid.substr(0, 12), m_run) /
                  fmt::format("step-{:08d}", m_state.global_step);
-  Json extra = {{"global_step", m_state.global_step},
+  Json extra = {{"run_id", m_run},
+                {"store", m_store_uuid},
+                {"spec_hash", m_spec_hash},
+                {"global_step", m_state.global_step},
                 {"phase", m_state.phase},
                 {"phase_step", m_state.phase_step},
                 {"source_step", m_source ? m_source->step() : 0},
@@ -1228,9 +1246,9 @@ void RunExecutor::save_checkpoint(const std::string& reason) {
   // The metrics up to this step are committed before the checkpoint is listed, so a killed
   // worker resumed from it has every metric of an uninterrupted run.
   m_writer.flush();
-  int64_t bytes = 0;
-  for (const auto& e : fs::directory_iterator(dir)) bytes += static_cast<int64_t>(e.file_size());
-  m_store.add_checkpoint(m_run, m_state.global_step, dir.string(), bytes);
+  const FolderDigest digest = checkpoint_digest(dir.string());  // verified on resume
+  m_store.add_checkpoint(m_run, m_state.global_step, dir.string(), digest.bytes,
+                         digest.checksum);
   emit(m_p, ev::Checkpoint{m_run, m_state.global_step, dir.string()});
 }
 
@@ -1289,20 +1307,39 @@ bool ends_distributed_experiment(const RunnerOptions& options, const RunOutcome&
   return options.dist && oc.status != "finished" && oc.status != "stopped";
 }
 
+// The fingerprints of the inputs of freshly created runs (experiment/integrity.h).
+void record_inputs(const Prepared& p, store::Store& store, const std::vector<int64_t>& ids) {
+  const std::string inputs =
+      input_fingerprints(p.spec, p.base_folder, find_tokenizer(p.base_folder)).dump();
+  for (int64_t id : ids) store.set_run_inputs(id, inputs);
+}
+
+// Temporary files and folders of killed writers (*.tmp-PID) below the workspace's runs.
+void clean_workspace_leftovers(const std::string& workspace) {
+  for (const auto& removed : remove_stale_temporaries((fs::path(workspace) / "runs").string(), 3)) {
+    log::get("runner")->warn("removed {}, left behind by a worker that ended while writing it",
+                             removed);
+  }
+}
+
 }  // namespace
 
 std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerOptions& o) {
   RunnerOptions options = o;
   if (options.db_path.empty()) fail("run: no run store given (--db)");
   if (options.workspace.empty()) options.workspace = default_workspace(options.db_path);
-  // Checkpoint paths are stored as written: absolute, so that a resume from another working
-  // directory finds them (a relative --db or --workspace used to store relative ones).
+  // The store keeps checkpoint paths relative to its own folder (Store::root), resolved on
+  // read: a relative --db or --workspace, another working directory or a moved workspace all
+  // find them.
   options.workspace = fs::absolute(options.workspace).lexically_normal().string();
   const bool follower = options.dist && !options.dist->leader();
   ScratchStore scratch;
   store::Store store =
       follower ? scratch.open(options.dist->rank()) : store::Store::open(options.db_path);
-  if (!follower) store.mark_interrupted_runs();
+  if (!follower) {
+    store.mark_interrupted_runs();
+    clean_workspace_leftovers(options.workspace);
+  }
 
   // Every run is created up front (queued), so viewers see the whole comparison: one per
   // plan, sweep point and seed (experiment/expand.h), all in one group.
@@ -1313,6 +1350,9 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
       fmt::format("{}@{}", spec.name, static_cast<int64_t>(std::time(nullptr)));
   const std::string hash = spec_hash(spec);
   std::vector<int64_t> ids;
+  // The runs and this worker's claim on them in one transaction: a kill never leaves
+  // queued runs without an owner (which nothing would ever mark orphaned).
+  store::WriteTransaction created(store);
   for (const auto& r : runs) {
     store::NewRun nr;
     nr.name = r.name;
@@ -1326,6 +1366,10 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
     nr.params = r.params;
     ids.push_back(store.create_run(nr));
   }
+  // This worker owns the queued runs: if it dies before starting them, the next start marks
+  // them orphaned (startable again) instead of leaving them queued forever.
+  store.claim_queued_runs(ids);
+  created.commit();
   std::vector<RunOutcome> outcomes;
   std::unique_ptr<Prepared> prepared;
   try {
@@ -1338,6 +1382,7 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
     }
     throw;
   }
+  record_inputs(*prepared, store, ids);
   if (auto m = store.find_model(prepared->model_key); !m) {
     store::ModelInfo mi;
     mi.key = prepared->model_key;
@@ -1391,8 +1436,6 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
 RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
   RunnerOptions options = o;
   if (options.workspace.empty()) options.workspace = default_workspace(options.db_path);
-  // Checkpoint paths are stored as written: absolute, so that a resume from another working
-  // directory finds them (a relative --db or --workspace used to store relative ones).
   options.workspace = fs::absolute(options.workspace).lexically_normal().string();
   const auto& g = options.dist;
   // Data-parallel: rank 0 checks the run and hands its spec and checkpoint to the others,
@@ -1425,36 +1468,101 @@ RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
   }
   store::Store store = store::Store::open(options.db_path);
   store::RunInfo info;
-  std::optional<store::CheckpointInfo> ckpt;
   try {
     store.mark_interrupted_runs();
+    clean_workspace_leftovers(options.workspace);
     info = store.get_run(run_id);
     if (info.status == store::RunStatus::Running) {
       fail("run {} is still running (worker pid {} on {})", run_id, info.worker_pid.value_or(0),
            info.worker_host);
     }
-    if (info.status == store::RunStatus::Finished) fail("run {} already finished", run_id);
-    ckpt = store.latest_checkpoint(run_id);
-    if (!ckpt) {
-      fail("run {} has no checkpoint to resume from (status {}); start it again instead", run_id,
-           store::to_string(info.status));
+    if (info.status == store::RunStatus::Queued && info.worker_pid) {
+      fail(
+          "run {} is queued by the worker process {} on {}, which starts it (a worker of this "
+          "host that ended would have left it orphaned, and so startable)",
+          run_id, *info.worker_pid, info.worker_host);
     }
+    if (info.status == store::RunStatus::Finished) fail("run {} already finished", run_id);
   } catch (const std::exception& e) {
     if (g) g->store_set(key, Json{{"error", e.what()}}.dump());
     throw;
   }
+  ExperimentSpec spec = parse_spec(json::parse(info.spec, fmt::format("run {} spec", run_id)));
+  // The newest checkpoint that is intact and belongs to this run; each one skipped is named.
+  const std::string uuid = store.uuid();
+  const std::string spec_hash = run_spec_hash(spec.raw);
+  std::optional<store::CheckpointInfo> ckpt;
+  std::vector<std::string> skipped;
+  auto all = store.checkpoints(run_id);
+  for (auto it = all.rbegin(); it != all.rend() && !ckpt; ++it) {
+    const std::string why = checkpoint_problem(*it, run_id, uuid, spec_hash);
+    if (why.empty()) {
+      ckpt = *it;
+    } else {
+      skipped.push_back(fmt::format("checkpoint of step {} ({}) is not usable: {}", it->step,
+                                    it->path, why));
+    }
+  }
   if (g) {
+    // The other ranks start from the checkpoint rank 0 chose (a data-parallel run resumes
+    // from a checkpoint only).
+    if (!ckpt) {
+      const std::string why = fmt::format(
+          "run {} has no usable checkpoint to resume from (status {}); start it again instead",
+          run_id, store::to_string(info.status));
+      g->store_set(key, Json{{"error", why}}.dump());
+      fail("{}", why);
+    }
     g->store_set(
         key,
         Json{{"name", info.name}, {"spec", info.spec}, {"step", ckpt->step}, {"path", ckpt->path}}
             .dump());
   }
-  ExperimentSpec spec = parse_spec(json::parse(info.spec, fmt::format("run {} spec", run_id)));
   auto prepared = prepare_in_order(spec, options);
+  {
+    // The inputs must be the ones the run started with.
+    const Json now =
+        input_fingerprints(spec, prepared->base_folder, find_tokenizer(prepared->base_folder));
+    const std::string recorded_text = store.run_inputs(run_id);
+    const Json recorded = recorded_text.empty() ? Json() : Json::parse(recorded_text);
+    const auto changed = changed_inputs(recorded, now);
+    if (!changed.empty() && !options.force_resume) {
+      std::string list;
+      for (const auto& c : changed) list += "\n  " + c;
+      fail(
+          "run {}: its inputs changed since it started, so a resume would mix two experiments:{}"
+          "\nrestore them, start a new run, or resume anyway with --force-resume",
+          run_id, list);
+    }
+    for (const auto& c : changed) {
+      store.add_event(run_id, store::EventLevel::Warning,
+                      "resumed with --force-resume although an input changed: " + c);
+    }
+    if (recorded_text.empty()) store.set_run_inputs(run_id, now.dump());
+  }
+  for (const auto& s : skipped) {
+    log::get("runner")->warn("run {}: {}", run_id, s);
+    store.add_event(run_id, store::EventLevel::Warning, s);
+  }
+  if (!ckpt) {
+    // Never started (orphaned), killed before its first checkpoint, or no valid one left:
+    // from the beginning, its partial metrics dropped.
+    const std::string why =
+        all.empty() ? "it has no checkpoint" : "none of its checkpoints is usable";
+    log::get("runner")->warn("run {}: {}; starting it from the beginning", run_id, why);
+    store.add_event(run_id, store::EventLevel::Warning,
+                    fmt::format("{}: started again from the beginning", why));
+    store.truncate_metrics(run_id, -1);
+  } else if (!skipped.empty()) {
+    const std::string msg =
+        fmt::format("resuming from the newest valid checkpoint, step {}", ckpt->step);
+    log::get("runner")->warn("run {}: {}", run_id, msg);
+    store.add_event(run_id, store::EventLevel::Warning, msg);
+  }
   ev::RunStarted started;
   started.run = run_id;
   started.label = spec.plans[0].label();
-  started.resumed_from = ckpt->step;
+  if (ckpt) started.resumed_from = ckpt->step;
   emit(*prepared, started);
   RunExecutor ex(*prepared, store, spec, run_id);
   RunOutcome oc = ex.execute(ckpt);

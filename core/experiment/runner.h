@@ -51,6 +51,9 @@ struct RunnerOptions {
   std::shared_ptr<dist::Group> dist;
   int64_t bucket_bytes = 25 << 20;  // gradient all-reduce buckets
   DistFault dist_fault;
+  // resume_run: continue even when the run's inputs (base weights, tokenizer, data files)
+  // changed since it started (each change is recorded as a warning event).
+  bool force_resume = false;
 };
 
 struct RunOutcome {
@@ -67,7 +70,12 @@ struct RunOutcome {
 // Runs every plan of the spec (one run each, sharing data and seeds).
 std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerOptions& options);
 
-// Continues an interrupted or cancelled run from its last checkpoint.
+// Continues an interrupted, cancelled or failed run from its newest valid checkpoint (one
+// whose size and checksum match the store's record and that belongs to this store, run and
+// spec; each skipped one is named in a warning event), or starts it from the beginning when
+// it has none (a queued run whose worker died, a run killed before its first checkpoint).
+// Refuses when the run's inputs changed since it started (experiment/integrity.h), naming
+// each change, unless options.force_resume.
 RunOutcome resume_run(int64_t run_id, const RunnerOptions& options);
 
 // Default workspace folder of a store path.

@@ -61,11 +61,6 @@ std::vector<std::pair<std::string, torch::Tensor>> state_tensors(CausalLMImpl& m
   return out;
 }
 
-void remove_if_exists(const fs::path& p) {
-  std::error_code ec;
-  fs::remove(p, ec);
-}
-
 void copy_tokenizer_files(const std::string& source, const std::string& out_dir) {
   for (const auto& f : tokenizer_files(source)) {
     fs::path dst = fs::path(out_dir) / fs::path(f).filename();
@@ -77,29 +72,22 @@ void copy_tokenizer_files(const std::string& source, const std::string& out_dir)
 SavedModel save_growbench(CausalLMImpl& model, const ModelConfig& base_config,
                           const GrowthPlan* plan, const std::string& out_dir,
                           const std::string& tokenizer_source) {
-  if (!tokenizer_source.empty() && fs::exists(out_dir) && fs::exists(tokenizer_source) &&
-      fs::equivalent(out_dir, tokenizer_source)) {
-    fail(
-        "cannot write a GrowBench checkpoint into {}: it is the base model's own folder, "
-        "whose files it would replace; choose another output folder",
-        out_dir);
-  }
-  fs::create_directories(out_dir);
   torch::NoGradGuard no_grad;
   std::vector<std::pair<std::string, torch::Tensor>> tensors;
   for (auto& [name, t] : state_tensors(model)) tensors.emplace_back(name, t.detach());
-  st::write_tensors((fs::path(out_dir) / kWeights).string(), tensors,
-                    {{"format", "pt"}, {"growbench", kFormat}});
+  // Written as a whole (util/files.h): no stale config.json or weights of an earlier model
+  // survive next to these, and a kill leaves the old folder intact.
+  StagedFolder staged(out_dir);
+  const fs::path dir(staged.path());
+  st::write_tensors((dir / kWeights).string(), tensors, {{"format", "pt"}, {"growbench", kFormat}});
   nlohmann::json meta = {{"format", kFormat},
                          {"version", kVersion},
                          {"base_config", to_hf_json(base_config)},
                          {"plan", plan ? to_json(*plan) : nlohmann::json()},
                          {"growbench_version", GB_VERSION}};
-  // A stale config.json would make other tools take this folder for a plain checkpoint.
-  remove_if_exists(fs::path(out_dir) / "config.json");
-  remove_if_exists(fs::path(out_dir) / "model.safetensors.index.json");
-  write_file_atomic((fs::path(out_dir) / kMarker).string(), meta.dump(2) + "\n");
-  copy_tokenizer_files(tokenizer_source, out_dir);
+  write_file_atomic((dir / kMarker).string(), meta.dump(2) + "\n");
+  copy_tokenizer_files(tokenizer_source, dir.string());
+  staged.commit();
   log::get("grow")->info("wrote GrowBench checkpoint ({} tensors) to {}", tensors.size(), out_dir);
   SavedModel s;
   s.folder = out_dir;
@@ -185,7 +173,7 @@ LoadedModel load_growbench(const std::string& folder, const LoadOptions& options
   lm.model->to(options.device);
   lm.model->eval();
   lm.tokenizer_file = find_tokenizer(folder);
-  check_finite_weights(*lm.model, folder);
+  if (options.check_finite) check_finite_weights(*lm.model, folder);
   log::get("grow")->info("loaded GrowBench checkpoint {} ({} parameters, {} trainable)", folder,
                          count_parameters(*lm.model), count_parameters(*lm.model, true));
   return lm;
@@ -207,8 +195,7 @@ SavedModel save_model(CausalLMImpl& model, const ModelConfig& base_config, const
          model.config.model_type, out_dir, reason);
   }
   if (format == SaveFormat::HuggingFace || (format == SaveFormat::Auto && expressible)) {
-    export_hf(model, out_dir, tokenizer_source);
-    remove_if_exists(fs::path(out_dir) / kMarker);  // a stale marker would win on load
+    export_hf(model, out_dir, tokenizer_source);  // a staged folder: no stale marker survives
     SavedModel s;
     s.folder = out_dir;
     s.format = SaveFormat::HuggingFace;

@@ -15,6 +15,7 @@
 #include "util/files.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/memory_context.h"
 
 namespace gb {
 
@@ -130,6 +131,20 @@ CausalLM build_from_checkpoint(const ModelConfig& config, const std::string& fol
   st::Checkpoint ck(folder);
   CausalLM model{nullptr};
   {
+    // The size config.json asks for, named if it cannot be allocated.
+    double numel = 0;
+    for (const auto& m : arch::hf_tensors(config)) {
+      double n = 1;
+      for (int64_t s : m.hf_shape) n *= static_cast<double>(s);
+      numel += n;
+    }
+    MemoryContext mc(
+        fmt::format("the weights config.json describes ({:.3g} parameters in {} layers, hidden "
+                    "size {}, vocabulary {}: {} as {})",
+                    numel, config.num_layers, config.hidden_size, config.vocab_size,
+                    format_bytes(numel * c10::elementSize(options.dtype)),
+                    dtype_name(options.dtype)),
+        "the model (is config.json right?) or --dtype (bfloat16 halves the weights)");
     SkipInitGuard skip;
     model = CausalLM(config);
   }
@@ -209,6 +224,31 @@ CausalLM build_from_checkpoint(const ModelConfig& config, const std::string& fol
   for (const auto& [name, p] : params) {
     if (!filled.count(name)) fail("internal error: parameter '{}' was not loaded", name);
   }
+  if (config.tie_embeddings) {
+    // transformers' rule: with tie_word_embeddings the head IS the token embedding and a
+    // stored head is not used. Say so when the stored one is not the embedding.
+    for (const char* head : {"lm_head.weight", "embed_out.weight"}) {
+      if (!ck.contains(head)) continue;
+      const st::TensorInfo& info = ck.info(head);
+      const torch::Tensor emb = params.at(arch::names::kEmbed).to(torch::kFloat);
+      std::string how;
+      if (info.shape != emb.sizes().vec()) {
+        how = fmt::format("its shape {} is not the embedding's {}", shape_str(info.shape),
+                          shape_str(emb.sizes()));
+      } else {
+        const torch::Tensor stored = st::to_tensor(info, ck.data(head), torch::kFloat, torch::kCPU);
+        const double diff = (stored - emb.to(torch::kCPU)).abs().max().item<double>();
+        if (diff > 0) how = fmt::format("it differs from the embedding by up to {:.3g}", diff);
+      }
+      if (!how.empty()) {
+        log::get("model")->warn(
+            "{}: config.json sets tie_word_embeddings, so the stored '{}' is not used (as in "
+            "transformers: the LM head is the token embedding), but {}; set "
+            "\"tie_word_embeddings\": false in config.json if the stored head is the one meant",
+            ck.file_of(head), head, how);
+      }
+    }
+  }
   model->to(options.device);
   model->eval();
   logger->info("loaded {} ({} parameters, {} layers) from {}", config.model_type,
@@ -232,7 +272,7 @@ LoadedModel load_hf_model(const std::string& folder, const LoadOptions& options)
   lm.config = load_config(cfg.string());
   lm.model = build_from_checkpoint(lm.config, folder, options);
   lm.tokenizer_file = find_tokenizer(folder);
-  check_finite_weights(*lm.model, folder);
+  if (options.check_finite) check_finite_weights(*lm.model, folder);
   return lm;
 }
 
@@ -373,18 +413,18 @@ void export_hf(CausalLMImpl& model, const std::string& out_dir,
     if (!used.count(n))
       fail("export: internal tensor '{}' has no place in the {} format", n, c.model_type);
   }
-  fs::create_directories(out_dir);
-  st::write_tensors((fs::path(out_dir) / "model.safetensors").string(), tensors,
-                    {{"format", "pt"}});
+  // Written as a whole: a kill or a full disk never leaves config and weights of two models.
+  StagedFolder staged(out_dir);
+  const fs::path dir(staged.path());
+  st::write_tensors((dir / "model.safetensors").string(), tensors, {{"format", "pt"}});
   nlohmann::json cfg = to_hf_json(c);
   cfg["torch_dtype"] =
       dtype_name(tensors.empty() ? torch::kFloat : tensors[0].second.scalar_type());
-  write_file_atomic((fs::path(out_dir) / "config.json").string(), cfg.dump(2) + "\n");
+  write_file_atomic((dir / "config.json").string(), cfg.dump(2) + "\n");
   for (const auto& f : tokenizer_files(tokenizer_source)) {
-    fs::path dst = fs::path(out_dir) / fs::path(f).filename();
-    if (fs::exists(dst) && fs::equivalent(f, dst)) continue;
-    fs::copy_file(f, dst, fs::copy_options::overwrite_existing);
+    fs::copy_file(f, dir / fs::path(f).filename(), fs::copy_options::overwrite_existing);
   }
+  staged.commit();
   log::get("model")->info("exported {} ({} tensors) to {}", c.model_type, tensors.size(), out_dir);
 }
 

@@ -18,6 +18,9 @@ namespace gb {
 struct LoadOptions {
   c10::Device device = c10::Device(c10::kCPU);
   c10::ScalarType dtype = c10::kFloat;
+  // Refuse weights holding NaN or Inf (check_finite_weights); off: `--no-check`, for huge
+  // models where one pass over the weights costs too much.
+  bool check_finite = true;
 };
 
 struct LoadedModel {

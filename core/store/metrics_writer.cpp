@@ -1,7 +1,9 @@
 #include <chrono>
+#include <set>
 #include <vector>
 
 #include "store/store.h"
+
 #include "store/store_internal.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -86,6 +88,15 @@ void MetricsWriter::flush() {
         q.bind_all(rows[i].run_id, rows[i].step, rows[i].key, rows[i].value);
       },
       what);
+  {
+    // The runs' heartbeat: a killed worker's run ends at its last committed metrics.
+    std::set<int64_t> runs;
+    for (const auto& r : rows) runs.insert(r.run_id);
+    const double now = detail::now_s();
+    for (int64_t id : runs) {
+      detail::Query(db, "UPDATE runs SET heartbeat = ? WHERE id = ?", what).bind_all(now, id).run();
+    }
+  }
   tx.commit();
   rows.clear();
 }

@@ -158,6 +158,23 @@ UPDATE sqlite_master SET sql = replace(sql, '''diverged''))', '''diverged'', ''s
 PRAGMA writable_schema = OFF;
 )sql";
 
+// Version 4 (issue 20, no silent data loss; appended as its own step): the store's identity
+// (a random UUID, so that two stores sharing one workspace write different checkpoint
+// folders), a checksum of every checkpoint recorded when it is written (resume verifies it
+// and falls back to the newest valid one), the fingerprints of a run's inputs (base weights,
+// tokenizer, data sources: resume refuses a changed input), and a heartbeat (the time of the
+// last committed metrics) that gives a killed worker's run its end time.
+constexpr const char* kV4 = R"sql(
+CREATE TABLE store_meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+INSERT INTO store_meta (key, value) VALUES ('uuid', lower(hex(randomblob(16))));
+ALTER TABLE checkpoints ADD COLUMN checksum TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN inputs TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN heartbeat REAL;
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
@@ -165,6 +182,7 @@ const std::vector<Migration>& migrations() {
       {1, "initial schema", kV1},
       {2, "run groups, worker identity, metric_latest", kV2},
       {3, "spec hashes, run parameters, status stopped", kV3},
+      {4, "store identity, checkpoint checksums, run inputs, heartbeat", kV4},
   };
   return list;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <set>
 #include <unordered_map>
@@ -179,16 +180,25 @@ ProbeInfo read_probe(const Query& q, const std::string& path) {
 }
 
 constexpr const char* kCheckpointSelect =
-    "SELECT id, run_id, step, path, bytes, created FROM checkpoints";
+    "SELECT id, run_id, step, path, bytes, created, checksum FROM checkpoints";
 
-CheckpointInfo read_checkpoint(const Query& q) {
+// A stored checkpoint path resolved against the workspace root (relative paths: schema 4;
+// absolute ones, written before, stay as they are).
+std::string resolve_path(const std::string& root, const std::string& stored) {
+  const std::filesystem::path p(stored);
+  if (p.is_absolute() || root.empty()) return stored;
+  return (std::filesystem::path(root) / p).lexically_normal().string();
+}
+
+CheckpointInfo read_checkpoint(const Query& q, const std::string& root) {
   CheckpointInfo c;
   c.id = q.int64(0);
   c.run_id = q.int64(1);
   c.step = q.int64(2);
-  c.path = q.text(3);
+  c.path = resolve_path(root, q.text(3));
   c.bytes = q.int64(4);
   c.created = q.real(5);
+  c.checksum = q.text(6);
   return c;
 }
 
@@ -255,6 +265,11 @@ std::shared_ptr<detail::StoreState> open_state(const std::string& path, OpenMode
   auto state = std::make_shared<detail::StoreState>();
   state->db = std::make_unique<Connection>(path, flags, options.busy_timeout_ms);
   state->read_only = ro;
+  {
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(path, ec);
+    if (!ec) state->root = abs.parent_path().lexically_normal().string();
+  }
   Connection& db = *state->db;
 
   // The first read of the header is where a file that is not a database shows up.
@@ -376,6 +391,16 @@ int64_t Store::data_version() {
   return m_state->db->scalar_int("PRAGMA data_version", "reading the data version");
 }
 
+const std::string& Store::root() const {
+  return m_state->root;
+}
+
+std::string Store::uuid() {
+  Query q(*m_state->db, "SELECT value FROM store_meta WHERE key = 'uuid'", "reading the uuid");
+  if (!q.step()) fail("run store '{}' has no uuid (store_meta)", path());
+  return q.text(0);
+}
+
 std::vector<std::string> Store::integrity_check() {
   std::vector<std::string> out;
   Query q(*m_state->db, "PRAGMA integrity_check", "integrity check");
@@ -443,9 +468,10 @@ void Store::set_status(int64_t run_id, RunStatus status, const std::string& erro
     }
     Query q(db,
             "UPDATE runs SET status = ?, started = COALESCE(started, ?), finished = NULL, "
-            "error = NULL, worker_pid = ?, worker_host = ?, worker_start = ? WHERE id = ?",
+            "error = NULL, worker_pid = ?, worker_host = ?, worker_start = ?, heartbeat = ? "
+            "WHERE id = ?",
             what);
-    q.bind_all(to_string(status), now, me.pid, me.host, me.start, run_id).run();
+    q.bind_all(to_string(status), now, me.pid, me.host, me.start, now, run_id).run();
     check_one_row(q, db, what, run_id);
   } else if (status == RunStatus::Queued) {
     Query q(db,
@@ -557,7 +583,7 @@ std::vector<std::string> Store::delete_runs(const std::vector<int64_t>& run_ids)
     {
       Query q(db, "SELECT path FROM checkpoints WHERE run_id = ? ORDER BY step", what);
       q.bind(id);
-      while (q.step()) paths.push_back(q.text(0));
+      while (q.step()) paths.push_back(resolve_path(m_state->root, q.text(0)));
     }
     Query(db, "DELETE FROM runs WHERE id = ?", what).bind(id).run();
   }
@@ -576,21 +602,41 @@ std::vector<int64_t> Store::mark_interrupted_runs() {
   struct Candidate {
     int64_t id, pid;
     std::string start;
+    bool queued;
   };
   std::vector<Candidate> candidates;
   {
     Query q(db,
-            "SELECT id, worker_pid, worker_start FROM runs WHERE status = 'running' AND "
-            "worker_host = ? AND worker_pid IS NOT NULL",
+            "SELECT id, worker_pid, worker_start, status FROM runs WHERE status IN ('running', "
+            "'queued') AND worker_host = ? AND worker_pid IS NOT NULL",
             what);
     q.bind(host);
-    while (q.step()) candidates.push_back({q.int64(0), q.int64(1), q.text(2)});
+    while (q.step()) {
+      candidates.push_back({q.int64(0), q.int64(1), q.text(2), q.text(3) == "queued"});
+    }
   }
   for (const Candidate& c : candidates) {
     if (detail::process_alive(c.pid, c.start)) continue;
-    std::string message =
-        fmt::format("the worker process {} on {} ended without finishing the run", c.pid, host);
-    set_status(c.id, RunStatus::Interrupted, message);
+    if (c.queued) {
+      // Orphaned: queued by a worker that ended before starting it. Nothing would ever
+      // start it; interrupted runs are offered for a (re)start by the CLI and the GUI.
+      set_status(c.id, RunStatus::Interrupted,
+                 fmt::format("orphaned: queued by the worker process {} on {}, which ended "
+                             "before starting it; `growbench-cli run --resume {}` starts it "
+                             "from the beginning",
+                             c.pid, host, c.id));
+      Query(db, "UPDATE runs SET finished = NULL WHERE id = ?", what).bind(c.id).run();
+    } else {
+      set_status(
+          c.id, RunStatus::Interrupted,
+          fmt::format("the worker process {} on {} ended without finishing the run", c.pid, host));
+      // It ended at its last sign of life (the last committed metrics or checkpoint), not
+      // now: a run killed after 20 s must not show the minutes until someone noticed.
+      Query(db, "UPDATE runs SET finished = COALESCE(heartbeat, started, finished) WHERE id = ?",
+            what)
+          .bind(c.id)
+          .run();
+    }
     marked.push_back(c.id);
   }
   tx.commit();
@@ -599,6 +645,39 @@ std::vector<int64_t> Store::mark_interrupted_runs() {
                             marked.size());
   }
   return marked;
+}
+
+void Store::claim_queued_runs(const std::vector<int64_t>& run_ids) {
+  const char* what = "claiming queued runs";
+  m_state->require_writable(what);
+  Connection& db = *m_state->db;
+  detail::ProcessIdentity me = detail::this_process();
+  Transaction tx(db, what);
+  for (int64_t id : run_ids) {
+    Query(db,
+          "UPDATE runs SET worker_pid = ?, worker_host = ?, worker_start = ? "
+          "WHERE id = ? AND status = 'queued'",
+          what)
+        .bind_all(me.pid, me.host, me.start, id)
+        .run();
+  }
+  tx.commit();
+}
+
+void Store::set_run_inputs(int64_t run_id, const std::string& inputs) {
+  const char* what = "recording a run's inputs";
+  m_state->require_writable(what);
+  Connection& db = *m_state->db;
+  Query q(db, "UPDATE runs SET inputs = ? WHERE id = ?", what);
+  q.bind_all(validated_json(inputs, "the run's inputs", db.path()), run_id).run();
+  check_one_row(q, db, what, run_id);
+}
+
+std::string Store::run_inputs(int64_t run_id) {
+  Query q(*m_state->db, "SELECT inputs FROM runs WHERE id = ?", "reading a run's inputs");
+  q.bind(run_id);
+  if (!q.step()) fail("run store '{}': there is no run {}", path(), run_id);
+  return q.text(0);
 }
 
 std::vector<RunInfo> Store::list_runs(const RunFilter& filter) {
@@ -829,16 +908,32 @@ std::vector<EventInfo> Store::events(int64_t run_id, int64_t after_id, int64_t l
   return out;
 }
 
-void Store::add_checkpoint(int64_t run_id, int64_t step, const std::string& path, int64_t bytes) {
+void Store::add_checkpoint(int64_t run_id, int64_t step, const std::string& path, int64_t bytes,
+                           const std::string& checksum) {
   const char* what = "recording a checkpoint";
   m_state->require_writable(what);
-  Query(*m_state->db,
-        "INSERT INTO checkpoints (run_id, step, path, bytes, created) VALUES (?, ?, ?, ?, ?) "
+  // Inside the workspace root: stored relative to it (the store and its checkpoints can move
+  // together); elsewhere: absolute.
+  namespace fs = std::filesystem;
+  std::string stored = path;
+  if (!m_state->root.empty()) {
+    const fs::path abs = fs::absolute(path).lexically_normal();
+    const fs::path rel = abs.lexically_relative(m_state->root);
+    const bool inside = !rel.empty() && *rel.begin() != "..";
+    stored = inside ? rel.string() : abs.string();
+  }
+  Connection& db = *m_state->db;
+  Transaction tx(db, what);
+  Query(db,
+        "INSERT INTO checkpoints (run_id, step, path, bytes, created, checksum) "
+        "VALUES (?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (run_id, step) DO UPDATE SET path = excluded.path, bytes = "
-        "excluded.bytes, created = excluded.created",
+        "excluded.bytes, created = excluded.created, checksum = excluded.checksum",
         what)
-      .bind_all(run_id, step, path, bytes, now_s())
+      .bind_all(run_id, step, stored, bytes, now_s(), checksum)
       .run();
+  Query(db, "UPDATE runs SET heartbeat = ? WHERE id = ?", what).bind_all(now_s(), run_id).run();
+  tx.commit();
 }
 
 std::vector<CheckpointInfo> Store::checkpoints(int64_t run_id) {
@@ -846,7 +941,7 @@ std::vector<CheckpointInfo> Store::checkpoints(int64_t run_id) {
   Query q(*m_state->db, std::string(kCheckpointSelect) + " WHERE run_id = ? ORDER BY step",
           "listing checkpoints");
   q.bind(run_id);
-  while (q.step()) out.push_back(read_checkpoint(q));
+  while (q.step()) out.push_back(read_checkpoint(q, m_state->root));
   return out;
 }
 
@@ -856,7 +951,7 @@ std::optional<CheckpointInfo> Store::latest_checkpoint(int64_t run_id) {
           "reading the latest checkpoint");
   q.bind(run_id);
   if (!q.step()) return std::nullopt;
-  return read_checkpoint(q);
+  return read_checkpoint(q, m_state->root);
 }
 
 void Store::set_task_value(int64_t run_id, int after_task, int eval_task, double value) {

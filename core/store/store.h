@@ -39,7 +39,9 @@ struct StoreState;
 //      probes, importance
 //   2  runs.experiment and runs.worker_start; metric_latest (the latest value of every key
 //      of every run, kept by a trigger on metrics) backfilled from metrics
-inline constexpr int kSchemaVersion = 3;
+//   3  runs.spec_hash, run_params, status stopped
+//   4  store_meta (the store's uuid), checkpoints.checksum, runs.inputs, runs.heartbeat
+inline constexpr int kSchemaVersion = 4;
 
 enum class OpenMode {
   ReadWrite,  // creates the file if missing, migrates an older schema
@@ -77,6 +79,15 @@ class Store {
   int64_t data_version();
   // PRAGMA integrity_check: {"ok"} when healthy, else the problems SQLite reports.
   std::vector<std::string> integrity_check();
+  // The store's identity: a random UUID (32 hex digits) made when the store was created (or
+  // upgraded to schema 4). Checkpoint folders carry it, so two stores that share one
+  // workspace never write the same folder.
+  std::string uuid();
+  // The workspace root: the absolute folder of the store file (resolved when it was opened).
+  // Checkpoint paths inside it are stored relative to it and resolved against it, so a store
+  // moved together with its checkpoints (or opened from another working directory) finds
+  // them; CheckpointInfo::path is always the resolved path.
+  const std::string& root() const;
 
   // ---- runs -------------------------------------------------------------------------
   // Creates a run (status queued unless given) and returns its id.
@@ -99,7 +110,16 @@ class Store {
   // Marks runs `running` whose worker process on this host no longer exists (or whose pid
   // now belongs to another process) as interrupted. Returns their ids. Runs on other
   // hosts are left alone. Call on worker and GUI start.
+  // The run's end time is its heartbeat (the last committed metrics; see MetricsWriter),
+  // not the moment of detection. Queued runs whose worker (claim_queued_runs) no longer
+  // exists are orphaned: marked interrupted with a message saying they never started, so
+  // that `run --resume ID` (or the GUI's Resume) starts them from the beginning.
   std::vector<int64_t> mark_interrupted_runs();
+  // Records this process as the worker that will start these queued runs.
+  void claim_queued_runs(const std::vector<int64_t>& run_ids);
+  // The fingerprints of a run's inputs (a JSON object as text; "" when none were recorded).
+  void set_run_inputs(int64_t run_id, const std::string& inputs);
+  std::string run_inputs(int64_t run_id);
 
   std::vector<RunInfo> list_runs(const RunFilter& filter = {});
   // The run with its spec; std::nullopt when there is no such run.
@@ -131,8 +151,10 @@ class Store {
   int64_t add_event(int64_t run_id, EventLevel level, const std::string& message);
   // Events with id > after_id, oldest first; limit -1 means all.
   std::vector<EventInfo> events(int64_t run_id, int64_t after_id = 0, int64_t limit = -1);
-  // Records (or replaces, same step) a checkpoint of a run.
-  void add_checkpoint(int64_t run_id, int64_t step, const std::string& path, int64_t bytes);
+  // Records (or replaces, same step) a checkpoint of a run with its size and checksum (empty:
+  // none recorded). A path inside root() is stored relative to it.
+  void add_checkpoint(int64_t run_id, int64_t step, const std::string& path, int64_t bytes,
+                      const std::string& checksum = {});
   std::vector<CheckpointInfo> checkpoints(int64_t run_id);
   std::optional<CheckpointInfo> latest_checkpoint(int64_t run_id);
   // R[after_task][eval_task] of a task sequence (replaces an existing cell).

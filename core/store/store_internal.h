@@ -14,6 +14,7 @@ struct StoreState {
   std::unique_ptr<Connection> db;
   bool read_only = false;
   int version = 0;
+  std::string root;  // absolute folder of the store file (the workspace root)
   // Throws gb::Error naming the file and `what` when the store is read-only.
   void require_writable(const char* what) const;
 };

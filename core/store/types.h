@@ -196,9 +196,10 @@ struct CheckpointInfo {
   int64_t id = 0;
   int64_t run_id = 0;
   int64_t step = 0;
-  std::string path;
+  std::string path;  // absolute (resolved against Store::root())
   int64_t bytes = 0;
   double created = 0;
+  std::string checksum;  // of the checkpoint's files when written; empty: not recorded
 };
 
 enum class EventLevel { Debug, Info, Warning, Error };

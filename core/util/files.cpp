@@ -1,16 +1,21 @@
 #include "util/files.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/log.h"
 
 namespace gb {
 namespace {
@@ -134,6 +139,148 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
   AtomicFileWriter w(path);
   w.write(bytes.data(), bytes.size());
   w.commit();
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The pid of a "<name>.tmp-<pid>" entry, or -1.
+long temporary_pid(const std::string& name) {
+  const auto at = name.rfind(".tmp-");
+  if (at == std::string::npos || at + 5 >= name.size()) return -1;
+  const std::string digits = name.substr(at + 5);
+  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) return -1;
+  return std::stol(digits);
+}
+
+bool pid_alive(long pid) {
+  return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+}
+
+// Files of a model (weights, config, tokenizer) that must not survive next to another
+// model's: an export writes its own or none.
+bool is_model_file(const std::string& n) {
+  auto ends = [&](const char* suffix) {
+    const size_t k = std::strlen(suffix);
+    return n.size() >= k && n.compare(n.size() - k, k, suffix) == 0;
+  };
+  static const std::set<std::string> kNames = {"config.json",
+                                               "growbench.json",
+                                               "tokenizer.json",
+                                               "tokenizer_config.json",
+                                               "special_tokens_map.json",
+                                               "generation_config.json",
+                                               "vocab.json",
+                                               "merges.txt",
+                                               "tokenizer.model",
+                                               "added_tokens.json",
+                                               "chat_template.jinja",
+                                               "chat_template.json"};
+  return kNames.count(n) || ends(".safetensors") || ends(".safetensors.index.json") ||
+         ends(".bin") || ends(".bin.index.json");
+}
+
+}  // namespace
+
+std::vector<std::string> remove_stale_temporaries(const std::string& folder, int depth,
+                                                  const std::string& prefix) {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  if (depth < 1 || !fs::is_directory(folder, ec)) return removed;
+  std::vector<fs::path> subfolders;
+  for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const long pid = temporary_pid(name);
+    std::error_code ec2;
+    if (!prefix.empty() && name.rfind(prefix, 0) != 0) continue;
+    if (pid > 0 && !pid_alive(pid)) {
+      std::error_code rm;
+      fs::remove_all(it->path(), rm);
+      if (!rm) removed.push_back(it->path().string());
+    } else if (it->is_directory(ec2) && pid < 0) {
+      subfolders.push_back(it->path());
+    }
+  }
+  for (const auto& sub : subfolders) {
+    auto more = remove_stale_temporaries(sub.string(), depth - 1, prefix);
+    removed.insert(removed.end(), more.begin(), more.end());
+  }
+  return removed;
+}
+
+StagedFolder::StagedFolder(const std::string& folder) {
+  fs::path f = fs::path(folder).lexically_normal();
+  if (f.filename().empty()) f = f.parent_path();  // "out/" -> "out"
+  std::error_code link_ec;
+  if (fs::is_symlink(f, link_ec)) f = fs::canonical(f);  // the folder the link names
+  m_folder = f.string();
+  const fs::path parent = fs::absolute(f).parent_path();
+  fs::create_directories(parent);
+  // This folder's own leftovers: staged copies beside it, atomic-write files inside it.
+  auto removed = remove_stale_temporaries(parent.string(), 1, f.filename().string() + ".tmp-");
+  for (const auto& p : remove_stale_temporaries(m_folder)) removed.push_back(p);
+  for (const auto& p : removed) {
+    log::get("files")->warn("removed {}, left behind by a writer that ended before finishing", p);
+  }
+  m_tmp = m_folder + ".tmp-" + std::to_string(::getpid());
+  std::error_code ec;
+  fs::remove_all(m_tmp, ec);
+  fs::create_directories(m_tmp);
+}
+
+StagedFolder::~StagedFolder() {
+  if (m_committed) return;
+  std::error_code ec;
+  fs::remove_all(m_tmp, ec);
+}
+
+void StagedFolder::commit() {
+  std::error_code ec;
+  const bool exists = fs::exists(m_folder, ec);
+  if (exists && !fs::is_directory(m_folder, ec)) {
+    fail("cannot write the folder '{}': a file of that name exists", m_folder);
+  }
+  if (exists) {
+    // What the old folder holds beyond the model's files (notes, a README) stays with it.
+    std::set<std::string> written;
+    for (const auto& e : fs::directory_iterator(m_tmp)) written.insert(e.path().filename());
+    for (const auto& e : fs::directory_iterator(m_folder)) {
+      const std::string n = e.path().filename().string();
+      if (written.count(n) || is_model_file(n)) continue;
+      fs::path dst = fs::path(m_tmp) / n;
+      if (e.is_directory()) {
+        fs::copy(e.path(), dst, fs::copy_options::recursive);
+      } else {
+        fs::copy_file(e.path(), dst);
+      }
+    }
+  }
+  // Every file of the new folder is on disk before it takes the name.
+  for (const auto& e : fs::directory_iterator(m_tmp)) {
+    if (!e.is_regular_file()) continue;
+    const int fd = ::open(e.path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      const int r = ::fsync(fd);
+      ::close(fd);
+      if (r != 0)
+        fail("cannot flush '{}': {} (is the disk full?)", e.path().string(), errno_text());
+    }
+  }
+  if (!exists) {
+    if (::rename(m_tmp.c_str(), m_folder.c_str()) != 0) {
+      fail("cannot rename '{}' to '{}': {}", m_tmp, m_folder, errno_text());
+    }
+  } else {
+    if (::renameat2(AT_FDCWD, m_tmp.c_str(), AT_FDCWD, m_folder.c_str(), RENAME_EXCHANGE) != 0) {
+      fail("cannot put '{}' in place of '{}': {}", m_tmp, m_folder, errno_text());
+    }
+    // m_tmp now holds the old folder: removed (a kill here leaves a *.tmp-PID leftover,
+    // removed by the next writer).
+    fs::remove_all(m_tmp, ec);
+  }
+  m_committed = true;
 }
 
 uint64_t fnv1a64(const void* data, size_t size, uint64_t seed) {

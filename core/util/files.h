@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gb {
 
@@ -54,6 +55,36 @@ class AtomicFileWriter {
   int m_fd = -1;
   bool m_committed = false;
 };
+
+// Writes a folder as a whole (a model export: config, tokenizer, weight shards, index), so
+// that a kill or a full disk never leaves a folder that mixes two models: the files go into
+// the temporary sibling "<folder>.tmp-<pid>" (path()), and commit() puts it in place in one
+// step (an existing folder is swapped with it atomically, renameat2 RENAME_EXCHANGE, and its
+// old content removed afterwards). Files of the existing folder that the new one does not
+// write are carried over, except model files (config.json, growbench.json, *.safetensors,
+// *.safetensors.index.json, *.bin, the tokenizer files), which would not match the new model.
+// Destroying an uncommitted one removes the temporary folder. Leftovers of killed writers next to
+// the folder are removed first (remove_stale_temporaries), each named in a warning.
+class StagedFolder {
+ public:
+  explicit StagedFolder(const std::string& folder);
+  ~StagedFolder();
+  StagedFolder(const StagedFolder&) = delete;
+  StagedFolder& operator=(const StagedFolder&) = delete;
+  const std::string& path() const { return m_tmp; }
+  void commit();
+
+ private:
+  std::string m_folder, m_tmp;
+  bool m_committed = false;
+};
+
+// Removes "*.tmp-<pid>" files and folders in `folder` (and `depth` - 1 levels below) whose
+// process no longer exists: what a killed atomic write or staged export leaves. Only names
+// starting with `prefix` (when given) are considered. Returns the paths removed (the caller
+// warns); problems removing one are skipped, never thrown.
+std::vector<std::string> remove_stale_temporaries(const std::string& folder, int depth = 1,
+                                                  const std::string& prefix = {});
 
 // 64-bit FNV-1a; used for cache keys (tokenised corpora), not for security.
 uint64_t fnv1a64(const void* data, size_t size, uint64_t seed = 1469598103934665603ULL);
