@@ -387,9 +387,11 @@ void CurvesView::updateKeyCombos() {
     }
     combo->setCurrentIndex(std::max(0, idx));
   };
-  fill(m_forgetKey, {keyText(mk::kEvalOrigPpl), keyText(mk::kEvalOrigLoss)},
+  // Loss first: the trade-off of final values then plots absolute losses by default
+  // (perplexities of a model new to a domain are in the thousands and saturate).
+  fill(m_forgetKey, {keyText(mk::kEvalOrigLoss), keyText(mk::kEvalOrigPpl)},
        keyText(mk::kEvalOrigPrefix));
-  QStringList learnPreferred = {keyText(mk::kEvalNewPpl), keyText(mk::kEvalNewLoss)};
+  QStringList learnPreferred = {keyText(mk::kEvalNewLoss), keyText(mk::kEvalNewPpl)};
   for (const QString& k : keys) {
     auto tk = mk::split_task_key(k.toStdString());
     if (tk && tk->suffix == mk::kAcc) learnPreferred << k;
