@@ -748,7 +748,7 @@ class TstGui : public QObject {
     QStringList written;
     const int n = runTour(&w, o, &written);
     QCOMPARE(n, tourShotCount());
-    QCOMPARE(n, 12);
+    QCOMPARE(n, 16);
     for (const QString& f : written) {
       QImage img(f);
       QVERIFY2(!img.isNull() && img.width() > 200 && img.height() > 150, qPrintable(f));

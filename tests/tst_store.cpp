@@ -941,6 +941,48 @@ class TestStore : public QObject {
     QVERIFY(store.metric_series(runs[0])["k0"].steps.back() <= 400);
   }
 
+  // first_metrics (the lowest step of each key) and runs_params (every run's parameters in
+  // one query) against the same data read one run at a time.
+  void firstMetricsAndRunParamsMatchPerRunReads() {
+    Store store = Store::open(db_path());
+    std::vector<int64_t> runs;
+    for (int i = 0; i < 8; ++i) {
+      NewRun r = named("r");
+      r.params = {{"seed", i}, {"train.lr", 1e-4 * (i + 1)}, {"plan", i % 2 ? "a" : "b"}};
+      runs.push_back(store.create_run(r));
+    }
+    std::mt19937 rng(5);
+    {
+      MetricsWriter w(store);
+      for (int i = 0; i < 2000; ++i) {
+        w.add(runs[rng() % runs.size()], 1 + rng() % 500, key_name(static_cast<int>(rng() % 4)),
+              rng() % 1000);
+      }
+    }
+    const std::vector<std::string> keys = {"k0", "k2", "k3", "missing"};
+    const auto first = store.first_metrics(runs, keys);
+    size_t n = 0;
+    for (int64_t run : runs) {
+      for (const auto& [key, series] : store.metric_series(run)) {
+        if (key != "k0" && key != "k2" && key != "k3") continue;
+        QVERIFY(n < first.size());
+        QCOMPARE(first[n].run_id, run);
+        QCOMPARE(first[n].key, key);
+        QCOMPARE(first[n].step, series.steps.front());
+        QCOMPARE(first[n].value, series.values.front());
+        ++n;
+      }
+    }
+    QCOMPARE(first.size(), n);
+    QVERIFY(store.first_metrics({}, keys).empty());
+    const auto params = store.runs_params({runs[1], runs[6], 999});
+    QCOMPARE(params.size(), size_t(2));
+    QVERIFY(params.at(runs[1]) == store.run_params(runs[1]));
+    QVERIFY(params.at(runs[6]) == store.run_params(runs[6]));
+    QCOMPARE(params.at(runs[6]).at("train.lr").get<double>(), 7e-4);
+    QVERIFY(store.runs_params({}).empty());
+  }
+
   void failedFlushKeepsRowsAndNamesTheStore() {
     Store store = Store::open(db_path());
     int64_t run = store.create_run(named("r"));

@@ -2,6 +2,48 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>Compare</name>
+    <message>
+        <source>run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+    <message>
+        <source>runs %1</source>
+        <translation>Läufe %1</translation>
+    </message>
+    <message>
+        <source>forgetting: change of %1 (%)</source>
+        <translation>Vergessen: Änderung von %1 (%)</translation>
+    </message>
+    <message>
+        <source>learning: improvement of %1 (%)</source>
+        <translation>Lernen: Verbesserung von %1 (%)</translation>
+    </message>
+    <message>
+        <source>(not set)</source>
+        <translation>(nicht gesetzt)</translation>
+    </message>
+    <message>
+        <source> vs </source>
+        <translation> gegenüber </translation>
+    </message>
+    <message>
+        <source>the group has no runs</source>
+        <translation>die Gruppe hat keine Läufe</translation>
+    </message>
+    <message>
+        <source>(no plan)</source>
+        <translation>(kein Plan)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n run(s))</source>
+        <translation>
+            <numerusform>%1 (%n Lauf)</numerusform>
+            <numerusform>%1 (%n Läufe)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>Format</name>
     <message>
         <source>%1 G</source>
@@ -839,6 +881,14 @@
             <numerusform>%n Läufe samt Metriken und Checkpoints löschen? Dies kann nicht rückgängig gemacht werden.</numerusform>
         </translation>
     </message>
+    <message>
+        <source>All runs</source>
+        <translation>Alle Läufe</translation>
+    </message>
+    <message>
+        <source>Groups: seeds and sweeps</source>
+        <translation>Gruppen: Seeds und Sweeps</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::ConfigTableModel</name>
@@ -900,14 +950,6 @@
     <message>
         <source>Forgetting and learning</source>
         <translation>Vergessen und Lernen</translation>
-    </message>
-    <message>
-        <source>Forgetting: change of the original-domain metric from step 0 (%, right = more forgetting)</source>
-        <translation>Vergessen: Änderung der Metrik der Ursprungsdomäne seit Schritt 0 (%, rechts = mehr Vergessen)</translation>
-    </message>
-    <message>
-        <source>Learning: improvement of the new-domain metric (%)</source>
-        <translation>Lernen: Verbesserung der Metrik der neuen Domäne (%)</translation>
     </message>
     <message>
         <source>Trade-off</source>
@@ -979,6 +1021,474 @@
     <message>
         <source>OP (mean accuracy after the last task) = %1 · BWT (mean change of earlier tasks) = %2</source>
         <translation>OP (mittlere Genauigkeit nach der letzten Aufgabe) = %1 · BWT (mittlere Änderung früherer Aufgaben) = %2</translation>
+    </message>
+    <message>
+        <source>Logarithmic metric axes (the curves&apos; y axes; both trade-off axes when it shows final values)</source>
+        <translation>Logarithmische Metrik-Achsen (die y-Achsen der Kurven; beide Achsen des Zielkonflikts, wenn er Endwerte zeigt)</translation>
+    </message>
+    <message>
+        <source>Trade-off:</source>
+        <translation>Zielkonflikt:</translation>
+    </message>
+    <message>
+        <source>final values</source>
+        <translation>Endwerte</translation>
+    </message>
+    <message>
+        <source>change from step 0 (%)</source>
+        <translation>Änderung seit Schritt 0 (%)</translation>
+    </message>
+    <message>
+        <source>Final values of the two metrics (absolute; relative changes of perplexity saturate), or their relative change from step 0</source>
+        <translation>Endwerte der beiden Metriken (absolut; relative Änderungen der Perplexität sättigen), oder ihre relative Änderung seit Schritt 0</translation>
+    </message>
+    <message>
+        <source>These runs were not evaluated on the same sets; their curves are not directly comparable:
+%1</source>
+        <translation>Diese Läufe wurden nicht auf denselben Datensätzen ausgewertet; ihre Kurven sind nicht direkt vergleichbar:
+%1</translation>
+    </message>
+    <message>
+        <source>#%1 %2 (%3)</source>
+        <translation>#%1 %2 (%3)</translation>
+    </message>
+    <message>
+        <source>Forgetting: change of %1 from step 0 (%, right = more forgetting)</source>
+        <translation>Vergessen: Änderung von %1 seit Schritt 0 (%, rechts = mehr Vergessen)</translation>
+    </message>
+    <message>
+        <source>Learning: improvement of %1 from step 0 (%)</source>
+        <translation>Lernen: Verbesserung von %1 seit Schritt 0 (%)</translation>
+    </message>
+    <message>
+        <source>Forgetting: %1 (final value)</source>
+        <translation>Vergessen: %1 (Endwert)</translation>
+    </message>
+    <message>
+        <source>Learning: %1 (final value)</source>
+        <translation>Lernen: %1 (Endwert)</translation>
+    </message>
+    <message>
+        <source>%1 (partial: step %2)</source>
+        <translation>%1 (unvollständig: Schritt %2)</translation>
+    </message>
+    <message>
+        <source>Not in the trade-off (no evaluation after step 0): %1</source>
+        <translation>Nicht im Zielkonflikt (keine Auswertung nach Schritt 0): %1</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::GroupCompareView</name>
+    <message>
+        <source>Group:</source>
+        <translation>Gruppe:</translation>
+    </message>
+    <message>
+        <source>The runs of one experiment spec (its seeds, sweep points and plans)</source>
+        <translation>Die Läufe einer Experiment-Spezifikation (ihre Seeds, Sweep-Punkte und Pläne)</translation>
+    </message>
+    <message>
+        <source>Group by:</source>
+        <translation>Gruppieren nach:</translation>
+    </message>
+    <message>
+        <source>Runs with the same value are aggregated (mean and spread over their seeds); “configuration” groups runs that differ only in their seed</source>
+        <translation>Läufe mit demselben Wert werden zusammengefasst (Mittelwert und Streuung über ihre Seeds); „Konfiguration“ gruppiert Läufe, die sich nur im Seed unterscheiden</translation>
+    </message>
+    <message>
+        <source>configuration</source>
+        <translation>Konfiguration</translation>
+    </message>
+    <message>
+        <source>Filter by name, group or parameter value</source>
+        <translation>Nach Name, Gruppe oder Parameterwert filtern</translation>
+    </message>
+    <message>
+        <source>Columns…</source>
+        <translation>Spalten…</translation>
+    </message>
+    <message>
+        <source>Choose the hyper-parameters and figures shown in the table</source>
+        <translation>Die in der Tabelle gezeigten Hyperparameter und Kennzahlen wählen</translation>
+    </message>
+    <message>
+        <source>Clear brushes</source>
+        <translation>Bereiche löschen</translation>
+    </message>
+    <message>
+        <source>Remove the ranges drawn on the parallel-coordinates axes</source>
+        <translation>Die auf den Achsen der Parallelkoordinaten gezogenen Bereiche entfernen</translation>
+    </message>
+    <message>
+        <source>Rows:</source>
+        <translation>Zeilen:</translation>
+    </message>
+    <message>
+        <source>runs</source>
+        <translation>Läufe</translation>
+    </message>
+    <message>
+        <source>groups (mean ± std over complete runs)</source>
+        <translation>Gruppen (Mittelwert ± Std über vollständige Läufe)</translation>
+    </message>
+    <message>
+        <source>Table</source>
+        <translation>Tabelle</translation>
+    </message>
+    <message>
+        <source>Metric:</source>
+        <translation>Metrik:</translation>
+    </message>
+    <message>
+        <source>Band:</source>
+        <translation>Band:</translation>
+    </message>
+    <message>
+        <source>± standard deviation</source>
+        <translation>± Standardabweichung</translation>
+    </message>
+    <message>
+        <source>min – max</source>
+        <translation>Min – Max</translation>
+    </message>
+    <message>
+        <source>The spread over the runs of a group (their seeds) at each step</source>
+        <translation>Die Streuung über die Läufe einer Gruppe (ihre Seeds) bei jedem Schritt</translation>
+    </message>
+    <message>
+        <source>Log scale</source>
+        <translation>Logarithmische Skala</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>Curves</source>
+        <translation>Kurven</translation>
+    </message>
+    <message>
+        <source>Axes…</source>
+        <translation>Achsen…</translation>
+    </message>
+    <message>
+        <source>Choose the hyper-parameters and figures shown as axes</source>
+        <translation>Die als Achsen gezeigten Hyperparameter und Kennzahlen wählen</translation>
+    </message>
+    <message>
+        <source>Drag along an axis to keep only the runs in that range (click the axis to clear); the table, the group statistics, the curves and the trade-off follow.</source>
+        <translation>Entlang einer Achse ziehen, um nur die Läufe in diesem Bereich zu behalten (Klick auf die Achse löscht ihn); Tabelle, Gruppenstatistik, Kurven und Zielkonflikt folgen.</translation>
+    </message>
+    <message>
+        <source>Parallel coordinates</source>
+        <translation>Parallelkoordinaten</translation>
+    </message>
+    <message>
+        <source>x:</source>
+        <translation>x:</translation>
+    </message>
+    <message>
+        <source>Forgetting axis: a final value, or the change from step 0</source>
+        <translation>Vergessens-Achse: ein Endwert oder die Änderung seit Schritt 0</translation>
+    </message>
+    <message>
+        <source>log</source>
+        <translation>log</translation>
+    </message>
+    <message>
+        <source>y:</source>
+        <translation>y:</translation>
+    </message>
+    <message>
+        <source>Learning axis: a final value, or the change from step 0</source>
+        <translation>Lern-Achse: ein Endwert oder die Änderung seit Schritt 0</translation>
+    </message>
+    <message>
+        <source>Forgetting budget:</source>
+        <translation>Vergessensbudget:</translation>
+    </message>
+    <message>
+        <source>Per method, the configuration with the best learning whose mean forgetting (relative change of the forgetting metric on the validation sets) stays within this budget is marked</source>
+        <translation>Je Methode wird die Konfiguration mit dem besten Lernen markiert, deren mittleres Vergessen (relative Änderung der Vergessensmetrik auf den Validierungsdaten) innerhalb dieses Budgets bleibt</translation>
+    </message>
+    <message>
+        <source>Trade-off</source>
+        <translation>Zielkonflikt</translation>
+    </message>
+    <message>
+        <source>Hyper-parameters</source>
+        <translation>Hyperparameter</translation>
+    </message>
+    <message>
+        <source>Figures</source>
+        <translation>Kennzahlen</translation>
+    </message>
+    <message>
+        <source>Reading group %1…</source>
+        <translation>Lese Gruppe %1…</translation>
+    </message>
+    <message>
+        <source>Could not read group %1: %2</source>
+        <translation>Gruppe %1 konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s)</source>
+        <translation>
+            <numerusform>%n Lauf</numerusform>
+            <numerusform>%n Läufe</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 complete</source>
+        <translation>%1 vollständig</translation>
+    </message>
+    <message>
+        <source>%1 partial (not finished: figures marked with their step)</source>
+        <translation>%1 unvollständig (nicht beendet: Kennzahlen mit ihrem Schritt markiert)</translation>
+    </message>
+    <message>
+        <source>%1 without an evaluation after step 0 (no figures)</source>
+        <translation>%1 ohne Auswertung nach Schritt 0 (keine Kennzahlen)</translation>
+    </message>
+    <message>
+        <source>The runs of this group do not all use the same evaluation sets, so their figures are not directly comparable:
+%1</source>
+        <translation>Die Läufe dieser Gruppe verwenden nicht alle dieselben Auswertungsdaten; ihre Kennzahlen sind daher nicht direkt vergleichbar:
+%1</translation>
+    </message>
+    <message>
+        <source>Other metrics</source>
+        <translation>Weitere Metriken</translation>
+    </message>
+    <message>
+        <source>Default columns</source>
+        <translation>Standardspalten</translation>
+    </message>
+    <message>
+        <source>forgetting (%)</source>
+        <translation>Vergessen (%)</translation>
+    </message>
+    <message>
+        <source>learning (%)</source>
+        <translation>Lernen (%)</translation>
+    </message>
+    <message>
+        <source>#%1 %2 (%3)</source>
+        <translation>#%1 %2 (%3)</translation>
+    </message>
+    <message>
+        <source>x has values ≤ 0: linear scale.</source>
+        <translation>x hat Werte ≤ 0: lineare Skala.</translation>
+    </message>
+    <message>
+        <source>y has values ≤ 0: linear scale.</source>
+        <translation>y hat Werte ≤ 0: lineare Skala.</translation>
+    </message>
+    <message>
+        <source>single runs</source>
+        <translation>einzelne Läufe</translation>
+    </message>
+    <message>
+        <source>partial runs (not finished)</source>
+        <translation>unvollständige Läufe (nicht beendet)</translation>
+    </message>
+    <message>
+        <source> (n=%1)</source>
+        <translation> (n=%1)</translation>
+    </message>
+    <message>
+        <source>best ≤ %1 %: %2</source>
+        <translation>beste ≤ %1 %: %2</translation>
+    </message>
+    <message>
+        <source>best within the %1 % budget, per method</source>
+        <translation>beste innerhalb des Budgets von %1 %, je Methode</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n group(s) without complete runs are not drawn.</source>
+        <translation>
+            <numerusform>%n Gruppe ohne vollständige Läufe wird nicht gezeichnet.</numerusform>
+            <numerusform>%n Gruppen ohne vollständige Läufe werden nicht gezeichnet.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Points: mean over the complete runs of a group; bars: ± one standard deviation.</source>
+        <translation>Punkte: Mittelwert über die vollständigen Läufe einer Gruppe; Balken: ± eine Standardabweichung.</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>Methode</translation>
+    </message>
+    <message>
+        <source>Within budget</source>
+        <translation>Im Budget</translation>
+    </message>
+    <message>
+        <source>Chosen configuration</source>
+        <translation>Gewählte Konfiguration</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>Läufe</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Forgetting of %1 (%2)</source>
+        <translation>Vergessen von %1 (%2)</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>ja</translation>
+    </message>
+    <message numerus="yes">
+        <source>chosen among %n configuration(s)</source>
+        <translation>
+            <numerusform>gewählt aus %n Konfiguration</numerusform>
+            <numerusform>gewählt aus %n Konfigurationen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>(the only one)</source>
+        <translation>(die einzige)</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>nein</translation>
+    </message>
+    <message>
+        <source>No configuration of %1 stays within the budget; the least mean forgetting is %2 %</source>
+        <translation>Keine Konfiguration von %1 bleibt im Budget; das geringste mittlere Vergessen beträgt %2 %</translation>
+    </message>
+    <message>
+        <source>least forgetting: %1 %</source>
+        <translation>geringstes Vergessen: %1 %</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>Lese %1…</translation>
+    </message>
+    <message>
+        <source>No run of the shown groups has %1.</source>
+        <translation>Kein Lauf der gezeigten Gruppen hat %1.</translation>
+    </message>
+    <message>
+        <source>Lines: mean over the runs of a group at each step; band: ± one standard deviation. Runs without a step are left out there.</source>
+        <translation>Linien: Mittelwert über die Läufe einer Gruppe bei jedem Schritt; Band: ± eine Standardabweichung. Läufe ohne diesen Schritt bleiben dort unberücksichtigt.</translation>
+    </message>
+    <message>
+        <source>Lines: mean over the runs of a group at each step; band: min to max. Runs without a step are left out there.</source>
+        <translation>Linien: Mittelwert über die Läufe einer Gruppe bei jedem Schritt; Band: Minimum bis Maximum. Läufe ohne diesen Schritt bleiben dort unberücksichtigt.</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::GroupRunModel</name>
+    <message>
+        <source>Id</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>The group of the run under the current grouping</source>
+        <translation>Die Gruppe des Laufs bei der aktuellen Gruppierung</translation>
+    </message>
+    <message>
+        <source>Group</source>
+        <translation>Gruppe</translation>
+    </message>
+    <message>
+        <source>Hyper-parameter %1</source>
+        <translation>Hyperparameter %1</translation>
+    </message>
+    <message>
+        <source>Relative change of %1 from step 0 to the final evaluation (positive = more forgetting)</source>
+        <translation>Relative Änderung von %1 von Schritt 0 bis zur letzten Auswertung (positiv = mehr Vergessen)</translation>
+    </message>
+    <message>
+        <source>Relative improvement of %1 from step 0 to the final evaluation</source>
+        <translation>Relative Verbesserung von %1 von Schritt 0 bis zur letzten Auswertung</translation>
+    </message>
+    <message>
+        <source>Final value of %1</source>
+        <translation>Endwert von %1</translation>
+    </message>
+    <message>
+        <source>Forgetting</source>
+        <translation>Vergessen</translation>
+    </message>
+    <message>
+        <source>Learning</source>
+        <translation>Lernen</translation>
+    </message>
+    <message>
+        <source>%1 (step %2)</source>
+        <translation>%1 (Schritt %2)</translation>
+    </message>
+    <message>
+        <source>No figure: run %1 is %2 and has no evaluation after step 0</source>
+        <translation>Keine Kennzahl: Lauf %1 ist %2 und hat keine Auswertung nach Schritt 0</translation>
+    </message>
+    <message>
+        <source>Partial: run %1 is %2; this figure is from step %3 of %4</source>
+        <translation>Unvollständig: Lauf %1 ist %2; diese Kennzahl stammt von Schritt %3 von %4</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::GroupStatsModel</name>
+    <message>
+        <source>Group</source>
+        <translation>Gruppe</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>Läufe</translation>
+    </message>
+    <message>
+        <source>Forgetting (%)</source>
+        <translation>Vergessen (%)</translation>
+    </message>
+    <message>
+        <source>Learning (%)</source>
+        <translation>Lernen (%)</translation>
+    </message>
+    <message>
+        <source>Complete runs (finished, evaluated) / runs in the group</source>
+        <translation>Vollständige Läufe (beendet, ausgewertet) / Läufe der Gruppe</translation>
+    </message>
+    <message>
+        <source>%1: mean ± sample standard deviation over the complete runs of the group</source>
+        <translation>%1: Mittelwert ± Stichproben-Standardabweichung über die vollständigen Läufe der Gruppe</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>No complete run in this group has this figure</source>
+        <translation>Kein vollständiger Lauf dieser Gruppe hat diese Kennzahl</translation>
+    </message>
+    <message numerus="yes">
+        <source>mean %1, std %2, min %3, max %4 over %n complete run(s)</source>
+        <translation>
+            <numerusform>Mittelwert %1, Std %2, Min %3, Max %4 über %n vollständigen Lauf</numerusform>
+            <numerusform>Mittelwert %1, Std %2, Min %3, Max %4 über %n vollständige Läufe</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) without a final evaluation are left out of the figures</source>
+        <translation>
+            <numerusform>%n Lauf ohne abschließende Auswertung ist nicht in den Kennzahlen enthalten</numerusform>
+            <numerusform>%n Läufe ohne abschließende Auswertung sind nicht in den Kennzahlen enthalten</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2134,6 +2644,33 @@ Sondierungsmenge: %2</translation>
     </message>
 </context>
 <context>
+    <name>gb::gui::ParallelCoordinates</name>
+    <message>
+        <source>No axes: choose hyper-parameters and figures</source>
+        <translation>Keine Achsen: Hyperparameter und Kennzahlen wählen</translation>
+    </message>
+    <message>
+        <source>(log)</source>
+        <translation>(log)</translation>
+    </message>
+    <message>
+        <source> (lower is better)</source>
+        <translation> (niedriger ist besser)</translation>
+    </message>
+    <message>
+        <source> (higher is better)</source>
+        <translation> (höher ist besser)</translation>
+    </message>
+    <message>
+        <source>Brush: %1 … %2 (click the axis to clear)</source>
+        <translation>Bereich: %1 … %2 (Klick auf die Achse löscht ihn)</translation>
+    </message>
+    <message>
+        <source>Drag along the axis to filter the runs by a range</source>
+        <translation>Entlang der Achse ziehen, um die Läufe nach einem Bereich zu filtern</translation>
+    </message>
+</context>
+<context>
     <name>gb::gui::ReportDialog</name>
     <message>
         <source>Report of a run group</source>
@@ -2322,14 +2859,6 @@ Sondierungsmenge: %2</translation>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <source>Original-domain perplexity: %1 at step 0, %2 now</source>
-        <translation>Perplexität auf der Ursprungsdomäne: %1 bei Schritt 0, jetzt %2</translation>
-    </message>
-    <message>
-        <source>New-domain perplexity: %1 at step 0, %2 now</source>
-        <translation>Perplexität auf der neuen Domäne: %1 bei Schritt 0, jetzt %2</translation>
-    </message>
-    <message>
         <source>%1 trainable, %2 added</source>
         <translation>%1 trainierbar, %2 hinzugefügt</translation>
     </message>
@@ -2344,6 +2873,26 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>%1 × %2</source>
         <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <source>%1 (step %2)</source>
+        <translation>%1 (Schritt %2)</translation>
+    </message>
+    <message>
+        <source>No figure: the run has no evaluation after step 0 (%1)</source>
+        <translation>Keine Kennzahl: der Lauf hat keine Auswertung nach Schritt 0 (%1)</translation>
+    </message>
+    <message>
+        <source>Original-domain perplexity: %1 at step 0, %2 at step %3</source>
+        <translation>Perplexität der Ursprungsdomäne: %1 bei Schritt 0, %2 bei Schritt %3</translation>
+    </message>
+    <message>
+        <source>New-domain perplexity: %1 at step 0, %2 at step %3</source>
+        <translation>Perplexität der neuen Domäne: %1 bei Schritt 0, %2 bei Schritt %3</translation>
+    </message>
+    <message>
+        <source>Partial: the run is %1; step %2 of %3</source>
+        <translation>Unvollständig: der Lauf ist %1; Schritt %2 von %3</translation>
     </message>
 </context>
 <context>
@@ -2663,6 +3212,13 @@ Sondierungsmenge: %2</translation>
         <source>This build has no distributed support (LibTorch&apos;s c10d with Gloo; install libgloo-dev and rebuild)</source>
         <translation>Dieser Build unterstützt keine verteilten Läufe (c10d von LibTorch mit Gloo; libgloo-dev installieren und neu bauen)</translation>
     </message>
+    <message numerus="yes">
+        <source>The spec expands to %n run(s) (plans × sweep points × seeds)</source>
+        <translation>
+            <numerusform>Die Spezifikation ergibt %n Lauf (Pläne × Sweep-Punkte × Seeds)</numerusform>
+            <numerusform>Die Spezifikation ergibt %n Läufe (Pläne × Sweep-Punkte × Seeds)</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::SettingsDialog</name>
@@ -2716,6 +3272,156 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Key</source>
         <translation>Schlüssel</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::SweepEditor</name>
+    <message>
+        <source>Seeds:</source>
+        <translation>Seeds:</translation>
+    </message>
+    <message>
+        <source>e.g. 0, 1, 2 (empty: one run with the seed above)</source>
+        <translation>z. B. 0, 1, 2 (leer: ein Lauf mit dem Seed oben)</translation>
+    </message>
+    <message>
+        <source>One run per seed: the seed sets the data order and the initial values of new parameters; the base model and the data splits stay the same</source>
+        <translation>Ein Lauf je Seed: der Seed bestimmt die Datenreihenfolge und die Anfangswerte neuer Parameter; Basismodell und Datenaufteilung bleiben gleich</translation>
+    </message>
+    <message>
+        <source>Sweep:</source>
+        <translation>Sweep:</translation>
+    </message>
+    <message>
+        <source>grid</source>
+        <translation>Gitter</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>zufällig</translation>
+    </message>
+    <message>
+        <source>Grid: every combination of the values. Random: N samples, each value drawn from its list or range</source>
+        <translation>Gitter: jede Kombination der Werte. Zufällig: N Stichproben, jeder Wert aus seiner Liste oder seinem Bereich gezogen</translation>
+    </message>
+    <message>
+        <source>samples: </source>
+        <translation>Stichproben: </translation>
+    </message>
+    <message>
+        <source>Add key</source>
+        <translation>Schlüssel hinzufügen</translation>
+    </message>
+    <message>
+        <source>Sweep one more hyper-parameter</source>
+        <translation>Einen weiteren Hyperparameter variieren</translation>
+    </message>
+    <message>
+        <source>Remove key</source>
+        <translation>Schlüssel entfernen</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>Schlüssel</translation>
+    </message>
+    <message>
+        <source>Values</source>
+        <translation>Werte</translation>
+    </message>
+    <message>
+        <source>training setting %1</source>
+        <translation>Trainingseinstellung %1</translation>
+    </message>
+    <message>
+        <source>share of original-domain replay in each batch (plan key)</source>
+        <translation>Anteil der Wiederholung der Ursprungsdomäne in jedem Batch (Plan-Schlüssel)</translation>
+    </message>
+    <message>
+        <source>EWC setting %1 (plan key)</source>
+        <translation>EWC-Einstellung %1 (Plan-Schlüssel)</translation>
+    </message>
+    <message>
+        <source>%1 parameter %2</source>
+        <translation>%1-Parameter %2</translation>
+    </message>
+    <message>
+        <source>a plan parameter by its schema name</source>
+        <translation>ein Plan-Parameter unter seinem Schema-Namen</translation>
+    </message>
+    <message>
+        <source>values, e.g. 1e-4, 3e-4, 1e-3 (random: log_uniform(1e-5, 1e-3))</source>
+        <translation>Werte, z. B. 1e-4, 3e-4, 1e-3 (zufällig: log_uniform(1e-5, 1e-3))</translation>
+    </message>
+    <message>
+        <source>%1: ranges need the random sweep mode</source>
+        <translation>%1: Bereiche brauchen den zufälligen Sweep-Modus</translation>
+    </message>
+    <message>
+        <source>%1: expected %2(low, high) with numbers, low ≤ high</source>
+        <translation>%1: erwartet %2(low, high) mit Zahlen, low ≤ high</translation>
+    </message>
+    <message>
+        <source>%1: a log-uniform range needs low &gt; 0</source>
+        <translation>%1: ein log-uniformer Bereich braucht low &gt; 0</translation>
+    </message>
+    <message>
+        <source>%1: give at least one value</source>
+        <translation>%1: mindestens einen Wert angeben</translation>
+    </message>
+    <message>
+        <source>%1: “%2” is not a number</source>
+        <translation>%1: „%2“ ist keine Zahl</translation>
+    </message>
+    <message>
+        <source>%1: “%2” is not a whole number</source>
+        <translation>%1: „%2“ ist keine ganze Zahl</translation>
+    </message>
+    <message>
+        <source>%1: %2 is outside %3</source>
+        <translation>%1: %2 liegt außerhalb von %3</translation>
+    </message>
+    <message>
+        <source>%1: expected true or false, found “%2”</source>
+        <translation>%1: erwartet true oder false, gefunden „%2“</translation>
+    </message>
+    <message>
+        <source>%1: “%2” is not one of %3</source>
+        <translation>%1: „%2“ ist keiner von %3</translation>
+    </message>
+    <message>
+        <source>%1: %2 appears twice</source>
+        <translation>%1: %2 kommt zweimal vor</translation>
+    </message>
+    <message>
+        <source>Seeds: “%1” is not a non-negative whole number</source>
+        <translation>Seeds: „%1“ ist keine nichtnegative ganze Zahl</translation>
+    </message>
+    <message>
+        <source>Seeds: %1 appears twice</source>
+        <translation>Seeds: %1 kommt zweimal vor</translation>
+    </message>
+    <message>
+        <source>Sweep row %1: choose a key</source>
+        <translation>Sweep-Zeile %1: einen Schlüssel wählen</translation>
+    </message>
+    <message>
+        <source>Sweep: %1 appears twice</source>
+        <translation>Sweep: %1 kommt zweimal vor</translation>
+    </message>
+    <message>
+        <source>Sweep: %1</source>
+        <translation>Sweep: %1</translation>
+    </message>
+    <message>
+        <source>→ ? runs</source>
+        <translation>→ ? Läufe</translation>
+    </message>
+    <message numerus="yes">
+        <source>→ %n run(s)</source>
+        <translation>
+            <numerusform>→ %n Lauf</numerusform>
+            <numerusform>→ %n Läufe</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,47 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>Compare</name>
+    <message>
+        <source>run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>runs %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>forgetting: change of %1 (%)</source>
+        <translation>遗忘：%1 的变化（%）</translation>
+    </message>
+    <message>
+        <source>learning: improvement of %1 (%)</source>
+        <translation>学习：%1 的改善（%）</translation>
+    </message>
+    <message>
+        <source>(not set)</source>
+        <translation>（未设置）</translation>
+    </message>
+    <message>
+        <source> vs </source>
+        <translation> 对比 </translation>
+    </message>
+    <message>
+        <source>the group has no runs</source>
+        <translation>该组没有运行</translation>
+    </message>
+    <message>
+        <source>(no plan)</source>
+        <translation>（无方案）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n run(s))</source>
+        <translation>
+            <numerusform>%1（%n 个运行）</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>Format</name>
     <message>
         <source>%1 G</source>
@@ -836,6 +877,14 @@
             <numerusform>删除 %n 个运行及其指标和检查点？此操作无法撤销。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>All runs</source>
+        <translation>全部运行</translation>
+    </message>
+    <message>
+        <source>Groups: seeds and sweeps</source>
+        <translation>分组：种子与扫描</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::ConfigTableModel</name>
@@ -897,14 +946,6 @@
     <message>
         <source>Forgetting and learning</source>
         <translation>遗忘与学习</translation>
-    </message>
-    <message>
-        <source>Forgetting: change of the original-domain metric from step 0 (%, right = more forgetting)</source>
-        <translation>遗忘：原始领域指标相对第 0 步的变化（%，越靠右遗忘越多）</translation>
-    </message>
-    <message>
-        <source>Learning: improvement of the new-domain metric (%)</source>
-        <translation>学习：新领域指标的提升（%）</translation>
     </message>
     <message>
         <source>Trade-off</source>
@@ -975,6 +1016,469 @@
     <message>
         <source>OP (mean accuracy after the last task) = %1 · BWT (mean change of earlier tasks) = %2</source>
         <translation>OP（最后一个任务之后的平均准确率）= %1 · BWT（先前任务的平均变化）= %2</translation>
+    </message>
+    <message>
+        <source>Logarithmic metric axes (the curves&apos; y axes; both trade-off axes when it shows final values)</source>
+        <translation>对数指标坐标轴（曲线的 y 轴；权衡图显示最终值时的两个坐标轴）</translation>
+    </message>
+    <message>
+        <source>Trade-off:</source>
+        <translation>权衡：</translation>
+    </message>
+    <message>
+        <source>final values</source>
+        <translation>最终值</translation>
+    </message>
+    <message>
+        <source>change from step 0 (%)</source>
+        <translation>相对第 0 步的变化（%）</translation>
+    </message>
+    <message>
+        <source>Final values of the two metrics (absolute; relative changes of perplexity saturate), or their relative change from step 0</source>
+        <translation>两个指标的最终值（绝对值；困惑度的相对变化会饱和），或其相对第 0 步的变化</translation>
+    </message>
+    <message>
+        <source>These runs were not evaluated on the same sets; their curves are not directly comparable:
+%1</source>
+        <translation>这些运行不是在相同的评估集上评估的；它们的曲线不能直接比较：
+%1</translation>
+    </message>
+    <message>
+        <source>#%1 %2 (%3)</source>
+        <translation>#%1 %2（%3）</translation>
+    </message>
+    <message>
+        <source>Forgetting: change of %1 from step 0 (%, right = more forgetting)</source>
+        <translation>遗忘：%1 相对第 0 步的变化（%，越靠右遗忘越多）</translation>
+    </message>
+    <message>
+        <source>Learning: improvement of %1 from step 0 (%)</source>
+        <translation>学习：%1 相对第 0 步的改善（%）</translation>
+    </message>
+    <message>
+        <source>Forgetting: %1 (final value)</source>
+        <translation>遗忘：%1（最终值）</translation>
+    </message>
+    <message>
+        <source>Learning: %1 (final value)</source>
+        <translation>学习：%1（最终值）</translation>
+    </message>
+    <message>
+        <source>%1 (partial: step %2)</source>
+        <translation>%1（不完整：第 %2 步）</translation>
+    </message>
+    <message>
+        <source>Not in the trade-off (no evaluation after step 0): %1</source>
+        <translation>未显示在权衡图中（第 0 步之后没有评估）：%1</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::GroupCompareView</name>
+    <message>
+        <source>Group:</source>
+        <translation>分组：</translation>
+    </message>
+    <message>
+        <source>The runs of one experiment spec (its seeds, sweep points and plans)</source>
+        <translation>一个实验规格的运行（其种子、扫描点和方案）</translation>
+    </message>
+    <message>
+        <source>Group by:</source>
+        <translation>分组依据：</translation>
+    </message>
+    <message>
+        <source>Runs with the same value are aggregated (mean and spread over their seeds); “configuration” groups runs that differ only in their seed</source>
+        <translation>取值相同的运行会被汇总（按种子计算均值与离散度）；“配置”将仅种子不同的运行归为一组</translation>
+    </message>
+    <message>
+        <source>configuration</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <source>Filter by name, group or parameter value</source>
+        <translation>按名称、分组或参数值筛选</translation>
+    </message>
+    <message>
+        <source>Columns…</source>
+        <translation>列…</translation>
+    </message>
+    <message>
+        <source>Choose the hyper-parameters and figures shown in the table</source>
+        <translation>选择表格中显示的超参数和指标</translation>
+    </message>
+    <message>
+        <source>Clear brushes</source>
+        <translation>清除刷选</translation>
+    </message>
+    <message>
+        <source>Remove the ranges drawn on the parallel-coordinates axes</source>
+        <translation>移除在平行坐标轴上绘制的范围</translation>
+    </message>
+    <message>
+        <source>Rows:</source>
+        <translation>行：</translation>
+    </message>
+    <message>
+        <source>runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>groups (mean ± std over complete runs)</source>
+        <translation>分组（完整运行的均值 ± 标准差）</translation>
+    </message>
+    <message>
+        <source>Table</source>
+        <translation>表格</translation>
+    </message>
+    <message>
+        <source>Metric:</source>
+        <translation>指标：</translation>
+    </message>
+    <message>
+        <source>Band:</source>
+        <translation>区间带：</translation>
+    </message>
+    <message>
+        <source>± standard deviation</source>
+        <translation>± 标准差</translation>
+    </message>
+    <message>
+        <source>min – max</source>
+        <translation>最小值 – 最大值</translation>
+    </message>
+    <message>
+        <source>The spread over the runs of a group (their seeds) at each step</source>
+        <translation>每一步上一组运行（其种子）之间的离散度</translation>
+    </message>
+    <message>
+        <source>Log scale</source>
+        <translation>对数刻度</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Curves</source>
+        <translation>曲线</translation>
+    </message>
+    <message>
+        <source>Axes…</source>
+        <translation>坐标轴…</translation>
+    </message>
+    <message>
+        <source>Choose the hyper-parameters and figures shown as axes</source>
+        <translation>选择作为坐标轴显示的超参数和指标</translation>
+    </message>
+    <message>
+        <source>Drag along an axis to keep only the runs in that range (click the axis to clear); the table, the group statistics, the curves and the trade-off follow.</source>
+        <translation>沿坐标轴拖动以只保留该范围内的运行（单击坐标轴清除）；表格、分组统计、曲线和权衡图随之更新。</translation>
+    </message>
+    <message>
+        <source>Parallel coordinates</source>
+        <translation>平行坐标</translation>
+    </message>
+    <message>
+        <source>x:</source>
+        <translation>x：</translation>
+    </message>
+    <message>
+        <source>Forgetting axis: a final value, or the change from step 0</source>
+        <translation>遗忘轴：最终值，或相对第 0 步的变化</translation>
+    </message>
+    <message>
+        <source>log</source>
+        <translation>对数</translation>
+    </message>
+    <message>
+        <source>y:</source>
+        <translation>y：</translation>
+    </message>
+    <message>
+        <source>Learning axis: a final value, or the change from step 0</source>
+        <translation>学习轴：最终值，或相对第 0 步的变化</translation>
+    </message>
+    <message>
+        <source>Forgetting budget:</source>
+        <translation>遗忘预算：</translation>
+    </message>
+    <message>
+        <source>Per method, the configuration with the best learning whose mean forgetting (relative change of the forgetting metric on the validation sets) stays within this budget is marked</source>
+        <translation>对每种方法，标记平均遗忘（验证集上遗忘指标的相对变化）不超过此预算且学习效果最好的配置</translation>
+    </message>
+    <message>
+        <source>Trade-off</source>
+        <translation>权衡</translation>
+    </message>
+    <message>
+        <source>Hyper-parameters</source>
+        <translation>超参数</translation>
+    </message>
+    <message>
+        <source>Figures</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Reading group %1…</source>
+        <translation>正在读取分组 %1…</translation>
+    </message>
+    <message>
+        <source>Could not read group %1: %2</source>
+        <translation>无法读取分组 %1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s)</source>
+        <translation>
+            <numerusform>%n 个运行</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 complete</source>
+        <translation>%1 个完整</translation>
+    </message>
+    <message>
+        <source>%1 partial (not finished: figures marked with their step)</source>
+        <translation>%1 个不完整（未结束：指标标注其步数）</translation>
+    </message>
+    <message>
+        <source>%1 without an evaluation after step 0 (no figures)</source>
+        <translation>%1 个在第 0 步之后没有评估（无指标）</translation>
+    </message>
+    <message>
+        <source>The runs of this group do not all use the same evaluation sets, so their figures are not directly comparable:
+%1</source>
+        <translation>该组的运行并非都使用相同的评估集，因此它们的指标不能直接比较：
+%1</translation>
+    </message>
+    <message>
+        <source>Other metrics</source>
+        <translation>其他指标</translation>
+    </message>
+    <message>
+        <source>Default columns</source>
+        <translation>默认列</translation>
+    </message>
+    <message>
+        <source>forgetting (%)</source>
+        <translation>遗忘（%）</translation>
+    </message>
+    <message>
+        <source>learning (%)</source>
+        <translation>学习（%）</translation>
+    </message>
+    <message>
+        <source>#%1 %2 (%3)</source>
+        <translation>#%1 %2（%3）</translation>
+    </message>
+    <message>
+        <source>x has values ≤ 0: linear scale.</source>
+        <translation>x 存在 ≤ 0 的值：使用线性刻度。</translation>
+    </message>
+    <message>
+        <source>y has values ≤ 0: linear scale.</source>
+        <translation>y 存在 ≤ 0 的值：使用线性刻度。</translation>
+    </message>
+    <message>
+        <source>single runs</source>
+        <translation>单个运行</translation>
+    </message>
+    <message>
+        <source>partial runs (not finished)</source>
+        <translation>不完整的运行（未结束）</translation>
+    </message>
+    <message>
+        <source> (n=%1)</source>
+        <translation>（n=%1）</translation>
+    </message>
+    <message>
+        <source>best ≤ %1 %: %2</source>
+        <translation>≤ %1 % 中最佳：%2</translation>
+    </message>
+    <message>
+        <source>best within the %1 % budget, per method</source>
+        <translation>每种方法在 %1 % 预算内的最佳配置</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n group(s) without complete runs are not drawn.</source>
+        <translation>
+            <numerusform>%n 个没有完整运行的分组未绘制。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Points: mean over the complete runs of a group; bars: ± one standard deviation.</source>
+        <translation>点：一组完整运行的均值；误差棒：± 一个标准差。</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>Within budget</source>
+        <translation>在预算内</translation>
+    </message>
+    <message>
+        <source>Chosen configuration</source>
+        <translation>所选配置</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Forgetting of %1 (%2)</source>
+        <translation>%1 的遗忘（%2）</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message numerus="yes">
+        <source>chosen among %n configuration(s)</source>
+        <translation>
+            <numerusform>从 %n 个配置中选出</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>(the only one)</source>
+        <translation>（唯一的配置）</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>No configuration of %1 stays within the budget; the least mean forgetting is %2 %</source>
+        <translation>%1 没有配置在预算内；最小平均遗忘为 %2 %</translation>
+    </message>
+    <message>
+        <source>least forgetting: %1 %</source>
+        <translation>最小遗忘：%1 %</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>正在读取 %1…</translation>
+    </message>
+    <message>
+        <source>No run of the shown groups has %1.</source>
+        <translation>所显示分组中没有运行包含 %1。</translation>
+    </message>
+    <message>
+        <source>Lines: mean over the runs of a group at each step; band: ± one standard deviation. Runs without a step are left out there.</source>
+        <translation>线：每一步上一组运行的均值；区间带：± 一个标准差。缺少该步的运行在该处不计入。</translation>
+    </message>
+    <message>
+        <source>Lines: mean over the runs of a group at each step; band: min to max. Runs without a step are left out there.</source>
+        <translation>线：每一步上一组运行的均值；区间带：最小值到最大值。缺少该步的运行在该处不计入。</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::GroupRunModel</name>
+    <message>
+        <source>Id</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>The group of the run under the current grouping</source>
+        <translation>当前分组方式下该运行所属的分组</translation>
+    </message>
+    <message>
+        <source>Group</source>
+        <translation>分组</translation>
+    </message>
+    <message>
+        <source>Hyper-parameter %1</source>
+        <translation>超参数 %1</translation>
+    </message>
+    <message>
+        <source>Relative change of %1 from step 0 to the final evaluation (positive = more forgetting)</source>
+        <translation>%1 从第 0 步到最终评估的相对变化（正值 = 遗忘更多）</translation>
+    </message>
+    <message>
+        <source>Relative improvement of %1 from step 0 to the final evaluation</source>
+        <translation>%1 从第 0 步到最终评估的相对改善</translation>
+    </message>
+    <message>
+        <source>Final value of %1</source>
+        <translation>%1 的最终值</translation>
+    </message>
+    <message>
+        <source>Forgetting</source>
+        <translation>遗忘</translation>
+    </message>
+    <message>
+        <source>Learning</source>
+        <translation>学习</translation>
+    </message>
+    <message>
+        <source>%1 (step %2)</source>
+        <translation>%1（第 %2 步）</translation>
+    </message>
+    <message>
+        <source>No figure: run %1 is %2 and has no evaluation after step 0</source>
+        <translation>无指标：运行 %1 状态为 %2，且在第 0 步之后没有评估</translation>
+    </message>
+    <message>
+        <source>Partial: run %1 is %2; this figure is from step %3 of %4</source>
+        <translation>不完整：运行 %1 状态为 %2；该指标来自第 %3 步（共 %4 步）</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::GroupStatsModel</name>
+    <message>
+        <source>Group</source>
+        <translation>分组</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Forgetting (%)</source>
+        <translation>遗忘（%）</translation>
+    </message>
+    <message>
+        <source>Learning (%)</source>
+        <translation>学习（%）</translation>
+    </message>
+    <message>
+        <source>Complete runs (finished, evaluated) / runs in the group</source>
+        <translation>完整运行（已结束且已评估）/ 组内运行数</translation>
+    </message>
+    <message>
+        <source>%1: mean ± sample standard deviation over the complete runs of the group</source>
+        <translation>%1：组内完整运行的均值 ± 样本标准差</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>No complete run in this group has this figure</source>
+        <translation>该组没有完整运行具有此指标</translation>
+    </message>
+    <message numerus="yes">
+        <source>mean %1, std %2, min %3, max %4 over %n complete run(s)</source>
+        <translation>
+            <numerusform>%n 个完整运行的均值 %1、标准差 %2、最小值 %3、最大值 %4</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) without a final evaluation are left out of the figures</source>
+        <translation>
+            <numerusform>%n 个没有最终评估的运行未计入指标</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2127,6 +2631,33 @@ Probe set: %2</source>
     </message>
 </context>
 <context>
+    <name>gb::gui::ParallelCoordinates</name>
+    <message>
+        <source>No axes: choose hyper-parameters and figures</source>
+        <translation>没有坐标轴：请选择超参数和指标</translation>
+    </message>
+    <message>
+        <source>(log)</source>
+        <translation>（对数）</translation>
+    </message>
+    <message>
+        <source> (lower is better)</source>
+        <translation>（越低越好）</translation>
+    </message>
+    <message>
+        <source> (higher is better)</source>
+        <translation>（越高越好）</translation>
+    </message>
+    <message>
+        <source>Brush: %1 … %2 (click the axis to clear)</source>
+        <translation>刷选范围：%1 … %2（单击坐标轴清除）</translation>
+    </message>
+    <message>
+        <source>Drag along the axis to filter the runs by a range</source>
+        <translation>沿坐标轴拖动以按范围筛选运行</translation>
+    </message>
+</context>
+<context>
     <name>gb::gui::ReportDialog</name>
     <message>
         <source>Report of a run group</source>
@@ -2315,14 +2846,6 @@ Probe set: %2</source>
         <translation>%1：%2</translation>
     </message>
     <message>
-        <source>Original-domain perplexity: %1 at step 0, %2 now</source>
-        <translation>原始领域困惑度：第 0 步为 %1，当前为 %2</translation>
-    </message>
-    <message>
-        <source>New-domain perplexity: %1 at step 0, %2 now</source>
-        <translation>新领域困惑度：第 0 步为 %1，当前为 %2</translation>
-    </message>
-    <message>
         <source>%1 trainable, %2 added</source>
         <translation>可训练 %1，新增 %2</translation>
     </message>
@@ -2337,6 +2860,26 @@ Probe set: %2</source>
     <message>
         <source>%1 × %2</source>
         <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <source>%1 (step %2)</source>
+        <translation>%1（第 %2 步）</translation>
+    </message>
+    <message>
+        <source>No figure: the run has no evaluation after step 0 (%1)</source>
+        <translation>无指标：该运行在第 0 步之后没有评估（%1）</translation>
+    </message>
+    <message>
+        <source>Original-domain perplexity: %1 at step 0, %2 at step %3</source>
+        <translation>原始领域困惑度：第 0 步为 %1，第 %3 步为 %2</translation>
+    </message>
+    <message>
+        <source>New-domain perplexity: %1 at step 0, %2 at step %3</source>
+        <translation>新领域困惑度：第 0 步为 %1，第 %3 步为 %2</translation>
+    </message>
+    <message>
+        <source>Partial: the run is %1; step %2 of %3</source>
+        <translation>不完整：该运行状态为 %1；第 %2 步（共 %3 步）</translation>
     </message>
 </context>
 <context>
@@ -2655,6 +3198,12 @@ Probe set: %2</source>
         <source>This build has no distributed support (LibTorch&apos;s c10d with Gloo; install libgloo-dev and rebuild)</source>
         <translation>此构建不支持分布式运行（需要 LibTorch 的 c10d 与 Gloo；请安装 libgloo-dev 并重新构建）</translation>
     </message>
+    <message numerus="yes">
+        <source>The spec expands to %n run(s) (plans × sweep points × seeds)</source>
+        <translation>
+            <numerusform>该规格展开为 %n 个运行（方案 × 扫描点 × 种子）</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::SettingsDialog</name>
@@ -2708,6 +3257,155 @@ Probe set: %2</source>
     <message>
         <source>Key</source>
         <translation>键</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::SweepEditor</name>
+    <message>
+        <source>Seeds:</source>
+        <translation>种子：</translation>
+    </message>
+    <message>
+        <source>e.g. 0, 1, 2 (empty: one run with the seed above)</source>
+        <translation>例如 0, 1, 2（为空：使用上面的种子运行一次）</translation>
+    </message>
+    <message>
+        <source>One run per seed: the seed sets the data order and the initial values of new parameters; the base model and the data splits stay the same</source>
+        <translation>每个种子一次运行：种子决定数据顺序和新参数的初始值；基础模型和数据划分保持不变</translation>
+    </message>
+    <message>
+        <source>Sweep:</source>
+        <translation>扫描：</translation>
+    </message>
+    <message>
+        <source>grid</source>
+        <translation>网格</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <source>Grid: every combination of the values. Random: N samples, each value drawn from its list or range</source>
+        <translation>网格：所有取值组合。随机：N 个样本，每个值从其列表或范围中抽取</translation>
+    </message>
+    <message>
+        <source>samples: </source>
+        <translation>样本数：</translation>
+    </message>
+    <message>
+        <source>Add key</source>
+        <translation>添加键</translation>
+    </message>
+    <message>
+        <source>Sweep one more hyper-parameter</source>
+        <translation>再扫描一个超参数</translation>
+    </message>
+    <message>
+        <source>Remove key</source>
+        <translation>移除键</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>Values</source>
+        <translation>取值</translation>
+    </message>
+    <message>
+        <source>training setting %1</source>
+        <translation>训练设置 %1</translation>
+    </message>
+    <message>
+        <source>share of original-domain replay in each batch (plan key)</source>
+        <translation>每个批次中原始领域回放的比例（方案键）</translation>
+    </message>
+    <message>
+        <source>EWC setting %1 (plan key)</source>
+        <translation>EWC 设置 %1（方案键）</translation>
+    </message>
+    <message>
+        <source>%1 parameter %2</source>
+        <translation>%1 参数 %2</translation>
+    </message>
+    <message>
+        <source>a plan parameter by its schema name</source>
+        <translation>按模式名称指定的方案参数</translation>
+    </message>
+    <message>
+        <source>values, e.g. 1e-4, 3e-4, 1e-3 (random: log_uniform(1e-5, 1e-3))</source>
+        <translation>取值，例如 1e-4, 3e-4, 1e-3（随机：log_uniform(1e-5, 1e-3)）</translation>
+    </message>
+    <message>
+        <source>%1: ranges need the random sweep mode</source>
+        <translation>%1：范围需要随机扫描模式</translation>
+    </message>
+    <message>
+        <source>%1: expected %2(low, high) with numbers, low ≤ high</source>
+        <translation>%1：应为 %2(low, high)，均为数字且 low ≤ high</translation>
+    </message>
+    <message>
+        <source>%1: a log-uniform range needs low &gt; 0</source>
+        <translation>%1：对数均匀范围需要 low &gt; 0</translation>
+    </message>
+    <message>
+        <source>%1: give at least one value</source>
+        <translation>%1：请至少给出一个值</translation>
+    </message>
+    <message>
+        <source>%1: “%2” is not a number</source>
+        <translation>%1：“%2”不是数字</translation>
+    </message>
+    <message>
+        <source>%1: “%2” is not a whole number</source>
+        <translation>%1：“%2”不是整数</translation>
+    </message>
+    <message>
+        <source>%1: %2 is outside %3</source>
+        <translation>%1：%2 超出 %3</translation>
+    </message>
+    <message>
+        <source>%1: expected true or false, found “%2”</source>
+        <translation>%1：应为 true 或 false，实际为“%2”</translation>
+    </message>
+    <message>
+        <source>%1: “%2” is not one of %3</source>
+        <translation>%1：“%2”不是 %3 之一</translation>
+    </message>
+    <message>
+        <source>%1: %2 appears twice</source>
+        <translation>%1：%2 出现了两次</translation>
+    </message>
+    <message>
+        <source>Seeds: “%1” is not a non-negative whole number</source>
+        <translation>种子：“%1”不是非负整数</translation>
+    </message>
+    <message>
+        <source>Seeds: %1 appears twice</source>
+        <translation>种子：%1 出现了两次</translation>
+    </message>
+    <message>
+        <source>Sweep row %1: choose a key</source>
+        <translation>扫描第 %1 行：请选择一个键</translation>
+    </message>
+    <message>
+        <source>Sweep: %1 appears twice</source>
+        <translation>扫描：%1 出现了两次</translation>
+    </message>
+    <message>
+        <source>Sweep: %1</source>
+        <translation>扫描：%1</translation>
+    </message>
+    <message>
+        <source>→ ? runs</source>
+        <translation>→ ? 个运行</translation>
+    </message>
+    <message numerus="yes">
+        <source>→ %n run(s)</source>
+        <translation>
+            <numerusform>→ %n 个运行</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -16,11 +16,13 @@
 #include <QSaveFile>
 #include <QSet>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include <cmath>
 
+#include "groupview.h"
 #include "guiutil.h"
 #include "runtablemodel.h"
 #include "session.h"
@@ -59,8 +61,17 @@ CompareView::CompareView(Session* session, QWidget* parent) : QWidget(parent), m
 }
 
 void CompareView::buildUi() {
-  auto* top = new QVBoxLayout(this);
-  top->setContentsMargins(6, 6, 6, 6);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(6, 6, 6, 6);
+  m_pages = new QTabWidget;
+  outer->addWidget(m_pages);
+  auto* allRuns = new QWidget;
+  auto* top = new QVBoxLayout(allRuns);
+  top->setContentsMargins(0, 4, 0, 0);
+  m_pages->addTab(allRuns, tr("All runs"));
+  m_groups = new GroupCompareView(m_session);
+  connect(m_groups, &GroupCompareView::message, this, &CompareView::message);
+  m_pages->addTab(m_groups, tr("Groups: seeds and sweeps"));
   auto* row = new QHBoxLayout;
   m_filter = new QLineEdit;
   m_filter->setPlaceholderText(tr("Filter by name, variant, layers or tag"));

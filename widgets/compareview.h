@@ -1,8 +1,10 @@
 #pragma once
-// CompareView: every run of the store in a sortable, filterable table (name, variant,
-// layers, trainable share, final forgetting and learning, OP/BWT, duration, status, tags).
-// The selection is overlaid in the Curves view; two selected runs can be diffed spec by
-// spec; tags and notes are edited in place; runs can be deleted; the table exports to CSV.
+// CompareView: two pages.
+// - All runs: every run of the store in a sortable, filterable table (name, variant,
+//   layers, trainable share, final forgetting and learning, OP/BWT, duration, status, tags).
+//   The selection is overlaid in the Curves view; two selected runs can be diffed spec by
+//   spec; tags and notes are edited in place; runs can be deleted; the table exports to CSV.
+// - Groups: one run group (seeds, sweep points, plans) compared fairly (GroupCompareView).
 
 #include <QTimer>
 #include <QWidget>
@@ -14,9 +16,11 @@ class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
 class QTableView;
+class QTabWidget;
 
 namespace gb::gui {
 
+class GroupCompareView;
 class RunFilterProxy;
 class Session;
 class SpecDiffModel;
@@ -28,6 +32,9 @@ class CompareView : public QWidget {
   explicit CompareView(Session* session, QWidget* parent = nullptr);
 
   QTableView* table() const { return m_table; }
+  // The pages: 0 all runs, 1 groups.
+  QTabWidget* pages() const { return m_pages; }
+  GroupCompareView* groupView() const { return m_groups; }
   RunFilterProxy* proxy() const { return m_proxy; }
   QList<qint64> selectedRuns() const;
   void selectRuns(const QList<qint64>& runIds);
@@ -49,6 +56,8 @@ class CompareView : public QWidget {
   void updateTagFilter();
 
   Session* m_session;
+  QTabWidget* m_pages = nullptr;
+  GroupCompareView* m_groups = nullptr;
   QLineEdit* m_filter = nullptr;
   QComboBox* m_status = nullptr;
   QComboBox* m_tag = nullptr;

@@ -13,9 +13,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include <qcustomplot.h>
 
+#include "groupdata.h"
 #include "guiutil.h"
 #include "heatmapplot.h"
 #include "plotutil.h"
@@ -83,6 +86,7 @@ CurvesView::CurvesView(Session* session, QWidget* parent) : QWidget(parent), m_s
         m_session->store()->requestTaskMatrix(id);
       }
     }
+    updateRunInfo();
     scheduleReplot();
   });
 }
@@ -111,7 +115,18 @@ void CurvesView::buildUi() {
   m_smoothLabel = new QLabel(u"0.00"_s);
   controls->addWidget(m_smoothLabel);
   m_log = new QCheckBox(tr("Log scale"));
+  m_log->setToolTip(
+      tr("Logarithmic metric axes (the curves' y axes; both trade-off axes when "
+         "it shows final values)"));
   controls->addWidget(m_log);
+  controls->addWidget(new QLabel(tr("Trade-off:")));
+  m_tradeoffMode = new QComboBox;
+  m_tradeoffMode->addItem(tr("final values"));
+  m_tradeoffMode->addItem(tr("change from step 0 (%)"));
+  m_tradeoffMode->setToolTip(
+      tr("Final values of the two metrics (absolute; relative changes of perplexity saturate), "
+         "or their relative change from step 0"));
+  controls->addWidget(m_tradeoffMode);
   controls->addStretch(1);
   auto* exportButton = new QPushButton(tr("Export plot…"));
   exportButton->setToolTip(tr("Save the plot shown as PNG, SVG or PDF"));
@@ -120,6 +135,14 @@ void CurvesView::buildUi() {
   m_runsLabel = new QLabel(tr("No runs selected: select runs in Compare or Runs."));
   m_runsLabel->setWordWrap(true);
   top->addWidget(m_runsLabel);
+  m_warning = new QLabel;
+  m_warning->setWordWrap(true);
+  m_warning->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_warning->setStyleSheet(
+      u"QLabel { background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; "
+      "padding: 4px; }"_s);
+  m_warning->hide();
+  top->addWidget(m_warning);
 
   m_tabs = new QTabWidget;
   m_curves = new QCustomPlot;
@@ -139,19 +162,16 @@ void CurvesView::buildUi() {
     r->setRangeZoom(Qt::Horizontal);
   }
   m_learnRect->axis(QCPAxis::atBottom)->setLabel(tr("Step"));
-  m_forgetRect->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   m_curves->legend->setVisible(true);
   stylePlot(m_curves);
+  placeLegendOutside(m_curves);
   m_tabs->addTab(m_curves, tr("Forgetting and learning"));
 
   m_tradeoff = new QCustomPlot;
-  m_tradeoff->xAxis->setLabel(
-      tr("Forgetting: change of the original-domain metric from step 0 "
-         "(%, right = more forgetting)"));
-  m_tradeoff->yAxis->setLabel(tr("Learning: improvement of the new-domain metric (%)"));
   m_tradeoff->legend->setVisible(true);
   m_tradeoff->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   stylePlot(m_tradeoff);
+  placeLegendOutside(m_tradeoff);
   m_tabs->addTab(m_tradeoff, tr("Trade-off"));
 
   auto* taskPage = new QWidget;
@@ -178,6 +198,7 @@ void CurvesView::buildUi() {
     scheduleReplot();
   });
   connect(m_log, &QCheckBox::toggled, this, &CurvesView::scheduleReplot);
+  connect(m_tradeoffMode, &QComboBox::currentIndexChanged, this, &CurvesView::scheduleReplot);
   connect(m_taskRun, &QComboBox::currentIndexChanged, this, &CurvesView::replotTask);
   connect(exportButton, &QPushButton::clicked, this, [this] {
     const QString f =
@@ -224,8 +245,77 @@ void CurvesView::setRuns(const QList<qint64>& runIds) {
   } else {
     m_runsLabel->setText(tr("%n run(s) overlaid.", nullptr, static_cast<int>(runIds.size())));
   }
+  updateRunInfo();
   updateKeyCombos();
   scheduleReplot();
+}
+
+void CurvesView::updateRunInfo() {
+  // Names: the plan label plus the hyper-parameters (plan keys, train keys, seed) whose
+  // values differ between the overlaid runs of the same plan.
+  m_nameSuffix.clear();
+  QVector<QPair<qint64, nlohmann::json>> sets;
+  std::map<qint64, std::map<std::string, std::string>> flat;
+  std::map<qint64, QString> label;
+  std::set<std::string> keys;
+  for (qint64 id : m_runs) {
+    const RunRow* r = m_session->runModel()->run(id);
+    if (!r) continue;
+    label[id] = r->planLabel.isEmpty() ? qs(r->info.name) : r->planLabel;
+    const nlohmann::json spec = nlohmann::json::parse(r->info.spec, nullptr, false);
+    if (!spec.is_object()) continue;
+    sets.push_back({id, evalSetsOf(spec)});
+    auto& f = flat[id];
+    if (spec.contains("plans") && spec["plans"].is_array() && !spec["plans"].empty() &&
+        spec["plans"][0].is_object()) {
+      for (auto it = spec["plans"][0].begin(); it != spec["plans"][0].end(); ++it) {
+        if (it.key() == "name" || it.key() == "variant") continue;
+        f[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
+      }
+    }
+    if (spec.contains("train") && spec["train"].is_object()) {
+      for (auto it = spec["train"].begin(); it != spec["train"].end(); ++it) {
+        f["train." + it.key()] = it->dump();
+      }
+    }
+    f["seed"] = spec.contains("run_seed") ? spec["run_seed"].dump()
+                                          : spec.value("seed", nlohmann::json(0)).dump();
+    for (const auto& [k, v] : f) keys.insert(k);
+  }
+  for (const std::string& k : keys) {
+    // Per plan label: the values of this key among its runs.
+    std::map<QString, std::set<std::string>> values;
+    for (const auto& [id, f] : flat) {
+      auto it = f.find(k);
+      values[label[id]].insert(it == f.end() ? std::string() : it->second);
+    }
+    for (const auto& [id, f] : flat) {
+      if (values[label[id]].size() < 2) continue;
+      auto it = f.find(k);
+      QString v = it == f.end() ? u"–"_s : qs(it->second);
+      if (v.size() > 24) v = v.left(22) + u"…"_s;
+      QString& suffix = m_nameSuffix[id];
+      if (!suffix.isEmpty()) suffix += u", "_s;
+      suffix += qs(k) + u'=' + v;
+    }
+  }
+  const QStringList diff = evalSetDifferences(sets);
+  m_evalWarning =
+      diff.isEmpty()
+          ? QString()
+          : tr("These runs were not evaluated on the same sets; their curves are not directly "
+               "comparable:\n%1")
+                .arg(diff.join(u"\n"_s));
+  m_warning->setText(m_evalWarning);
+  m_warning->setVisible(!m_evalWarning.isEmpty());
+}
+
+void CurvesView::setTradeoffRelative(bool relative) {
+  m_tradeoffMode->setCurrentIndex(relative ? 1 : 0);
+}
+
+bool CurvesView::tradeoffRelative() const {
+  return m_tradeoffMode->currentIndex() == 1;
 }
 
 void CurvesView::setSeriesForTesting(qint64 runId, const QString& name, const SeriesMap& s) {
@@ -240,7 +330,9 @@ QString CurvesView::runName(qint64 runId) const {
   const RunRow* r = m_session->runModel()->run(runId);
   if (!r) return tr("run %1").arg(runId);
   const QString label = r->planLabel.isEmpty() ? qs(r->info.name) : r->planLabel;
-  return tr("#%1 %2").arg(runId).arg(label);
+  const QString suffix = m_nameSuffix.value(runId);
+  return suffix.isEmpty() ? tr("#%1 %2").arg(runId).arg(label)
+                          : tr("#%1 %2 (%3)").arg(runId).arg(label, suffix);
 }
 
 void CurvesView::onSeries(const SeriesUpdate& up) {
@@ -295,9 +387,11 @@ void CurvesView::updateKeyCombos() {
     }
     combo->setCurrentIndex(std::max(0, idx));
   };
-  fill(m_forgetKey, {keyText(mk::kEvalOrigPpl), keyText(mk::kEvalOrigLoss)},
+  // Loss first: the trade-off of final values then plots absolute losses by default
+  // (perplexities of a model new to a domain are in the thousands and saturate).
+  fill(m_forgetKey, {keyText(mk::kEvalOrigLoss), keyText(mk::kEvalOrigPpl)},
        keyText(mk::kEvalOrigPrefix));
-  QStringList learnPreferred = {keyText(mk::kEvalNewPpl), keyText(mk::kEvalNewLoss)};
+  QStringList learnPreferred = {keyText(mk::kEvalNewLoss), keyText(mk::kEvalNewPpl)};
   for (const QString& k : keys) {
     auto tk = mk::split_task_key(k.toStdString());
     if (tk && tk->suffix == mk::kAcc) learnPreferred << k;
@@ -421,14 +515,25 @@ void CurvesView::replotCurves() {
 void CurvesView::replotTradeoff() {
   m_tradeoff->clearPlottables();
   m_pareto.clear();
+  m_tradeoffSkipped.clear();
   const QString fk = forgettingKey(), lk = learningKey();
-  QVector<double> fx, fy;
-  QVector<qint64> ids;
-  int i = 0;
-  double lo = 0, hi = 0, vlo = 0, vhi = 0;
-  bool any = false;
+  const bool relative = tradeoffRelative();
+  // Final values on log axes need positive values (perplexities and losses are).
+  bool log = !relative && m_log->isChecked();
+  if (relative) {
+    m_tradeoff->xAxis->setLabel(
+        tr("Forgetting: change of %1 from step 0 (%, right = more forgetting)").arg(fk));
+    m_tradeoff->yAxis->setLabel(tr("Learning: improvement of %1 from step 0 (%)").arg(lk));
+  } else {
+    m_tradeoff->xAxis->setLabel(tr("Forgetting: %1 (final value)").arg(axisLabel(fk)));
+    m_tradeoff->yAxis->setLabel(tr("Learning: %1 (final value)").arg(axisLabel(lk)));
+  }
+  struct Traj {
+    qint64 id;
+    QVector<double> xs, ys, steps;
+  };
+  QVector<Traj> trajs;
   for (qint64 id : m_runs) {
-    const QColor color = seriesColor(i++);
     const SeriesMap& s = m_series.value(id);
     auto f = s.constFind(fk), l = s.constFind(lk);
     if (f == s.constEnd() || l == s.constEnd() || f->steps.isEmpty() || l->steps.isEmpty()) {
@@ -438,65 +543,107 @@ void CurvesView::replotTradeoff() {
     QHash<qint64, double> lv;
     for (int k = 0; k < l->steps.size(); ++k) lv.insert(qint64(l->steps[k]), l->values[k]);
     const double f0 = f->values.first(), l0 = l->values.first();
-    QVector<double> xs, ys, ts;
+    Traj t{id, {}, {}, {}};
     for (int k = 0; k < f->steps.size(); ++k) {
       const qint64 step = qint64(f->steps[k]);
       if (!lv.contains(step)) continue;
-      const double x = relativeChange(fk, f0, f->values[k], true);
-      const double y = relativeChange(lk, l0, lv.value(step), false);
+      const double x = relative ? relativeChange(fk, f0, f->values[k], true) : f->values[k];
+      const double y = relative ? relativeChange(lk, l0, lv.value(step), false) : lv.value(step);
       if (std::isnan(x) || std::isnan(y)) continue;
-      xs << x;
-      ys << y;
-      ts << double(ts.size());
+      t.xs << x;
+      t.ys << y;
+      t.steps << double(step);
     }
-    if (xs.isEmpty()) continue;
+    // Only the step-0 evaluation: no figure at all (not a perfect "0 %").
+    if (t.xs.isEmpty() || t.steps.last() <= 0) {
+      m_tradeoffSkipped << id;
+      continue;
+    }
+    if (log) {
+      for (int k = 0; k < t.xs.size(); ++k) log = log && t.xs[k] > 0 && t.ys[k] > 0;
+    }
+    trajs << t;
+  }
+  for (QCPAxis* a : {m_tradeoff->xAxis, m_tradeoff->yAxis}) {
+    a->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (log)
+      a->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    else
+      a->setTicker(QSharedPointer<QCPAxisTicker>::create());
+  }
+  // The Pareto frontier wants x lower-is-better and y higher-is-better.
+  const bool flipX = !relative && !lowerIsBetter(fk);
+  const bool flipY = !relative && lowerIsBetter(lk);
+  QVector<double> fx, fy, px, py;
+  QVector<qint64> ids;
+  for (const Traj& t : trajs) {
+    const int i = static_cast<int>(m_runs.indexOf(t.id));
+    const QColor color = seriesColor(i);
+    const RunRow* row = m_session->runModel()->run(t.id);
+    const bool partial =
+        row && !m_testNames.contains(t.id) && row->info.status != gb::store::RunStatus::Finished;
     auto* c = new QCPCurve(m_tradeoff->xAxis, m_tradeoff->yAxis);
-    c->setData(ts, xs, ys);
-    c->setPen(QPen(color, 1.6));
+    QVector<double> ts;
+    for (int k = 0; k < t.xs.size(); ++k) ts << k;
+    c->setData(ts, t.xs, t.ys);
+    c->setPen(QPen(color, 1.6, partial ? Qt::DashLine : Qt::SolidLine));
     c->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 4));
-    c->setName(runName(id));
+    c->setName(partial ? tr("%1 (partial: step %2)").arg(runName(t.id)).arg(t.steps.last())
+                       : runName(t.id));
     auto* endPoint = new QCPGraph(m_tradeoff->xAxis, m_tradeoff->yAxis);
-    endPoint->setData({xs.last()}, {ys.last()});
+    endPoint->setData({t.xs.last()}, {t.ys.last()});
     endPoint->setLineStyle(QCPGraph::lsNone);
-    endPoint->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, color, 11));
+    // Partial runs: a hollow end point.
+    endPoint->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(color, 1.6),
+                                              partial ? QBrush(Qt::NoBrush) : QBrush(color), 11));
     endPoint->removeFromLegend();
-    fx << xs.last();
-    fy << ys.last();
-    ids << id;
-    for (int k = 0; k < xs.size(); ++k) {
-      if (!any) {
-        lo = hi = xs[k];
-        vlo = vhi = ys[k];
-        any = true;
-      }
-      lo = std::min(lo, xs[k]);
-      hi = std::max(hi, xs[k]);
-      vlo = std::min(vlo, ys[k]);
-      vhi = std::max(vhi, ys[k]);
-    }
+    fx << (flipX ? -t.xs.last() : t.xs.last());
+    fy << (flipY ? -t.ys.last() : t.ys.last());
+    px << t.xs.last();
+    py << t.ys.last();
+    ids << t.id;
   }
   const QVector<int> front = paretoFrontier(fx, fy);
   if (!front.isEmpty()) {
-    QVector<double> px, py;
-    for (int k : front) {
-      px << fx[k];
-      py << fy[k];
+    QVector<double> qx, qy;
+    QVector<int> sorted = front;
+    std::sort(sorted.begin(), sorted.end(), [&](int a, int b) { return px[a] < px[b]; });
+    for (int k : sorted) {
+      qx << px[k];
+      qy << py[k];
       m_pareto << ids[k];
     }
     auto* g = new QCPGraph(m_tradeoff->xAxis, m_tradeoff->yAxis);
-    g->setData(px, py, true);
-    g->setLineStyle(QCPGraph::lsStepLeft);
+    g->setData(qx, qy, true);
+    g->setLineStyle(QCPGraph::lsLine);
     QColor c = QApplication::palette().color(QPalette::Text);
     g->setPen(QPen(c, 1.2, Qt::DashLine));
     g->setName(tr("Pareto frontier of final points"));
   }
+  const bool any = !trajs.isEmpty();
   if (any) {
-    const double px = 0.08 * std::max(hi - lo, 1.0), py = 0.08 * std::max(vhi - vlo, 1.0);
-    m_tradeoff->xAxis->setRange(lo - px, hi + px);
-    m_tradeoff->yAxis->setRange(vlo - py, vhi + py);
+    m_tradeoff->rescaleAxes();
+    for (QCPAxis* a : {m_tradeoff->xAxis, m_tradeoff->yAxis}) {
+      const QCPRange r = a->range();
+      if (log) {
+        a->setRange(r.lower / 1.1, r.upper * 1.1);
+      } else {
+        const double pad = 0.08 * std::max(r.size(), std::fabs(r.upper) * 1e-3 + 1e-12);
+        a->setRange(r.lower - pad, r.upper + pad);
+      }
+    }
   }
   m_tradeoff->legend->setVisible(any);
   m_tradeoff->replot(QCustomPlot::rpQueuedReplot);
+  if (!m_tradeoffSkipped.isEmpty() && !m_runs.isEmpty()) {
+    QStringList t;
+    for (qint64 id : m_tradeoffSkipped) t << QString::number(id);
+    m_runsLabel->setText(
+        tr("%n run(s) overlaid.", nullptr, static_cast<int>(m_runs.size())) + u" "_s +
+        tr("Not in the trade-off (no evaluation after step 0): %1").arg(t.join(u", "_s)));
+  } else if (!m_runs.isEmpty()) {
+    m_runsLabel->setText(tr("%n run(s) overlaid.", nullptr, static_cast<int>(m_runs.size())));
+  }
 }
 
 void CurvesView::replotTask() {

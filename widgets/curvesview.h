@@ -1,9 +1,13 @@
 #pragma once
 // CurvesView: for the selected runs, forgetting (an original-domain metric) and learning (a
-// new-domain metric or task accuracy) against step, overlaid with a legend, EMA smoothing
-// and a log-scale toggle; the forgetting–learning trade-off with one trajectory per run and
-// the Pareto frontier of the final points; and, for task sequences, the accuracy matrix as a
-// heatmap with OP and BWT. Series stream in from the store while runs are running.
+// new-domain metric or task accuracy) against step, overlaid with a legend (beside the plot,
+// never over the data; names unique: plan label plus the hyper-parameters that differ), EMA
+// smoothing and a log-scale toggle; the forgetting–learning trade-off with one trajectory per
+// run (final values by default, or relative change from step 0) and the Pareto frontier of
+// the final points; and, for task sequences, the accuracy matrix as a heatmap with OP and
+// BWT. Series stream in from the store while runs are running. Runs evaluated on different
+// sets are not overlaid silently (a warning names the difference); runs with only a step-0
+// evaluation are left out of the trade-off, unfinished ones are marked partial.
 
 #include <QHash>
 #include <QList>
@@ -50,6 +54,17 @@ class CurvesView : public QWidget {
   // Indices into runs() of the runs on the Pareto frontier.
   QList<qint64> paretoRuns() const { return m_pareto; }
   QString taskSummary() const;
+  // The warning shown when the overlaid runs use different evaluation sets ("" when not).
+  QString evalWarning() const { return m_evalWarning; }
+  // The trade-off's axes: final values of the two metrics (default), or their relative
+  // change from step 0 in percent.
+  void setTradeoffRelative(bool relative);
+  bool tradeoffRelative() const;
+  // The legend name of a run: plan label plus the hyper-parameters that tell it apart from
+  // the other overlaid runs.
+  QString runName(qint64 runId) const;
+  // Runs left out of the trade-off because they have no evaluation after step 0.
+  QList<qint64> tradeoffSkipped() const { return m_tradeoffSkipped; }
   // Replots now (normally coalesced on a timer).
   void replotNow();
   // Series received (tests, --measure): runId → key → data.
@@ -69,7 +84,7 @@ class CurvesView : public QWidget {
   void replotCurves();
   void replotTradeoff();
   void replotTask();
-  QString runName(qint64 runId) const;
+  void updateRunInfo();
 
   Session* m_session;
   QList<qint64> m_runs;
@@ -77,6 +92,11 @@ class CurvesView : public QWidget {
   QHash<qint64, QString> m_testNames;
   QHash<qint64, TaskMatrixData> m_tasks;
   QList<qint64> m_pareto;
+  QList<qint64> m_tradeoffSkipped;
+  QHash<qint64, QString> m_nameSuffix;  // distinguishing hyper-parameters per run
+  QString m_evalWarning;
+  QLabel* m_warning = nullptr;
+  QComboBox* m_tradeoffMode = nullptr;
   QTimer m_replotTimer;
   QComboBox* m_forgetKey = nullptr;
   QComboBox* m_learnKey = nullptr;

@@ -61,6 +61,24 @@ void stylePlot(QCustomPlot* plot) {
   plot->setNoAntialiasingOnDrag(true);
 }
 
+void placeLegendOutside(QCustomPlot* plot) {
+  QCPLegend* legend = plot->legend;
+  for (QCPAxisRect* r : plot->axisRects()) {
+    if (r->insetLayout()->elements(false).contains(legend)) r->insetLayout()->take(legend);
+  }
+  QCPLayoutGrid* main = plot->plotLayout();
+  auto* side = new QCPLayoutGrid;
+  const int col = main->columnCount();
+  main->addElement(0, col, side);
+  side->addElement(0, 0, legend);
+  side->addElement(1, 0, new QCPLayoutElement(plot));  // filler: the legend stays on top
+  side->setRowStretchFactor(0, 0.001);
+  side->setRowStretchFactor(1, 1);
+  side->setMargins(QMargins(0, 6, 6, 0));
+  main->setColumnStretchFactor(col, 0.001);
+  legend->setWrap(0);
+}
+
 QCPColorGradient sequentialGradient() {
   QCPColorGradient g;
   QMap<double, QColor> stops;

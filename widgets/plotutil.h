@@ -18,6 +18,10 @@ void stylePlot(QCustomPlot* plot);
 void styleAxisRect(QCPAxisRect* rect);
 void styleLegend(QCPLegend* legend);
 
+// Moves the plot's legend out of its axis rect into a column on the right of the plot, so
+// that it never covers data (top-aligned; the column is as wide as the legend needs).
+void placeLegendOutside(QCustomPlot* plot);
+
 // Viridis-like sequential gradient (dark blue → green → yellow), NaN cells transparent.
 QCPColorGradient sequentialGradient();
 // Blue – white – red, for signed values centred on zero.

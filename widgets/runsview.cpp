@@ -39,12 +39,14 @@
 
 #include "appsettings.h"
 #include "dist/world.h"
+#include "experiment/expand.h"
 #include "experiment/spec.h"
 #include "guiutil.h"
 #include "runmanager.h"
 #include "runtablemodel.h"
 #include "session.h"
 #include "storeservice.h"
+#include "sweepeditor.h"
 
 using namespace Qt::StringLiterals;
 
@@ -241,6 +243,15 @@ void RunsView::buildUi() {
   nums->addStretch(1);
   grid->addLayout(nums, r, 0, 1, 4);
   ++r;
+  m_sweep = new SweepEditor;
+  m_sweep->setVariantsProvider([this] {
+    QStringList ids;
+    for (const auto& q : m_session->queuedPlans()) ids << q.plan.value(u"variant"_s).toString();
+    if (ids.isEmpty() && m_currentPlan) ids << qs(m_currentPlan().value("variant", std::string()));
+    return ids;
+  });
+  grid->addWidget(m_sweep, r, 0, 1, 4);
+  ++r;
   auto* buttons = new QHBoxLayout;
   m_launch = new QPushButton(tr("Launch"));
   m_launch->setToolTip(
@@ -336,6 +347,10 @@ void RunsView::buildUi() {
   split->setStretchFactor(1, 3);
   split->setStretchFactor(2, 2);
 
+  connect(m_sweep, &SweepEditor::changed, this, &RunsView::updateRunCount);
+  connect(m_session, &Session::queuedPlansChanged, this, &RunsView::updateRunCount);
+  connect(m_session, &Session::modelChanged, this, &RunsView::updateRunCount);
+  connect(m_train, &QLineEdit::editingFinished, this, &RunsView::updateRunCount);
   connect(m_launch, &QPushButton::clicked, this, [this] { launch(); });
   connect(specButton, &QPushButton::clicked, this, [this] {
     const QString f = QFileDialog::getOpenFileName(
@@ -445,6 +460,7 @@ void RunsView::setSettings(const LaunchSettings& s) {
   m_evalInterval->setValue(s.evalInterval);
   m_evalTokens->setValue(s.evalTokens);
   m_processes->setValue(s.processes);
+  updateRunCount();
 }
 
 nlohmann::json RunsView::buildSpec(QString* error) const {
@@ -493,12 +509,36 @@ nlohmann::json RunsView::buildSpec(QString* error) const {
                    {"batch_size", s.batchSize}, {"lr", s.lr},
                    {"schedule", "cosine"},      {"warmup", std::min(100, s.steps / 10)}};
   spec["eval"] = {{"interval", s.evalInterval}, {"tokens", s.evalTokens}};
+  QString sweepError;
+  if (!m_sweep->apply(spec, &sweepError)) return fail(sweepError);
   try {
     gb::experiment::parse_spec(spec, ss(m_session->specsDir()));
   } catch (const std::exception& e) {
     return fail(tr("The spec is not valid: %1").arg(QString::fromUtf8(e.what())));
   }
   return spec;
+}
+
+int RunsView::expectedRunCount(QString* error) const {
+  const nlohmann::json spec = buildSpec(error);
+  if (spec.is_null()) return -1;
+  try {
+    return static_cast<int>(
+        gb::experiment::expand_runs(gb::experiment::parse_spec(spec, ss(m_session->specsDir())))
+            .size());
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return -1;
+  }
+}
+
+void RunsView::updateRunCount() {
+  QString error;
+  const int n = expectedRunCount(&error);
+  m_sweep->setRunCount(n, n < 0 ? error
+                                : tr("The spec expands to %n run(s) (plans × sweep "
+                                     "points × seeds)",
+                                     nullptr, n));
 }
 
 int RunsView::launch() {

@@ -27,6 +27,7 @@ namespace gb::gui {
 class JobQueueModel;
 class RunFilterProxy;
 class Session;
+class SweepEditor;
 
 // Paints the Progress column as a progress bar with the model's ProgressTextRole.
 class ProgressDelegate : public QStyledItemDelegate {
@@ -70,6 +71,11 @@ class RunsView : public QWidget {
   // Builds the experiment spec of the form (validated with the core's parser); empty and
   // `error` set when invalid.
   nlohmann::json buildSpec(QString* error) const;
+  // The seeds and sweep section of the form.
+  SweepEditor* sweepEditor() const { return m_sweep; }
+  // How many runs the form's spec expands to (experiment::expand_runs); -1 and `error`
+  // when the spec is not valid yet.
+  int expectedRunCount(QString* error) const;
   // Writes the spec to the workspace and queues a worker; the job id or -1.
   int launch();
   int launchSpecFile(const QString& path);
@@ -91,6 +97,7 @@ class RunsView : public QWidget {
   void updatePlansLabel();
   void updateButtons();
   void setMessage(const QString& text);
+  void updateRunCount();
 
   Session* m_session;
   std::function<nlohmann::json()> m_currentPlan;
@@ -109,6 +116,7 @@ class RunsView : public QWidget {
   QSpinBox* m_evalInterval = nullptr;
   QSpinBox* m_evalTokens = nullptr;
   QSpinBox* m_processes = nullptr;
+  SweepEditor* m_sweep = nullptr;
   QPushButton* m_launch = nullptr;
   QLineEdit* m_filter = nullptr;
   QComboBox* m_statusFilter = nullptr;

@@ -1,6 +1,7 @@
 #include "runtablemodel.h"
 
 #include <QApplication>
+#include <QFont>
 #include <QPalette>
 
 #include <algorithm>
@@ -15,6 +16,10 @@ namespace gb::gui {
 namespace st = gb::store;
 
 RunTableModel::RunTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+bool RunTableModel::isPartial(const RunRow& r) {
+  return r.info.status != st::RunStatus::Finished && r.evalStep > 0;
+}
 
 int RunTableModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
@@ -102,13 +107,13 @@ QVariant RunTableModel::display(const RunRow& r, int column) const {
     case TrainableShare:
       return formatPercent(r.trainableShare);
     case Forgetting:
-      return std::isnan(r.forgetting) ? u"–"_s
-                                      : u"%1%2 %"_s.arg(r.forgetting >= 0 ? u"+"_s : QString())
-                                            .arg(100 * r.forgetting, 0, 'f', 1);
-    case Learning:
-      return std::isnan(r.learning) ? u"–"_s
-                                    : u"%1%2 %"_s.arg(r.learning >= 0 ? u"+"_s : QString())
-                                          .arg(100 * r.learning, 0, 'f', 1);
+    case Learning: {
+      const double v = column == Forgetting ? r.forgetting : r.learning;
+      if (std::isnan(v)) return u"–"_s;
+      const QString t = u"%1%2 %"_s.arg(v >= 0 ? u"+"_s : QString()).arg(100 * v, 0, 'f', 1);
+      // A run that is not finished shows a partial figure with its step.
+      return isPartial(r) ? tr("%1 (step %2)").arg(t).arg(r.evalStep) : t;
+    }
     case Op:
       return formatValue(r.op);
     case Bwt:
@@ -230,6 +235,13 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
         default:
           return {};
       }
+    case Qt::FontRole:
+      if ((index.column() == Forgetting || index.column() == Learning) && isPartial(r)) {
+        QFont f;
+        f.setItalic(true);
+        return f;
+      }
+      return {};
     case Qt::BackgroundRole:
       if (index.column() == Status) {
         return statusColor(r.info.status, QApplication::palette().color(QPalette::Base));
@@ -242,11 +254,26 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
                      ? statusText(r.info.status)
                      : tr("%1: %2").arg(statusText(r.info.status), qs(r.info.error));
         case Forgetting:
-          return tr("Original-domain perplexity: %1 at step 0, %2 now")
-              .arg(formatValue(r.origFirst), formatValue(r.origLast));
-        case Learning:
-          return tr("New-domain perplexity: %1 at step 0, %2 now")
-              .arg(formatValue(r.newFirst), formatValue(r.newLast));
+        case Learning: {
+          if (r.evalStep <= 0) {
+            return tr("No figure: the run has no evaluation after step 0 (%1)")
+                .arg(statusText(r.info.status));
+          }
+          QString t = index.column() == Forgetting
+                          ? tr("Original-domain perplexity: %1 at step 0, %2 at step %3")
+                                .arg(formatValue(r.origFirst), formatValue(r.origLast))
+                                .arg(r.evalStep)
+                          : tr("New-domain perplexity: %1 at step 0, %2 at step %3")
+                                .arg(formatValue(r.newFirst), formatValue(r.newLast))
+                                .arg(r.evalStep);
+          if (isPartial(r)) {
+            t += u"\n"_s + tr("Partial: the run is %1; step %2 of %3")
+                               .arg(statusText(r.info.status))
+                               .arg(r.evalStep)
+                               .arg(r.totalSteps);
+          }
+          return t;
+        }
         case TrainableShare:
           return tr("%1 trainable, %2 added")
               .arg(formatCount(r.trainableParams), formatCount(r.addedParams));

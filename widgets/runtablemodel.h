@@ -70,6 +70,8 @@ class RunTableModel : public QAbstractTableModel {
   const RunRow* run(qint64 runId) const;
   const RunRow& runAt(int row) const { return m_rows.at(row); }
   QVector<qint64> runIds() const;
+  // Evaluated after step 0 but not finished: its figures are marked with their step.
+  static bool isPartial(const RunRow& r);
 
  private:
   QVariant display(const RunRow& r, int column) const;

@@ -238,7 +238,11 @@ void StoreWorker::relistRuns() {
       row.origLast = m->value;
       row.lastStep = std::max<qint64>(row.lastStep, m->step);
     }
-    if (auto m = get(mk::kEvalNewPpl)) row.newLast = m->value;
+    if (auto m = get(mk::kEvalNewPpl)) {
+      row.newLast = m->value;
+      row.evalStep = std::max<qint64>(row.evalStep, m->step);
+    }
+    if (auto m = get(mk::kEvalOrigPpl)) row.evalStep = std::max<qint64>(row.evalStep, m->step);
     if (auto m = get(mk::kEvalOp)) row.op = m->value;
     if (auto m = get(mk::kEvalBwt)) row.bwt = m->value;
     // Step-0 values, read once per run (step 0 is always evaluated first).
@@ -258,10 +262,12 @@ void StoreWorker::relistRuns() {
     }
     row.origFirst = f.orig;
     row.newFirst = f.nw;
-    if (row.origFirst > 0 && !std::isnan(row.origLast)) {
+    // Only the step-0 evaluation (queued, interrupted or cancelled early): no figure, never
+    // "+0.0 %".
+    if (row.evalStep > 0 && row.origFirst > 0 && !std::isnan(row.origLast)) {
       row.forgetting = row.origLast / row.origFirst - 1.0;
     }
-    if (row.newFirst > 0 && !std::isnan(row.newLast)) {
+    if (row.evalStep > 0 && row.newFirst > 0 && !std::isnan(row.newLast)) {
       row.learning = 1.0 - row.newLast / row.newFirst;
     }
     if (r.started) {

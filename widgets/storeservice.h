@@ -40,6 +40,7 @@ struct RunRow {
   double forgetting = qQNaN();  // relative increase of the original-domain perplexity
   double learning = qQNaN();    // relative decrease of the new-domain perplexity
   double op = qQNaN(), bwt = qQNaN();
+  qint64 evalStep = -1;       // step of the latest forgetting/learning evaluation (-1: none)
   qint64 lastStep = -1;       // highest step with a train/loss
   qint64 totalSteps = 0;      // from the spec (train.steps, or the sequence's steps)
   double duration = qQNaN();  // seconds: started → finished (or now)

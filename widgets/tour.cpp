@@ -23,6 +23,7 @@
 #include "appsettings.h"
 #include "compareview.h"
 #include "curvesview.h"
+#include "groupview.h"
 #include "growplanner.h"
 #include "guiutil.h"
 #include "heatmapplot.h"
@@ -219,6 +220,26 @@ int runTour(MainWindow* w, const TourOptions& o, QStringList* written) {
   shot(MainWindow::View::Curves, u"06c-task-matrix.png"_s);
   w->curvesView()->tabs()->setCurrentIndex(0);
   shot(MainWindow::View::Compare, u"07-compare.png"_s);
+  // The grouped comparison of the most recent run group (seeds, sweep points, plans).
+  {
+    GroupCompareView* gv = w->compareView()->groupView();
+    w->compareView()->pages()->setCurrentIndex(1);
+    waitFor([&] { return !gv->isLoading() && (gv->groupData() || gv->groups().isEmpty()); }, 20000);
+    gv->setGroupRows(true);
+    gv->tabs()->setCurrentIndex(GroupCompareView::TableTab);
+    shot(MainWindow::View::Compare, u"07b-compare-groups.png"_s);
+    gv->setGroupRows(false);
+    gv->tabs()->setCurrentIndex(GroupCompareView::CurvesTab);
+    waitFor([&] { return !gv->groupData() || gv->curvesReady(); }, 20000);
+    shot(MainWindow::View::Compare, u"07c-compare-group-curves.png"_s);
+    gv->tabs()->setCurrentIndex(GroupCompareView::ParallelTab);
+    shot(MainWindow::View::Compare, u"07d-parallel-coordinates.png"_s);
+    gv->tabs()->setCurrentIndex(GroupCompareView::TradeoffTab);
+    gv->refreshNow();
+    shot(MainWindow::View::Compare, u"07e-group-tradeoff.png"_s);
+    gv->tabs()->setCurrentIndex(GroupCompareView::TableTab);
+    w->compareView()->pages()->setCurrentIndex(0);
+  }
   w->showView(MainWindow::View::Importance);
   settle(300);
   if (save(w, QDir(o.outDir).filePath(u"00-window.png"_s), written)) ++n;
@@ -226,7 +247,7 @@ int runTour(MainWindow* w, const TourOptions& o, QStringList* written) {
 }
 
 int tourShotCount() {
-  return 12;  // the shot() calls above and the window
+  return 16;  // the shot() calls above and the window
 }
 
 // ---------------------------------------------------------------------------------------

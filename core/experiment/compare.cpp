@@ -68,30 +68,46 @@ CompareResult compare_group(store::Store& store, const CompareOptions& o) {
   std::map<std::string, std::map<std::string, std::vector<RunFigures>>> by_method;
   std::map<std::string, Json> config_params;
   bool all_test = true;
+  // The figures need only the first and the last value of four keys and the parameters:
+  // three queries for the whole group instead of every series of every run.
+  const std::string tl = test_key(o.learning), tf = test_key(o.forgetting);
+  std::vector<int64_t> finished_ids;
+  for (const auto& r : runs) {
+    if (r.status == store::RunStatus::Finished) finished_ids.push_back(r.id);
+  }
+  const std::vector<std::string> keys = {o.learning, o.forgetting, tl, tf};
+  std::map<int64_t, std::map<std::string, double>> last_of, first_of;
+  if (!finished_ids.empty()) {
+    for (const auto& m : store.latest_metrics(finished_ids, keys)) {
+      last_of[m.run_id][m.key] = m.value;
+    }
+    // The relative change needs the step-0 evaluation.
+    for (const auto& m : store.first_metrics(finished_ids, keys)) {
+      if (m.step == 0) first_of[m.run_id][m.key] = m.value;
+    }
+  }
+  auto all_params = store.runs_params(finished_ids);
   for (const auto& r : runs) {
     if (r.status != store::RunStatus::Finished) {
       res.skipped.push_back(r.id);
       continue;
     }
-    auto series = store.metric_series(r.id);
+    const auto& lasts = last_of[r.id];
+    const auto& firsts = first_of[r.id];
     auto last = [&](const std::string& k) {
-      auto it = series.find(k);
-      return it == series.end() || it->second.values.empty() ? NAN : it->second.values.back();
+      auto it = lasts.find(k);
+      return it == lasts.end() ? static_cast<double>(NAN) : it->second;
     };
     auto first = [&](const std::string& k) {
-      auto it = series.find(k);
-      if (it == series.end() || it->second.steps.empty() || it->second.steps.front() != 0) {
-        return static_cast<double>(NAN);
-      }
-      return it->second.values.front();
+      auto it = firsts.find(k);
+      return it == firsts.end() ? static_cast<double>(NAN) : it->second;
     };
     RunFigures fig;
     fig.id = r.id;
     fig.sel_learning = last(o.learning);
     fig.sel_forgetting = forgetting_of(first(o.forgetting), last(o.forgetting));
     // The test split is evaluated at step 0 and at the end.
-    const std::string tl = test_key(o.learning), tf = test_key(o.forgetting);
-    fig.has_test = tl != o.learning && series.count(tl) && series.count(tf);
+    fig.has_test = tl != o.learning && lasts.count(tl) && lasts.count(tf);
     if (fig.has_test) {
       fig.rep_learning = last(tl);
       fig.rep_forgetting = forgetting_of(first(tf), last(tf));
@@ -101,7 +117,7 @@ CompareResult compare_group(store::Store& store, const CompareOptions& o) {
       continue;
     }
     all_test = all_test && fig.has_test;
-    auto params = store.run_params(r.id);
+    const auto& params = all_params[r.id];
     auto mit = params.find(o.by);
     const std::string method = mit == params.end()       ? std::string("(no '") + o.by + "')"
                                : mit->second.is_string() ? mit->second.get<std::string>()

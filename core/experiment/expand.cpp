@@ -14,16 +14,6 @@ using Json = nlohmann::json;
 
 namespace {
 
-// Train keys a sweep may set (seq_len and batch_tokens shape the evaluation sets, prepared
-// once per experiment).
-const std::vector<std::string>& sweepable_train_keys() {
-  static const std::vector<std::string> k = {
-      "steps",        "batch_size",    "accumulation", "lr",    "schedule", "warmup",
-      "min_lr_ratio", "weight_decay",  "clip",         "beta1", "beta2",    "eps",
-      "replay",       "diverge_factor"};
-  return k;
-}
-
 bool is_plan_common_key(const std::string& key) {
   return key == "replay" || key == "ewc" || key.rfind("ewc.", 0) == 0;
 }
@@ -163,6 +153,15 @@ uint64_t fnv1a(const std::string& s) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& sweepable_train_keys() {
+  // seq_len and batch_tokens shape the evaluation sets, prepared once per experiment.
+  static const std::vector<std::string> k = {
+      "steps",        "batch_size",    "accumulation", "lr",    "schedule", "warmup",
+      "min_lr_ratio", "weight_decay",  "clip",         "beta1", "beta2",    "eps",
+      "replay",       "diverge_factor"};
+  return k;
+}
 
 const std::vector<std::string>& expansion_keys() {
   static const std::vector<std::string> k = {"seeds",   "sweep", "sweep_mode",

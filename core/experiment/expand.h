@@ -51,6 +51,10 @@ std::vector<ExpandedRun> expand_runs(const ExperimentSpec& spec);
 // A stable hash of the spec as given (hex, 16 digits): the runs of one spec share it.
 std::string spec_hash(const ExperimentSpec& spec);
 
+// The train keys a sweep may set (without the "train." prefix), e.g. for the GUI's sweep
+// editor.
+const std::vector<std::string>& sweepable_train_keys();
+
 // The keys a plan JSON may carry for the expansion (removed before the plan is parsed):
 // seeds, sweep, sweep_mode, samples, and the plan's own fixed "train" overrides and "comment".
 const std::vector<std::string>& expansion_keys();

@@ -773,6 +773,28 @@ void Store::set_run_params(int64_t run_id, const std::map<std::string, nlohmann:
   tx.commit();
 }
 
+std::map<int64_t, std::map<std::string, nlohmann::json>> Store::runs_params(
+    const std::vector<int64_t>& run_ids) {
+  const char* what = "reading runs' parameters";
+  Connection& db = *m_state->db;
+  std::map<int64_t, std::map<std::string, nlohmann::json>> out;
+  if (run_ids.empty()) return out;
+  const bool bind_ids = run_ids.size() <= 500;
+  std::string sql = "SELECT run_id, key, value FROM run_params";
+  if (bind_ids) sql += " WHERE run_id IN (" + placeholders(run_ids.size()) + ")";
+  std::unordered_set<int64_t> id_set(run_ids.begin(), run_ids.end());
+  Query q(db, sql, what);
+  if (bind_ids) {
+    for (int64_t id : run_ids) q.bind(id);
+  }
+  while (q.step()) {
+    const int64_t id = q.int64(0);
+    if (!bind_ids && !id_set.count(id)) continue;
+    out[id][q.text(1)] = nlohmann::json::parse(q.text(2), nullptr, false);
+  }
+  return out;
+}
+
 RunInfo Store::get_run(int64_t run_id) {
   std::optional<RunInfo> run = find_run(run_id);
   if (!run) fail("run store '{}': there is no run {}", path(), run_id);
@@ -862,6 +884,31 @@ std::vector<LatestMetric> Store::latest_metrics(const std::vector<int64_t>& run_
     if (!run_ids.empty() && !bind_ids && !id_set.count(m.run_id)) continue;
     if (!keys.empty() && !bind_keys && !key_set.count(m.key)) continue;
     out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<LatestMetric> Store::first_metrics(const std::vector<int64_t>& run_ids,
+                                               const std::vector<std::string>& keys) {
+  const char* what = "reading the first metrics";
+  Connection& db = *m_state->db;
+  ReadSnapshot snapshot(db, what);
+  std::vector<int64_t> ids = run_ids;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<std::string> ks = keys;
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  std::vector<LatestMetric> out;
+  for (int64_t id : ids) {
+    for (const auto& k : ks) {
+      Query q(db,
+              "SELECT step, value FROM metrics WHERE run_id = ? AND key = ? ORDER BY step "
+              "LIMIT 1",
+              what);
+      q.bind_all(id, k);
+      if (q.step()) out.push_back({id, k, q.int64(0), q.real(1)});
+    }
   }
   return out;
 }

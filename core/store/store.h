@@ -130,6 +130,9 @@ class Store {
   std::map<std::string, nlohmann::json> run_params(int64_t run_id);
   // Adds or replaces parameters of an existing run (a resumed run's new world size).
   void set_run_params(int64_t run_id, const std::map<std::string, nlohmann::json>& params);
+  // The flattened hyper-parameters of several runs in one query (views of a whole group).
+  std::map<int64_t, std::map<std::string, nlohmann::json>> runs_params(
+      const std::vector<int64_t>& run_ids);
 
   // ---- metrics ------------------------------------------------------------------------
   // A buffered writer on this store's connection (see MetricsWriter).
@@ -144,6 +147,10 @@ class Store {
   // run_ids / keys mean all. Reads the metric_latest table: O(runs x keys), not O(rows).
   std::vector<LatestMetric> latest_metrics(const std::vector<int64_t>& run_ids = {},
                                            const std::vector<std::string>& keys = {});
+  // Earliest (lowest-step) value of each of `keys` of each run, ordered by run and key: one
+  // indexed look-up per (run, key), never a scan of the series.
+  std::vector<LatestMetric> first_metrics(const std::vector<int64_t>& run_ids,
+                                          const std::vector<std::string>& keys);
   // Deletes a run's metrics with step > after_step (resuming from a checkpoint).
   void truncate_metrics(int64_t run_id, int64_t after_step);
 
