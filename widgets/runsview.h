@@ -69,6 +69,8 @@ class RunsView : public QWidget {
   // Builds the experiment spec of the form (validated with the core's parser); empty and
   // `error` set when invalid.
   nlohmann::json buildSpec(QString* error) const;
+  // The form's spec without the checks (for the experiment editor).
+  nlohmann::json draftSpec() const;
   // Writes the spec to the workspace and queues a worker; the job id or -1.
   int launch();
   int launchSpecFile(const QString& path);
@@ -83,6 +85,10 @@ class RunsView : public QWidget {
  signals:
   void showCurvesRequested(const QList<qint64>& runIds);
   void message(const QString& text);
+  // The launch form's spec (as far as it is filled in), to edit in the experiment editor.
+  void editSpecRequested(const nlohmann::json& spec);
+  // A stored run's spec as the starting point of a new experiment.
+  void editRunSpecRequested(qint64 runId);
 
  private:
   void buildUi();

@@ -43,6 +43,9 @@ struct RunRow {
   qint64 lastStep = -1;       // highest step with a train/loss
   qint64 totalSteps = 0;      // from the spec (train.steps, or the sequence's steps)
   double duration = qQNaN();  // seconds: started → finished (or now)
+  // Interrupted, cancelled or failed runs: a checkpoint to resume from is recorded and its
+  // folder exists (resume is offered only then).
+  bool hasCheckpoint = false;
 };
 
 struct RunSnapshot {
