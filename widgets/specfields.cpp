@@ -647,9 +647,13 @@ void SourceEditor::setValue(const Json& v) {
   }
   m_kind->setCurrentIndex(static_cast<int>(k));
   const Json obj = v.is_string() ? Json{{"path", v}} : v;
-  m_corpus.load(k == Kind::Corpus ? obj : Json::object());
-  m_qa.load(k == Kind::Qa ? obj : Json::object());
-  m_bio.load(k == Kind::Biography ? obj : Json::object());
+  // The path field is shared by the corpus and QA sets: the active kind loads last.
+  FieldSet* sets[] = {&m_corpus, &m_qa, &m_bio};
+  FieldSet* active = k == Kind::Qa ? &m_qa : k == Kind::Biography ? &m_bio : &m_corpus;
+  for (FieldSet* set : sets) {
+    if (set != active) set->load(Json::object());
+  }
+  active->load(k == Kind::None ? Json::object() : obj);
   // Show the options when any is set.
   bool any = false;
   for (const auto* set : {&m_corpus, &m_qa, &m_bio}) {
