@@ -39,8 +39,8 @@ void resizeColumnsToFit(QTableView* view, int maxWidth) {
   for (int c = 0; c < view->model()->columnCount(); ++c) {
     if (view->isColumnHidden(c) || h->sectionResizeMode(c) != QHeaderView::Interactive) continue;
     if (h->stretchLastSection() && c == h->count() - 1) continue;
-    const int want = std::max(view->sizeHintForColumn(c), h->sectionSizeHint(c));
-    h->resizeSection(c, std::min(want, maxWidth));
+    view->resizeColumnToContents(c);  // the wider of the header and the cells
+    if (h->sectionSize(c) > maxWidth) h->resizeSection(c, maxWidth);
   }
 }
 
@@ -58,7 +58,8 @@ void fitToContents(QAbstractItemView* view, int maxWidth) {
   auto* timer = new QTimer(table);
   timer->setSingleShot(true);
   timer->setInterval(50);
-  QObject::connect(timer, &QTimer::timeout, table, [t, maxWidth] { resizeColumnsToFit(t, maxWidth); });
+  QObject::connect(timer, &QTimer::timeout, table,
+                   [t, maxWidth] { resizeColumnsToFit(t, maxWidth); });
   QAbstractItemModel* m = view->model();
   QObject::connect(m, &QAbstractItemModel::modelReset, timer, qOverload<>(&QTimer::start));
   QObject::connect(m, &QAbstractItemModel::rowsInserted, timer, qOverload<>(&QTimer::start));

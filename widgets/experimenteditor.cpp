@@ -224,9 +224,9 @@ QString taskSummary(const Json& t, int i) {
   const QString name = t.is_object() && t.contains("name") && t["name"].is_string()
                            ? qs(t["name"].get<std::string>())
                            : ExperimentEditor::tr("task %1").arg(i + 1);
-  const QString kind =
-      t.is_object() && t.contains("kind") && t["kind"].is_string() ? qs(t["kind"].get<std::string>())
-                                                                   : QString();
+  const QString kind = t.is_object() && t.contains("kind") && t["kind"].is_string()
+                           ? qs(t["kind"].get<std::string>())
+                           : QString();
   return kind.isEmpty() ? name : u"%1 (%2)"_s.arg(name, kind);
 }
 
@@ -543,12 +543,12 @@ ModelEditor::ModelEditor(QWidget* parent) : JsonValueWidget(parent) {
   auto* data = new SourceEditor(tr("Data"), true);
   auto* steps = new SpecField(def(u"steps"_s, T::Int, 100, tr("Steps"), tr("Optimizer steps")));
   auto* lr = new SpecField(def(u"lr"_s, T::Number, 1e-3, tr("Learning rate"), tr("Peak rate")));
-  auto* seqLen = new SpecField(def(u"seq_len"_s, T::Int, 128, tr("Sequence length"),
-                                   tr("Tokens per sequence")));
-  auto* batch = new SpecField(def(u"batch_size"_s, T::Int, 16, tr("Batch size"),
-                                  tr("Sequences per step")));
-  auto* warmup = new SpecField(def(u"warmup"_s, T::Int, 0, tr("Warm-up"),
-                                   tr("Linear warm-up steps")));
+  auto* seqLen = new SpecField(
+      def(u"seq_len"_s, T::Int, 128, tr("Sequence length"), tr("Tokens per sequence")));
+  auto* batch =
+      new SpecField(def(u"batch_size"_s, T::Int, 16, tr("Batch size"), tr("Sequences per step")));
+  auto* warmup =
+      new SpecField(def(u"warmup"_s, T::Int, 0, tr("Warm-up"), tr("Linear warm-up steps")));
   addFieldRow(sf, name);
   sf->addRow(tr("Data:"), data);
   for (SpecField* f : {steps, lr, seqLen, batch, warmup}) addFieldRow(sf, f);
@@ -612,9 +612,7 @@ void ModelEditor::setValue(const Json& model) {
   m_pathObject = model.is_object() && !preset;
   m_mode->setCurrentIndex(preset ? 1 : 0);
   m_preset.load(preset ? model : Json::object());
-  m_path->setValue(model.is_string() ? model
-                   : m_pathObject    ? model.value("path", Json())
-                                     : Json());
+  m_path->setValue(model.is_string() ? model : m_pathObject ? model.value("path", Json()) : Json());
   updateVisibility();
 }
 
@@ -729,42 +727,46 @@ void ExperimentEditor::buildUi() {
   {
     QVBoxLayout* v = page(tr("Experiment"));
     QFormLayout* f = group(v, tr("Experiment"));
-    addTo(f, u"/name"_s, def(u"name"_s, T::String, "experiment", tr("Name"),
-                             tr("Names the runs and the group in the store")));
-    addTo(f, u"/description"_s, def(u"description"_s, T::Text, Json(), tr("Description"),
-                                    tr("Free text kept with the spec")));
+    addTo(f, u"/name"_s,
+          def(u"name"_s, T::String, "experiment", tr("Name"),
+              tr("Names the runs and the group in the store")));
+    addTo(f, u"/description"_s,
+          def(u"description"_s, T::Text, Json(), tr("Description"),
+              tr("Free text kept with the spec")));
     auto* version = addTo(f, u"/version"_s,
                           def(u"version"_s, T::Int, experiment::kSpecVersion, tr("Spec version"),
                               tr("The spec format version this GrowBench reads")));
     Q_UNUSED(version);
-    addTo(f, u"/seed"_s, def(u"seed"_s, T::Int, 0, tr("Seed"),
-                             tr("Base model, data splits and probe sets")));
-    addTo(f, u"/run_seed"_s, def(u"run_seed"_s, T::Int, Json(), tr("Run seed"),
-                                 tr("Data order and new parameters' initial values (default: "
-                                    "the seed)")));
+    addTo(f, u"/seed"_s,
+          def(u"seed"_s, T::Int, 0, tr("Seed"), tr("Base model, data splits and probe sets")));
+    addTo(f, u"/run_seed"_s,
+          def(u"run_seed"_s, T::Int, Json(), tr("Run seed"),
+              tr("Data order and new parameters' initial values (default: "
+                 "the seed)")));
     auto dev = def(u"device"_s, T::Choice, "cpu", tr("Device"), tr("Where the worker trains"),
                    {u"cpu"_s, u"cuda"_s, u"cuda:0"_s, u"cuda:1"_s});
     addTo(f, u"/device"_s, dev);
-    addTo(f, u"/dtype"_s, def(u"dtype"_s, T::Choice, "float32", tr("Data type"),
-                              tr("Weights and compute"),
-                              {u"float32"_s, u"bfloat16"_s, u"float16"_s}));
-    addTo(f, u"/threads"_s, def(u"threads"_s, T::Int, 1, tr("Threads"),
-                                tr("CPU threads of the worker")));
+    addTo(f, u"/dtype"_s,
+          def(u"dtype"_s, T::Choice, "float32", tr("Data type"), tr("Weights and compute"),
+              {u"float32"_s, u"bfloat16"_s, u"float16"_s}));
+    addTo(f, u"/threads"_s,
+          def(u"threads"_s, T::Int, 1, tr("Threads"), tr("CPU threads of the worker")));
     // The seeds and sweep: their own section, for a dedicated sweep editor.
     auto* sweepBox = new QGroupBox(tr("Seeds and sweep"));
     sweepBox->setObjectName(u"sweepSlot"_s);
     auto* sf = new QFormLayout(sweepBox);
-    addTo(sf, u"/seeds"_s, def(u"seeds"_s, T::Json, Json(), tr("Seeds"),
-                               tr("One run per seed, e.g. [0, 1, 2]")));
+    addTo(sf, u"/seeds"_s,
+          def(u"seeds"_s, T::Json, Json(), tr("Seeds"), tr("One run per seed, e.g. [0, 1, 2]")));
     addTo(sf, u"/sweep"_s,
           def(u"sweep"_s, T::JsonObject, Json(), tr("Sweep"),
               tr("Values per key: train.* keys and plan parameters, e.g. {\"train.lr\": "
                  "[0.0001, 0.0003], \"replay\": [0, 0.1]}")));
-    addTo(sf, u"/sweep_mode"_s, def(u"sweep_mode"_s, T::Choice, "grid", tr("Sweep mode"),
-                                    tr("grid: every combination; random: draw `samples` points"),
-                                    {u"grid"_s, u"random"_s}));
-    addTo(sf, u"/samples"_s, def(u"samples"_s, T::Int, Json(), tr("Samples"),
-                                 tr("Random sweeps: points per plan")));
+    addTo(sf, u"/sweep_mode"_s,
+          def(u"sweep_mode"_s, T::Choice, "grid", tr("Sweep mode"),
+              tr("grid: every combination; random: draw `samples` points"),
+              {u"grid"_s, u"random"_s}));
+    addTo(sf, u"/samples"_s,
+          def(u"samples"_s, T::Int, Json(), tr("Samples"), tr("Random sweeps: points per plan")));
     v->addWidget(sweepBox);
     m_sweepSlot = sweepBox;
     m_runs = new QLabel;
@@ -812,16 +814,14 @@ void ExperimentEditor::buildUi() {
     src(o, u"/data/original/probe"_s, tr("Probe set"),
         tr("The general probe set for importance (default: the evaluation set)"), false);
     src(o, u"/data/original/test"_s, tr("Held-out test"),
-        tr("Evaluated at step 0 and at the end only; must not overlap the evaluation set"),
-        false);
+        tr("Evaluated at step 0 and at the end only; must not overlap the evaluation set"), false);
     QFormLayout* n = group(v, tr("New domain (learning)"));
     src(n, u"/data/new/train"_s, tr("Training"),
         tr("The new-domain training data (or a task sequence instead)"), false);
     src(n, u"/data/new/eval"_s, tr("Evaluation"), tr("Learning: new-domain loss and perplexity"),
         false);
     src(n, u"/data/new/test"_s, tr("Held-out test"),
-        tr("Evaluated at step 0 and at the end only; must not overlap the evaluation set"),
-        false);
+        tr("Evaluated at step 0 and at the end only; must not overlap the evaluation set"), false);
 
     auto* taskForm = new QWidget;
     auto* tf = new QFormLayout(taskForm);
@@ -865,8 +865,8 @@ void ExperimentEditor::buildUi() {
     auto* train = new SourceEditor(tr("Training"), true);
     sf->addRow(tr("Training:"), train);
     set->add(train, u"/train"_s);
-    auto* steps = new SpecField(def(u"steps"_s, T::Int, 0, tr("Steps"),
-                                    tr("Steps of this task (0: train.steps)")));
+    auto* steps = new SpecField(
+        def(u"steps"_s, T::Int, 0, tr("Steps"), tr("Steps of this task (0: train.steps)")));
     addFieldRow(sf, steps);
     set->add(steps, u"/steps"_s);
     auto* evalBox = new QGroupBox(tr("Evaluation of this task"));
@@ -1029,14 +1029,13 @@ void ExperimentEditor::buildUi() {
     p("snapshot_every", T::Int, 0, tr("Snapshot every"),
       tr("Effective rank: stage length in steps (0: steps / 5)"));
     p("reference", T::Choice, "previous", tr("Reference"),
-      tr("Effective rank: ΔW against the previous stage or the base"),
-      {u"previous"_s, u"base"_s});
+      tr("Effective rank: ΔW against the previous stage or the base"), {u"previous"_s, u"base"_s});
     QFormLayout* a = group(v, tr("ADEPT defaults (adept, earlier specs)"));
     addTo(a, u"/adept/unit_lr"_s,
           def(u"unit_lr"_s, T::Bool, false, tr("Unit-wise learning rates"),
               tr("Defaults for ADEPT plans that do not set unit_lr themselves")));
-    addTo(a, u"/adept/t_update"_s, def(u"t_update"_s, T::Int, 500, tr("T_update"),
-                                       tr("Steps between importance updates")));
+    addTo(a, u"/adept/t_update"_s,
+          def(u"t_update"_s, T::Int, 500, tr("T_update"), tr("Steps between importance updates")));
     addTo(a, u"/adept/method"_s,
           def(u"method"_s, T::Choice, "taylor", tr("Unit importance"), tr("For Î_U"),
               {u"taylor"_s, u"taylor-abs"_s, u"fisher"_s}));
@@ -1076,7 +1075,9 @@ void ExperimentEditor::buildUi() {
   pv->addWidget(m_json, 1);
   split->addWidget(preview);
   split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(1, 1);
+  split->setSizes({720, 300});
+  preview->setMinimumWidth(220);
 
   connect(copy, &QToolButton::clicked, this,
           [this] { QApplication::clipboard()->setText(commandPreview()); });
@@ -1097,17 +1098,18 @@ void ExperimentEditor::buildUi() {
     QString start = m_file;
     if (start.isEmpty()) {
       const Json n = spec().value("name", Json("experiment"));
-      start = QDir(m_session->specsDir())
-                  .filePath((n.is_string() ? qs(n.get<std::string>()) : u"experiment"_s) +
-                            u".json"_s);
+      start =
+          QDir(m_session->specsDir())
+              .filePath((n.is_string() ? qs(n.get<std::string>()) : u"experiment"_s) + u".json"_s);
     }
     const QString f = pickPath(this, PickKind::SaveFile, u"spec"_s, tr("Save the spec"), start,
                                tr("Experiment spec (*.json)"));
     if (!f.isEmpty()) saveFile(f);
   });
   connect(fromRun, &QPushButton::clicked, this, [this] {
-    emit message(tr("Select a run in the Runs view, then use its context menu “Open spec in "
-                    "the editor”."));
+    emit message(
+        tr("Select a run in the Runs view, then use its context menu “Open spec in "
+           "the editor”."));
   });
   connect(m_launch, &QPushButton::clicked, this, [this] {
     const int job = launch();
@@ -1171,7 +1173,7 @@ bool ExperimentEditor::loadFile(const QString& path) {
   }
   m_file = QFileInfo(path).absoluteFilePath();
   setSpec(j, QFileInfo(path).absolutePath());
-  m_fileLabel->setText(m_file);
+  m_fileLabel->setText(QFileInfo(m_file).fileName());
   m_fileLabel->setToolTip(m_file);
   addRecentLocation(u"spec"_s, m_file);
   setMessage(tr("Loaded %1.").arg(m_file));
@@ -1194,7 +1196,7 @@ bool ExperimentEditor::saveFile(const QString& path) {
   if (m_baseDir.isEmpty()) m_baseDir = QFileInfo(abs).absolutePath();
   m_file = abs;
   m_modified = false;
-  m_fileLabel->setText(m_file);
+  m_fileLabel->setText(QFileInfo(m_file).fileName());
   m_fileLabel->setToolTip(m_file);
   setMessage(tr("Saved %1.").arg(m_file));
   updatePreview();
@@ -1291,15 +1293,14 @@ QString ExperimentEditor::validate() {
 }
 
 QString ExperimentEditor::commandPreview() const {
-  const QString prog = QFileInfo(findCli()).fileName().isEmpty()
-                           ? u"growbench-cli"_s
-                           : QFileInfo(findCli()).fileName();
+  const QString prog = QFileInfo(findCli()).fileName().isEmpty() ? u"growbench-cli"_s
+                                                                 : QFileInfo(findCli()).fileName();
   QString file = m_file;
   if (file.isEmpty() || m_modified) {
     const Json n = spec().value("name", Json("experiment"));
     file = QDir(m_session->specsDir().isEmpty() ? u"specs"_s : m_session->specsDir())
                .filePath(u"<time>-%1.json"_s.arg(n.is_string() ? qs(n.get<std::string>())
-                                                                : u"experiment"_s));
+                                                               : u"experiment"_s));
   }
   QStringList parts = {prog, u"run"_s, file};
   if (!m_session->databasePath().isEmpty()) parts << u"--db"_s << m_session->databasePath();
@@ -1318,14 +1319,13 @@ void ExperimentEditor::updatePreview() {
   m_command->setText(commandPreview());
   const QString error = validate();
   m_status->setStyleSheet(error.isEmpty() ? QString() : u"color: #c62828;"_s);
-  m_status->setText(error.isEmpty() ? tr("Ready to launch.")
-                                    : tr("%n problem(s): %1", nullptr,
-                                         static_cast<int>(m_errors.size()))
-                                          .arg(m_errors.join(u"\n"_s)));
+  m_status->setText(error.isEmpty()
+                        ? tr("Ready to launch.")
+                        : tr("%n problem(s): %1", nullptr, static_cast<int>(m_errors.size()))
+                              .arg(m_errors.join(u"\n"_s)));
   m_launch->setEnabled(error.isEmpty());
-  m_launch->setToolTip(error.isEmpty()
-                           ? tr("Write the spec to the workspace and start growbench-cli run")
-                           : error);
+  m_launch->setToolTip(
+      error.isEmpty() ? tr("Write the spec to the workspace and start growbench-cli run") : error);
 }
 
 int ExperimentEditor::launch() {
@@ -1341,9 +1341,8 @@ int ExperimentEditor::launch() {
   Json j = spec();
   // Relative paths are relative to the spec's own folder: written elsewhere, they are resolved.
   const QString base = baseDir();
-  forEachPath(j, [&](Json& p, const QString&, bool) {
-    p = ss(resolved(qs(p.get<std::string>()), base));
-  });
+  forEachPath(
+      j, [&](Json& p, const QString&, bool) { p = ss(resolved(qs(p.get<std::string>()), base)); });
   QDir().mkpath(m_session->specsDir());
   const Json n = j.value("name", Json("experiment"));
   QString name = n.is_string() ? qs(n.get<std::string>()) : u"experiment"_s;

@@ -149,7 +149,7 @@ class ExperimentEditor : public QWidget {
   QString baseDir() const;
 
   Session* m_session;
-  FieldSet* m_root = nullptr;  // every top-level section's fields, by JSON pointer
+  FieldSet* m_root = nullptr;                  // every top-level section's fields, by JSON pointer
   QHash<QString, JsonValueWidget*> m_widgets;  // by dotted key
   ModelEditor* m_modelEditor = nullptr;
   PlanForm* m_planForm = nullptr;

@@ -317,8 +317,8 @@ void GrowPlanner::buildUi() {
     if (!old.isEmpty()) {
       const QSignalBlocker b(m_name);
       m_name->clear();
-      m_nameNote->setText(tr("The name “%1” was cleared: it named the previous variant.")
-                              .arg(old.toHtmlEscaped()));
+      m_nameNote->setText(
+          tr("The name “%1” was cleared: it named the previous variant.").arg(old.toHtmlEscaped()));
       m_nameNote->setVisible(true);
     }
     rebuildForm();
@@ -512,9 +512,10 @@ void GrowPlanner::rebuildForm(const nlohmann::json* keep) {
     m_modeDefaults = savedModeDefaults;  // the user's own choices stay theirs
     const nlohmann::json now = formValues();
     for (auto it = keep->begin(); it != keep->end(); ++it) {
-      if (now.contains(it.key()) && now[it.key()] != it.value() && m_fields.contains(qs(it.key()))) {
-        m_adjusted << tr("%1: %2 → %3")
-                          .arg(qs(it.key()), qs(it.value().dump()), qs(now[it.key()].dump()));
+      if (now.contains(it.key()) && now[it.key()] != it.value() &&
+          m_fields.contains(qs(it.key()))) {
+        m_adjusted
+            << tr("%1: %2 → %3").arg(qs(it.key()), qs(it.value().dump()), qs(now[it.key()].dump()));
       }
     }
   }
@@ -712,8 +713,9 @@ void GrowPlanner::refresh() {
     m_resultKey.clear();
     m_lastCheckJson = {};
     m_lastDiff = qQNaN();
-    m_lastCheck = tr("Not checked since the plan or the model changed: “Check preservation” "
-                     "checks this plan.");
+    m_lastCheck =
+        tr("Not checked since the plan or the model changed: “Check preservation” "
+           "checks this plan.");
     m_check->setText(m_lastCheck);
   }
   {

@@ -245,8 +245,7 @@ QString userErrorMessage(const QString& line) {
       u"^\\s*(?:\\[[^\\]]*\\]\\s*)*(?:growbench(?:-cli)?\\s+)?(?:[A-Za-z][\\w-]*:\\s*)?"
       u"(?:error|fatal|critical)\\s*:\\s*"_s,
       QRegularExpression::CaseInsensitiveOption);
-  static const QRegularExpression spdlog(
-      u"^\\s*(?:\\[[^\\]]*\\]\\s*)+"_s);
+  static const QRegularExpression spdlog(u"^\\s*(?:\\[[^\\]]*\\]\\s*)+"_s);
   QString out = line.trimmed();
   const auto m = prefix.match(out);
   if (m.hasMatch()) {

@@ -200,8 +200,7 @@ void ImportanceView::buildUi() {
     folder->setToolTip(tr("Choose a folder (e.g. a folder of fortune files)"));
     QLineEdit* target = edit;
     connect(browse, &QToolButton::clicked, this, [this, target] {
-      const QString f = pickPath(this, PickKind::File, u"data"_s, tr("Probe data"),
-                                 target->text(),
+      const QString f = pickPath(this, PickKind::File, u"data"_s, tr("Probe data"), target->text(),
                                  tr("Text or JSONL (*.txt *.jsonl *.json)"));
       if (!f.isEmpty()) target->setText(f);
     });
@@ -674,11 +673,26 @@ QString ImportanceView::layerScoreText() const {
                : tr("loss increase when the layer is bypassed");
   }
   if (m == imp::methods::kTaylor) {
-    return abs ? tr("|Σ θ·g| over the layer's parameters") : tr("Σ θ·g over the layer's parameters");
+    return abs ? tr("|Σ θ·g| over the layer's parameters")
+               : tr("Σ θ·g over the layer's parameters");
   }
   if (m == imp::methods::kTaylorAbs) return tr("Σ |θ·g| over the layer's parameters");
   if (m == imp::methods::kFisher) return tr("Σ g² (Fisher) over the layer's parameters");
   if (m == imp::methods::kUpdateMagnitude) return tr("‖W_T − W_0‖ of the layer");
+  return methodName(m);
+}
+
+QString ImportanceView::layerScoreSymbol() const {
+  if (!m_loaded.contains(m_shown)) return {};
+  const std::string& m = m_loaded[m_shown].method;
+  const auto mode = static_cast<ValueMode>(m_mode->currentIndex());
+  if (mode == ValueMode::Calibrated) return tr("rank difference");
+  const bool abs = mode == ValueMode::Absolute;
+  if (m == imp::methods::kMasking) return abs ? tr("|Δ loss|") : tr("Δ loss");
+  if (m == imp::methods::kTaylor) return abs ? tr("|Σ θ·g|") : tr("Σ θ·g");
+  if (m == imp::methods::kTaylorAbs) return tr("Σ |θ·g|");
+  if (m == imp::methods::kFisher) return tr("Σ g²");
+  if (m == imp::methods::kUpdateMagnitude) return tr("‖ΔW‖");
   return methodName(m);
 }
 
@@ -738,9 +752,9 @@ void ImportanceView::redraw() {
   }
   const bool unitCells = !g.units.empty();
   const QString cellLabel = unitCells ? unitScoreText() : layerScoreText();
-  const bool diverging = scale != CellScale::Rank && scale != CellScale::Log &&
-                         (mode == ValueMode::Calibrated ||
-                          (negative && scale != CellScale::PerColumn));
+  const bool diverging =
+      scale != CellScale::Rank && scale != CellScale::Log &&
+      (mode == ValueMode::Calibrated || (negative && scale != CellScale::PerColumn));
   m_heatmap->setMatrix(rows, cols, m, cellLabel, diverging);
   std::vector<double> bars = g.layers;
   if (mode == ValueMode::Absolute) {
@@ -755,7 +769,7 @@ void ImportanceView::redraw() {
       }
     }
   }
-  m_heatmap->setBars(bars, tr("layer score: %1").arg(layerScoreText()));
+  m_heatmap->setBars(bars, tr("layer score: %1").arg(layerScoreSymbol()));
   m_heatmap->setSelectedRows(m_session->selectedLayers());
   // The difference between the two scores, said where they are drawn.
   if (unitCells) {
@@ -767,14 +781,14 @@ void ImportanceView::redraw() {
             .arg(layerScoreText().toHtmlEscaped(), methodName(g.method).toHtmlEscaped(),
                  cellLabel.toHtmlEscaped()));
   } else {
-    m_explain->setText(tr("<b>Bars</b> and cells: the layer score, %1 (%2) — what “Least "
-                          "important” ranks, lowest first.")
-                           .arg(layerScoreText().toHtmlEscaped(),
-                                methodName(g.method).toHtmlEscaped()));
+    m_explain->setText(
+        tr("<b>Bars</b> and cells: the layer score, %1 (%2) — what “Least "
+           "important” ranks, lowest first.")
+            .arg(layerScoreText().toHtmlEscaped(), methodName(g.method).toHtmlEscaped()));
   }
-  m_ranksBy->setText(bars.empty() ? tr("“Least important” needs the bars: none are drawn.")
-                                  : tr("“Least important” picks the k lowest bars: %1.")
-                                        .arg(layerScoreText()));
+  m_ranksBy->setText(
+      bars.empty() ? tr("“Least important” needs the bars: none are drawn.")
+                   : tr("“Least important” picks the k lowest bars: %1.").arg(layerScoreText()));
   QString info = tr("%1 · %2 layers").arg(methodTitle(g.method)).arg(g.layers.size());
   for (const auto& p : m_probes) {
     if (p.info.id == m_shown) {

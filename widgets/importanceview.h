@@ -64,6 +64,7 @@ class ImportanceView : public QWidget {
   // what the cells show; empty when no probe is shown.
   QString layerScoreText() const;
   QString unitScoreText() const;
+  QString layerScoreSymbol() const;  // short form for the bar axis ("Σ θ·g")
   // The display name of a probe method ("Taylor |θ·g|"), never its id.
   static QString methodName(const std::string& method);
   // Selection policies; return false with a message when the data is missing.

@@ -151,8 +151,8 @@ void MainWindow::createDocks() {
                  QMainWindow::AllowNestedDocks | QMainWindow::GroupedDragging);
   QWidget* widgets[] = {m_workspace, m_model,  m_importance, m_planner,
                         m_runs,      m_curves, m_compare,    m_experiment};
-  const char* names[] = {"dock-workspace", "dock-model",   "dock-importance", "dock-planner",
-                         "dock-runs",      "dock-curves",  "dock-compare",    "dock-experiment"};
+  const char* names[] = {"dock-workspace", "dock-model",  "dock-importance", "dock-planner",
+                         "dock-runs",      "dock-curves", "dock-compare",    "dock-experiment"};
   for (int i = 0; i < static_cast<int>(View::Count); ++i) {
     auto* d = new QDockWidget(viewName(static_cast<View>(i)), this);
     d->setObjectName(QLatin1String(names[i]));
@@ -427,8 +427,8 @@ int MainWindow::openPaths(const QStringList& paths) {
     }
   }
   if (!refused.isEmpty()) {
-    showMessage(tr("Not a model folder, an experiment spec or a run store: %1")
-                    .arg(refused.join(u", "_s)));
+    showMessage(
+        tr("Not a model folder, an experiment spec or a run store: %1").arg(refused.join(u", "_s)));
   }
   return opened;
 }

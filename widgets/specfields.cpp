@@ -79,9 +79,9 @@ SpecField::SpecField(const Def& def, QWidget* parent) : JsonValueWidget(parent),
       defaultText = dumpText(d);
     }
   }
-  const QString unsetText = def.required     ? tr("(required)")
-                            : d.is_null()    ? tr("(not set)")
-                                             : tr("(default: %1)").arg(defaultText);
+  const QString unsetText = def.required  ? tr("(required)")
+                            : d.is_null() ? tr("(not set)")
+                                          : tr("(default: %1)").arg(defaultText);
   switch (def.type) {
     case Type::Bool:
     case Type::Choice: {
@@ -260,8 +260,8 @@ Json SpecField::parse(QString* error) const {
         a.push_back(ss(item));
       }
       if (!unknown.isEmpty() && error) {
-        *error = tr("Unknown: %1 (allowed: %2)")
-                     .arg(unknown.join(u", "_s), m_def.choices.join(u", "_s));
+        *error =
+            tr("Unknown: %1 (allowed: %2)").arg(unknown.join(u", "_s), m_def.choices.join(u", "_s));
       }
       return a;
     }
@@ -341,8 +341,7 @@ void SpecField::setValue(const Json& v) {
 
 void SpecField::setError(const QString& message) {
   JsonValueWidget::setError(message);
-  m_editor->setStyleSheet(message.isEmpty() ? QString()
-                                            : u"border: 1px solid #c62828;"_s);
+  m_editor->setStyleSheet(message.isEmpty() ? QString() : u"border: 1px solid #c62828;"_s);
 }
 
 void SpecField::typeText(const QString& text) {
@@ -440,8 +439,8 @@ void FieldSet::setUnmanaged(const Json& obj) {
 
 namespace {
 
-SpecField::Def def(const QString& key, SpecField::Type type, const Json& dflt,
-                   const QString& label, const QString& help, QStringList choices = {}) {
+SpecField::Def def(const QString& key, SpecField::Type type, const Json& dflt, const QString& label,
+                   const QString& help, QStringList choices = {}) {
   SpecField::Def d;
   d.key = key;
   d.type = type;
@@ -516,21 +515,21 @@ SourceEditor::SourceEditor(const QString& title, bool required, QWidget* parent)
                                  {u"file"_s, u"paragraph"_s, u"line"_s}));
   auto* field = new SpecField(def(u"field"_s, T::String, "text", tr("JSONL field"),
                                   tr("JSONL: the field holding the text")));
-  auto* recursive = new SpecField(def(u"recursive"_s, T::Bool, true, tr("Recursive"),
-                                      tr("Folders: descend into sub-folders")));
+  auto* recursive = new SpecField(
+      def(u"recursive"_s, T::Bool, true, tr("Recursive"), tr("Folders: descend into sub-folders")));
   auto* strip = new SpecField(def(u"strip_overstrike"_s, T::Bool, true, tr("Strip overstrike"),
                                   tr("Remove backspace overstrike (old fortune files)")));
   auto* minChars = new SpecField(def(u"min_chars"_s, T::Int, 1, tr("Minimum characters"),
                                      tr("Drop documents with fewer non-whitespace bytes")));
   auto* maxDocs = new SpecField(def(u"max_docs"_s, T::Int, -1, tr("Max documents"),
                                     tr("At most this many documents (-1: all)")));
-  auto* maxTokens = new SpecField(def(u"max_tokens"_s, T::Int, -1, tr("Max tokens"),
-                                      tr("At most this many tokens (-1: all)")));
+  auto* maxTokens = new SpecField(
+      def(u"max_tokens"_s, T::Int, -1, tr("Max tokens"), tr("At most this many tokens (-1: all)")));
   // QA.
   auto* mask = new SpecField(def(u"mask_prompt"_s, T::Bool, true, tr("Loss on the answer only"),
                                  tr("Mask the prompt (question + \"\\nAnswer:\") in the loss")));
-  auto* qaMaxDocs = new SpecField(def(u"max_docs"_s, T::Int, -1, tr("Max items"),
-                                      tr("At most this many QA items (-1: all)")));
+  auto* qaMaxDocs = new SpecField(
+      def(u"max_docs"_s, T::Int, -1, tr("Max items"), tr("At most this many QA items (-1: all)")));
   // Biography.
   auto* bioPart = new SpecField(
       def(u"part"_s, T::Choice, Json(), tr("Part"),
@@ -539,23 +538,24 @@ SourceEditor::SourceEditor(const QString& title, bool required, QWidget* parent)
           {u"pretrain"_s, u"task0_train"_s, u"task0_test"_s, u"task1"_s}));
   auto* people = new SpecField(def(u"num_people"_s, T::Int, 200000, tr("People"),
                                    tr("Number of synthetic people (paper: 200 000)")));
-  auto* bioSeed = new SpecField(def(u"seed"_s, T::Int, 0, tr("Generator seed"),
-                                    tr("Seed of the generated people")));
+  auto* bioSeed = new SpecField(
+      def(u"seed"_s, T::Int, 0, tr("Generator seed"), tr("Seed of the generated people")));
   auto* bios = new SpecField(def(u"bios_per_person"_s, T::Int, 5, tr("Biographies per person"),
                                  tr("Paraphrased biographies per person")));
   auto* pre = new SpecField(def(u"pretrain_fraction"_s, T::Number, 0.5, tr("Pretrain fraction"),
                                 tr("Share of people with biographies in pretraining")));
-  auto* t0 = new SpecField(def(u"task0_train_fraction"_s, T::Number, 0.5,
-                               tr("Task 0 train fraction"),
-                               tr("Share of the pretrained people in Task 0's training QA")));
+  auto* t0 =
+      new SpecField(def(u"task0_train_fraction"_s, T::Number, 0.5, tr("Task 0 train fraction"),
+                        tr("Share of the pretrained people in Task 0's training QA")));
   auto* t1 = new SpecField(def(u"task1_fraction"_s, T::Number, 0.1, tr("Task 1 fraction"),
                                tr("Share of all people in Task 1 (unseen people)")));
   auto* bioMaxDocs = new SpecField(def(u"max_docs"_s, T::Int, -1, tr("Max documents"),
                                        tr("At most this many documents (-1: all)")));
-  auto* bioMaxTokens = new SpecField(def(u"max_tokens"_s, T::Int, -1, tr("Max tokens"),
-                                         tr("At most this many tokens (-1: all)")));
+  auto* bioMaxTokens = new SpecField(
+      def(u"max_tokens"_s, T::Int, -1, tr("Max tokens"), tr("At most this many tokens (-1: all)")));
 
-  m_corpusOnly = {format, part, heldout, unit, field, recursive, strip, minChars, maxDocs, maxTokens};
+  m_corpusOnly = {format,    part,  heldout,  unit,    field,
+                  recursive, strip, minChars, maxDocs, maxTokens};
   m_qaOnly = {mask, qaMaxDocs};
   m_bioOnly = {bioPart, people, bioSeed, bios, pre, t0, t1, bioMaxDocs, bioMaxTokens};
   for (SpecField* f : m_corpusOnly) place(f);
@@ -683,8 +683,7 @@ QString SourceEditor::inputError() const {
 void SourceEditor::setError(const QString& message) {
   JsonValueWidget::setError(message);
   m_path->setError(QString());
-  m_path->editor()->setStyleSheet(message.isEmpty() ? QString()
-                                                    : u"border: 1px solid #c62828;"_s);
+  m_path->editor()->setStyleSheet(message.isEmpty() ? QString() : u"border: 1px solid #c62828;"_s);
 }
 
 QString SourceEditor::path() const {
@@ -715,8 +714,8 @@ ListEditor::ListEditor(const QString& itemName, Form form, QWidget* parent)
   h->setContentsMargins(0, 0, 0, 0);
   auto* left = new QVBoxLayout;
   m_list = new QListWidget;
-  m_list->setMaximumWidth(260);
-  m_list->setMinimumWidth(160);
+  m_list->setMaximumWidth(220);
+  m_list->setMinimumWidth(140);
   m_list->setTextElideMode(Qt::ElideMiddle);
   left->addWidget(m_list, 1);
   auto* buttons = new QHBoxLayout;

@@ -41,7 +41,7 @@ class JsonValueWidget : public QWidget {
 
  public:
   using QWidget::QWidget;
-  virtual nlohmann::json value() const = 0;      // null: the key is absent
+  virtual nlohmann::json value() const = 0;            // null: the key is absent
   virtual void setValue(const nlohmann::json& v) = 0;  // null: unset; no `edited` signal
   // The first error of the input as typed ("" when it parses).
   virtual QString inputError() const { return {}; }

@@ -157,8 +157,7 @@ bool runShortQuickstart(MainWindow* w) {
   if (!o.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
   o.write(QByteArray::fromStdString(spec.dump(2)));
   o.close();
-  std::printf("tour: the workspace is empty: running a short quickstart (%s)\n",
-              qPrintable(out));
+  std::printf("tour: the workspace is empty: running a short quickstart (%s)\n", qPrintable(out));
   std::fflush(stdout);
   const int job = s->runs()->enqueueSpec(out, u"tour-quickstart"_s);
   const bool done = waitFor(
@@ -185,12 +184,12 @@ bool runShortQuickstart(MainWindow* w) {
 bool runTourProbe(MainWindow* w, const QString& method, const QString& data) {
   ImportanceView* iv = w->importanceView();
   bool finished = false, ok = false;
-  auto c = QObject::connect(iv, &ImportanceView::probeFinished, w, [&](bool success,
-                                                                      const QString& msg) {
-    finished = true;
-    ok = success;
-    if (!success) std::fprintf(stderr, "growbench --tour: probe: %s\n", qPrintable(msg));
-  });
+  auto c = QObject::connect(
+      iv, &ImportanceView::probeFinished, w, [&](bool success, const QString& msg) {
+        finished = true;
+        ok = success;
+        if (!success) std::fprintf(stderr, "growbench --tour: probe: %s\n", qPrintable(msg));
+      });
   std::printf("tour: running a %s probe on %s\n", qPrintable(method), qPrintable(data));
   std::fflush(stdout);
   if (iv->runProbe(method, data, QString(), 2048)) waitFor([&] { return finished; }, 600000);
@@ -289,6 +288,8 @@ int runTour(MainWindow* w, const TourOptions& o, QStringList* written) {
   shot(MainWindow::View::Model, u"02b-model-config.png"_s);
   w->modelView()->tabs()->setCurrentIndex(0);
   w->importanceView()->tabs()->setCurrentIndex(0);
+  // Log colours: a few large norms would wash out the other units.
+  w->importanceView()->setCellScale(ImportanceView::CellScale::Log);
   if (w->importanceView()->heatmap()->rowCount() > 0) {
     shot(MainWindow::View::Importance, u"03-importance.png"_s);
   } else {
@@ -312,6 +313,9 @@ int runTour(MainWindow* w, const TourOptions& o, QStringList* written) {
     w->experimentEditor()->loadFile(WorkspaceView::quickstartSpec());
   }
   w->experimentEditor()->tabs()->setCurrentIndex(4);  // the plans
+  if (ListEditor* plans = w->experimentEditor()->list(u"plans"_s); plans && plans->count() > 3) {
+    plans->select(3);  // ADEPT: a form with several schema parameters
+  }
   shot(MainWindow::View::Experiment, u"08-experiment.png"_s);
   w->experimentEditor()->tabs()->setCurrentIndex(0);
   w->showView(MainWindow::View::Importance);
