@@ -11,9 +11,17 @@
 #include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QDir>
+#include <QDockWidget>
+#include <QDirIterator>
 #include <QFile>
+#include <QHelpEvent>
 #include <QJsonDocument>
+#include <QMimeData>
+#include <QStandardItemModel>
+#include <QTextBrowser>
+#include <QToolTip>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -25,6 +33,8 @@
 #include "compareview.h"
 #include "curvesview.h"
 #include "dialogs.h"
+#include "elide.h"
+#include "experimenteditor.h"
 #include "guiutil.h"
 #include "growplanner.h"
 #include "grow/plan.h"
@@ -149,11 +159,17 @@ class TstGui : public QObject {
     QVERIFY2(opened.first().at(1).toString().isEmpty(),
              qPrintable(opened.first().at(1).toString()));
     QVERIFY(QFileInfo::exists(QDir(m_ws).filePath(u"growbench.db"_s)));
-    // QtTest mode: a violation of the model contract fails the running test (as in
-    // tst_models), not only a logged warning.
-    QAbstractItemModelTester* tester = new QAbstractItemModelTester(
-        s()->runModel(), QAbstractItemModelTester::FailureReportingMode::QtTest, m_window);
-    Q_UNUSED(tester);
+    // The item models of the views, checked on every change they make. QtTest mode: a
+    // violation of the model contract fails the running test (as in tst_models), not only a
+    // logged warning.
+    new QAbstractItemModelTester(s()->runModel(),
+                                 QAbstractItemModelTester::FailureReportingMode::QtTest, m_window);
+    for (QTableView* t : m_window->findChildren<QTableView*>()) {
+      if (t->model() && t->model() != s()->runModel()) {
+        new QAbstractItemModelTester(
+            t->model(), QAbstractItemModelTester::FailureReportingMode::QtTest, m_window);
+      }
+    }
   }
 
   void cleanupTestCase() {
@@ -323,6 +339,77 @@ class TstGui : public QObject {
     }
     iv->setColumnNormalisation(false);
     iv->setValueMode(ImportanceView::ValueMode::Raw);
+  }
+
+  // "Least important" selects exactly the lowest bars drawn, in every value mode, and the
+  // view names the score it shows and ranks by (the method's name, not its id).
+  void leastImportantMatchesTheBarsDrawn_data() {
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<int>("mode");
+    QTest::newRow("taylor signed, raw") << u"taylor"_s << int(ImportanceView::ValueMode::Raw);
+    QTest::newRow("taylor signed, absolute")
+        << u"taylor"_s << int(ImportanceView::ValueMode::Absolute);
+    QTest::newRow("masking, raw") << u"masking"_s << int(ImportanceView::ValueMode::Raw);
+  }
+  void leastImportantMatchesTheBarsDrawn() {
+    QFETCH(QString, method);
+    QFETCH(int, mode);
+    ImportanceView* iv = m_window->importanceView();
+    const qint64 probe = iv->latestProbe(method);
+    QVERIFY(probe > 0);
+    iv->showProbe(probe);
+    QTRY_COMPARE_WITH_TIMEOUT(iv->currentProbeId(), probe, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!iv->heatmap()->barValues().empty(), 10000);
+    iv->setValueMode(static_cast<ImportanceView::ValueMode>(mode));
+    const std::vector<double> bars = iv->heatmap()->barValues();
+    QCOMPARE(bars.size(), size_t(2));
+    QVERIFY(iv->selectLeastImportant(1));
+    const int lowest = bars[1] < bars[0] ? 1 : 0;
+    QCOMPARE(s()->selectedLayers(), (QVector<int>{lowest}));
+    // The score is named: the bar axis and the explanation carry it.
+    QVERIFY(!iv->layerScoreText().isEmpty());
+    QVERIFY(iv->layerScoreText().contains(method == u"masking"_s ? u"loss"_s : u"θ·g"_s));
+    QVERIFY(iv->lastMessage().contains(iv->layerScoreText()));
+    iv->setValueMode(ImportanceView::ValueMode::Raw);
+  }
+
+  void heatmapCellScalesLogRankAndPerUnit() {
+    ImportanceView* iv = m_window->importanceView();
+    const qint64 probe = iv->latestProbe(u"taylor"_s);
+    iv->showProbe(probe);
+    iv->setValueMode(ImportanceView::ValueMode::Raw);
+    iv->setCellScale(ImportanceView::CellScale::Linear);
+    HeatmapPlot* h = iv->heatmap();
+    QTRY_VERIFY_WITH_TIMEOUT(h->columnCount() >= 7, 10000);
+    const int L = h->rowCount(), U = h->columnCount();
+    std::vector<std::vector<double>> raw(L, std::vector<double>(U));
+    for (int l = 0; l < L; ++l) {
+      for (int c = 0; c < U; ++c) raw[l][c] = h->value(l, c);
+    }
+    const std::vector<double> bars = h->barValues();
+    iv->setCellScale(ImportanceView::CellScale::Log);
+    for (int l = 0; l < L; ++l) {
+      for (int c = 0; c < U; ++c) {
+        const double r = raw[l][c];
+        if (std::isfinite(r) && r != 0) {
+          QVERIFY(std::fabs(h->value(l, c) - std::log10(std::fabs(r))) <= 1e-9);
+        }
+      }
+    }
+    QVERIFY(iv->unitScoreText().startsWith(u"log₁₀"_s));
+    iv->setCellScale(ImportanceView::CellScale::Rank);
+    for (int c = 0; c < U; ++c) {
+      QVector<int> ranks;
+      for (int l = 0; l < L; ++l) {
+        if (std::isfinite(h->value(l, c))) ranks << int(h->value(l, c));
+      }
+      std::sort(ranks.begin(), ranks.end());
+      for (int i = 0; i < ranks.size(); ++i) QCOMPARE(ranks[i], i + 1);
+    }
+    // The bars keep the layer score whatever the cells show.
+    QCOMPARE(h->barValues(), bars);
+    iv->setCellScale(ImportanceView::CellScale::Linear);
+    QCOMPARE(ImportanceView::methodName("taylor-abs"), u"Taylor |θ·g|"_s);
   }
 
   // The planner's form is generated from each variant's schema (core/grow/variants/): a
@@ -498,6 +585,46 @@ class TstGui : public QObject {
     }
   }
 
+  // Every change of model, variant or parameter invalidates what depends on it, visibly; a
+  // model reload keeps the plan (an ADEPT plan stays ADEPT).
+  void plannerInvalidatesWhatDependsOnModelAndPlan() {
+    GrowPlanner* gp = m_window->planner();
+    s()->setSelectedLayers({1}, u"test"_s);
+    gp->setVariant(u"depth"_s);
+    QVERIFY(gp->setParameter(u"style"_s, u"adept"_s));
+    gp->setLayerSource(GrowPlanner::LayerSource::Selection);
+    const nlohmann::json before = gp->plan();
+    QCOMPARE(before.at("style").get<std::string>(), std::string("adept"));
+    // Reload the model: the same plan.
+    QSignalSpy inspected(m_window->modelView(), &ModelView::inspectFinished);
+    QVERIFY(m_window->modelView()->openFolder(m_model));
+    QVERIFY(inspected.wait(120000));
+    QCOMPARE(gp->variant(), u"depth"_s);
+    QCOMPARE(gp->plan().at("style").get<std::string>(), std::string("adept"));
+    QCOMPARE(gp->plan().value("unit_lr", nlohmann::json()),
+             before.value("unit_lr", nlohmann::json()));
+    // A check result belongs to its plan: a parameter change makes it stale.
+    s()->setSelectedLayers({1}, u"test"_s);
+    gp->setVariant(u"lora"_s);
+    QVERIFY(gp->setParameter(u"rank"_s, 4));
+    QSignalSpy done(gp, &GrowPlanner::checkFinished);
+    QVERIFY(gp->checkPreservation());
+    QVERIFY(done.wait(180000));
+    QVERIFY2(done.first().first().toBool(), qPrintable(done.first().at(1).toString()));
+    QVERIFY(gp->checkIsCurrent());
+    QVERIFY(!gp->lastCheckResult().isEmpty());
+    QVERIFY(gp->setParameter(u"rank"_s, 2));
+    QVERIFY(!gp->checkIsCurrent());
+    QVERIFY(gp->lastCheckResult().isEmpty());
+    QVERIFY(std::isnan(gp->lastMaxLogitDiff()));
+    // A name typed for one variant does not follow to another.
+    gp->setPlanName(u"my LoRA"_s);
+    QCOMPARE(qs(gp->plan().at("name").get<std::string>()), u"my LoRA"_s);
+    gp->setVariant(u"grow"_s);
+    QVERIFY(gp->planName().isEmpty());
+    QVERIFY(!gp->plan().contains("name"));
+  }
+
   void plannerQueuesAComparison() {
     GrowPlanner* gp = m_window->planner();
     s()->clearQueuedPlans();
@@ -523,6 +650,101 @@ class TstGui : public QObject {
     QCOMPARE(s()->queuedPlans().size(), 2);
     gp->setManualLayers(u"1"_s);
     QVERIFY2(gp->validationError().isEmpty(), qPrintable(gp->validationError()));
+  }
+
+  // The editor shows the parser's message on the field it names, refuses missing files before
+  // anything runs, previews the command and the JSON, and builds plans from the schema.
+  void experimentEditorValidatesPreviewsAndEditsPlans() {
+    ExperimentEditor* ed = m_window->experimentEditor();
+    nlohmann::json spec = {
+        {"version", 1},
+        {"name", "editor-test"},
+        {"model", ss(m_model)},
+        {"data",
+         {{"original", {{"eval", ss(m_orig)}}},
+          {"new",
+           {{"train", {{"path", ss(m_new)}, {"part", "train"}, {"heldout", 0.1}}},
+            {"eval", {{"path", ss(m_new)}, {"part", "heldout"}, {"heldout", 0.1}}}}}}},
+        {"plans", nlohmann::json::array({{{"variant", "lora"}, {"rank", 4}}})},
+        {"train", {{"steps", 4}, {"seq_len", 32}, {"batch_size", 2}}},
+        {"eval", {{"interval", 2}, {"tokens", 256}}}};
+    ed->setSpec(spec);
+    QCOMPARE(ed->spec(), spec);
+    QVERIFY2(ed->validate().isEmpty(), qPrintable(ed->validate()));
+    // A bad value: the parser's message on the field.
+    SpecField* lr = ed->field(u"train.lr"_s);
+    QVERIFY(lr);
+    lr->typeText(u"-1"_s);
+    QCOMPARE(ed->spec()["train"]["lr"].get<double>(), -1.0);
+    QVERIFY(!ed->validate().isEmpty());
+    QVERIFY2(lr->error().contains(u"spec.train.lr"_s), qPrintable(lr->error()));
+    lr->typeText(QString());  // back to the default: the key leaves the spec
+    QVERIFY(!ed->spec()["train"].contains("lr"));
+    QVERIFY2(ed->validate().isEmpty(), qPrintable(ed->validate()));
+    QVERIFY(lr->error().isEmpty());
+    // A field that cannot even be read says so.
+    SpecField* steps = ed->field(u"train.steps"_s);
+    steps->typeText(u"ten"_s);
+    QVERIFY(!steps->inputError().isEmpty());
+    QVERIFY(!ed->validate().isEmpty());
+    steps->typeText(u"4"_s);
+    // A missing training file is refused before a worker starts: no run is created.
+    SourceEditor* train = ed->source(u"data.new.train"_s);
+    QVERIFY(train);
+    train->field(u"/path"_s)->typeText(QDir(m_tmp).filePath(u"no-such-file.txt"_s));
+    const QString err = ed->validate();
+    QVERIFY2(err.contains(u"does not exist"_s), qPrintable(err));
+    QVERIFY(train->error().contains(u"does not exist"_s));
+    const int jobsBefore = static_cast<int>(s()->runs()->jobs().size());
+    const int runsBefore = s()->runModel()->rowCount();
+    QCOMPARE(ed->launch(), -1);
+    QCOMPARE(static_cast<int>(s()->runs()->jobs().size()), jobsBefore);
+    QCOMPARE(s()->runModel()->rowCount(), runsBefore);
+    train->field(u"/path"_s)->typeText(m_new);
+    QVERIFY2(ed->validate().isEmpty(), qPrintable(ed->validate()));
+    // The previews.
+    QVERIFY(ed->commandPreview().contains(u" run "_s));
+    QVERIFY(ed->commandPreview().contains(s()->databasePath()));
+    QCOMPARE(nlohmann::json::parse(ss(ed->jsonPreview())), ed->spec());
+    // Plans: a form per variant schema; switching the variant keeps the name and drops the
+    // old variant's keys.
+    PlanForm* pf = ed->planForm();
+    QCOMPARE(pf->variant(), u"lora"_s);
+    QVERIFY(pf->field(u"rank"_s));
+    QVERIFY(pf->field(u"alpha"_s));
+    pf->field(u"rank"_s)->typeText(u"8"_s);
+    pf->field(u"name"_s)->typeText(u"small LoRA"_s);
+    QCOMPARE(ed->spec()["plans"][0]["rank"].get<int>(), 8);
+    pf->setVariant(u"grow"_s);
+    ed->list(u"plans"_s)->commitCurrent();
+    const nlohmann::json plan = ed->spec()["plans"][0];
+    QCOMPARE(plan["variant"].get<std::string>(), std::string("grow"));
+    QCOMPARE(plan["name"].get<std::string>(), std::string("small LoRA"));
+    QVERIFY(!plan.contains("rank"));
+    QVERIFY(pf->field(u"k"_s));
+    QVERIFY2(ed->validate().isEmpty(), qPrintable(ed->validate()));
+  }
+
+  // The launch form refuses a missing training file too: no failed run for it.
+  void launchFormRefusesMissingFiles() {
+    RunsView* rv = m_window->runsView();
+    LaunchSettings ls;
+    ls.name = u"missing"_s;
+    ls.trainData = QDir(m_tmp).filePath(u"missing-german.txt"_s);
+    ls.origEvalData = m_orig;
+    rv->setSettings(ls);
+    QString error;
+    QVERIFY(rv->buildSpec(&error).is_null());
+    QVERIFY2(error.contains(u"does not exist"_s), qPrintable(error));
+    const int runsBefore = s()->runModel()->rowCount();
+    const int jobsBefore = static_cast<int>(s()->runs()->jobs().size());
+    m_window->dock(MainWindow::View::Runs)->hide();  // no message box in a test
+    QCOMPARE(rv->launch(), -1);
+    m_window->showView(MainWindow::View::Runs);
+    QVERIFY2(rv->lastMessage().contains(u"does not exist"_s), qPrintable(rv->lastMessage()));
+    QCOMPARE(static_cast<int>(s()->runs()->jobs().size()), jobsBefore);
+    QTest::qWait(200);
+    QCOMPARE(s()->runModel()->rowCount(), runsBefore);
   }
 
   void runLaunchesFinishesAndShowsCurvesAndRows() {
@@ -643,6 +865,43 @@ class TstGui : public QObject {
     cmp->proxy()->setTag({});
   }
 
+  // A finished run's spec is a starting point in the editor: its one plan, launchable.
+  void experimentEditorOpensARunSpec() {
+    QList<qint64> ids;
+    for (const RunRow& r : s()->store()->snapshot().runs) {
+      if (r.info.status == st::RunStatus::Finished) ids << r.info.id;
+    }
+    QVERIFY(!ids.isEmpty());
+    ExperimentEditor* ed = m_window->experimentEditor();
+    QVERIFY(ed->openRunSpec(ids.first()));
+    QCOMPARE(ed->spec()["plans"].size(), size_t(1));
+    QVERIFY2(ed->validate().isEmpty(), qPrintable(ed->validate()));
+  }
+
+  // A stopped run without a checkpoint is offered for resume too: it starts again from the
+  // beginning (as growbench-cli run --resume does), and the tooltip says so.
+  void resumeWithoutACheckpointStartsAgain() {
+    st::Store store = st::Store::open((m_ws + u"/growbench.db"_s).toStdString());
+    st::NewRun nr;
+    nr.name = "failed early";
+    nr.spec = R"({"plans":[{"variant":"full"}],"train":{"steps":10}})";
+    nr.variant = "full";
+    const int64_t id = store.create_run(nr);
+    store.set_status(id, st::RunStatus::Failed);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        s()->runModel()->run(id) && s()->runModel()->run(id)->info.status == st::RunStatus::Failed,
+        10000);
+    QVERIFY(!s()->runModel()->run(id)->hasCheckpoint);
+    RunsView* rv = m_window->runsView();
+    rv->selectRun(id);
+    auto* resume = rv->findChild<QPushButton*>(u"resumeButton"_s);
+    QVERIFY(resume);
+    QVERIFY(resume->isEnabled());
+    QVERIFY2(resume->toolTip().contains(u"from the beginning"_s), qPrintable(resume->toolTip()));
+    QVERIFY(m_window->compareView()->deleteRuns({id}, false));
+    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(id) == nullptr, 10000);
+  }
+
   void runCanBeCancelledAndResumed() {
     RunsView* rv = m_window->runsView();
     s()->clearQueuedPlans();
@@ -727,6 +986,65 @@ class TstGui : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(id) == nullptr, 10000);
   }
 
+  // Dropping a model folder, a spec or a run store onto the window opens it; other files are
+  // refused (the drag is not accepted).
+  void dropOpensModelsSpecsAndStores() {
+    auto drag = [&](const QString& path, bool* accepted) {
+      QMimeData mime;
+      mime.setUrls({QUrl::fromLocalFile(path)});
+      const QPoint pos(100, 100);
+      QDragEnterEvent enter(pos, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+      enter.setAccepted(false);
+      QApplication::sendEvent(m_window, &enter);
+      *accepted = enter.isAccepted();
+      if (!*accepted) return;
+      QDropEvent drop(QPointF(pos), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+      QApplication::sendEvent(m_window, &drop);
+    };
+    bool accepted = false;
+    // A spec: into the editor.
+    const QString spec =
+        QStringLiteral(GB_SOURCE_DIR_FOR_GUI) + u"/resources/experiments/quickstart.json"_s;
+    drag(spec, &accepted);
+    QVERIFY(accepted);
+    QCOMPARE(m_window->experimentEditor()->fileName(), QFileInfo(spec).absoluteFilePath());
+    // A model folder: into the Model view.
+    QSignalSpy inspected(m_window->modelView(), &ModelView::inspectFinished);
+    s()->setModel(ModelRef{});
+    drag(m_model, &accepted);
+    QVERIFY(accepted);
+    QCOMPARE(s()->model().folder, QFileInfo(m_model).absoluteFilePath());
+    QVERIFY(inspected.wait(120000));
+    // A run store: the workspace.
+    QSignalSpy opened(s()->store(), &StoreService::opened);
+    drag(QDir(m_ws).filePath(u"growbench.db"_s), &accepted);
+    QVERIFY(accepted);
+    QVERIFY(opened.wait(20000));
+    QCOMPARE(s()->databasePath(), QDir(m_ws).filePath(u"growbench.db"_s));
+    // Anything else: refused.
+    drag(m_orig, &accepted);
+    QVERIFY(!accepted);
+    // Command-line arguments go the same way.
+    QCOMPARE(m_window->openPaths({spec, m_orig}), 1);
+  }
+
+  // Help → User Guide shows docs/user-guide.md with its screenshots.
+  void userGuideShowsTheGuideWithScreenshots() {
+    m_window->showUserGuide();
+    auto* browser = m_window->findChild<QTextBrowser*>(u"userGuideBrowser"_s);
+    QVERIFY(browser);
+    const QString text = browser->toPlainText();
+    QVERIFY2(text.contains(u"Task 1: load a model"_s), qPrintable(text.left(200)));
+    QVERIFY(text.contains(u"growbench-cli run resources/experiments/papers/"_s));
+    QVERIFY(text.contains(u"Troubleshooting"_s));
+    const QImage img =
+        browser->document()
+            ->resource(QTextDocument::ImageResource, QUrl(u"qrc:/doc/images/03-importance.png"_s))
+            .value<QImage>();
+    QVERIFY(!img.isNull());
+    if (auto* dlg = m_window->findChild<QDialog*>(u"userGuide"_s)) dlg->close();
+  }
+
   void aboutShowsQtAndLibTorchVersions() {
     AboutDialog about;
     QSignalSpy known(&about, &AboutDialog::versionsKnown);
@@ -748,7 +1066,7 @@ class TstGui : public QObject {
     QStringList written;
     const int n = runTour(&w, o, &written);
     QCOMPARE(n, tourShotCount());
-    QCOMPARE(n, 16);
+    QCOMPARE(n, 17);
     for (const QString& f : written) {
       QImage img(f);
       QVERIFY2(!img.isNull() && img.width() > 200 && img.height() > 150, qPrintable(f));

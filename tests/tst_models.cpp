@@ -2,6 +2,15 @@
 // QAbstractItemModelTester while it is filled, updated and emptied; the helpers against
 // hand-computed values. No worker process is started.
 #include <QAbstractItemModelTester>
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QHeaderView>
+#include <QHelpEvent>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QToolTip>
 #include <QApplication>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,6 +22,9 @@
 
 #include "architecturemodel.h"
 #include "dialogs.h"
+#include "elide.h"
+#include "experimenteditor.h"
+#include "filepicker.h"
 #include "guiutil.h"
 #include "heatmapplot.h"
 #include "importanceview.h"
@@ -20,6 +32,7 @@
 #include "planestimate.h"
 #include "runmanager.h"
 #include "runtablemodel.h"
+#include "session.h"
 #include "specdiffmodel.h"
 
 using namespace Qt::StringLiterals;
@@ -332,6 +345,123 @@ class TstModels : public QObject {
     QCOMPARE(e.addedParams, added);
     QCOMPARE(e.trainableParams, trainable);
     QCOMPARE(e.baseParams, fixtureConfig().param_count());
+  }
+
+  // Every spec shipped under resources/experiments loads into the experiment editor and
+  // saves back as the same JSON (the keys it had, no defaults added).
+  void experimentEditorRoundTripsSpecFiles_data() {
+    QTest::addColumn<QString>("path");
+    QDirIterator it(QStringLiteral(GB_SOURCE_DIR_FOR_GUI) + u"/resources/experiments"_s,
+                    {u"*.json"_s}, QDir::Files, QDirIterator::Subdirectories);
+    int n = 0;
+    while (it.hasNext()) {
+      const QString f = it.next();
+      QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+      ++n;
+    }
+    QVERIFY(n >= 3);
+  }
+  void experimentEditorRoundTripsSpecFiles() {
+    QFETCH(QString, path);
+    Session session;
+    ExperimentEditor editor(&session);
+    ExperimentEditor* ed = &editor;
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const nlohmann::json original = nlohmann::json::parse(f.readAll().toStdString());
+    QVERIFY(ed->loadFile(path));
+    const nlohmann::json loaded = ed->spec();
+    QVERIFY2(loaded == original, nlohmann::json::diff(original, loaded).dump().c_str());
+    // Through a file as well.
+    QTemporaryDir tmp;
+    const QString out = QDir(tmp.path()).filePath(u"roundtrip-"_s + QFileInfo(path).fileName());
+    QVERIFY(ed->saveFile(out));
+    QFile g(out);
+    QVERIFY(g.open(QIODevice::ReadOnly));
+    const nlohmann::json saved = nlohmann::json::parse(g.readAll().toStdString());
+    QVERIFY2(saved == original, nlohmann::json::diff(original, saved).dump().c_str());
+    // Every plan of the spec went through its schema form and came back unchanged.
+    ListEditor* plans = ed->list(u"plans"_s);
+    QVERIFY(plans);
+    for (int i = 0; i < plans->count(); ++i) {
+      plans->select(i);
+      plans->commitCurrent();
+    }
+    QVERIFY2(ed->spec() == original, nlohmann::json::diff(original, ed->spec()).dump().c_str());
+  }
+
+  // Text that does not fit its column is elided, with the full text as the tooltip; columns
+  // are sized to their content within a bound.
+  void tablesFitOrElideWithTooltip() {
+    QStandardItemModel model(1, 2);
+    const QString longText = u"a rather long run name that cannot fit in forty pixels"_s;
+    model.setItem(0, 0, new QStandardItem(longText));
+    model.setItem(0, 1, new QStandardItem(u"x"_s));
+    QTableView view;
+    view.setModel(&model);
+    fitToContents(&view, 60);
+    view.resize(400, 200);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTRY_COMPARE_WITH_TIMEOUT(view.columnWidth(0), 60, 2000);  // bounded
+    const QRect r = view.visualRect(model.index(0, 0));
+    QHelpEvent help(QEvent::ToolTip, r.center(), view.viewport()->mapToGlobal(r.center()));
+    QApplication::sendEvent(view.viewport(), &help);
+    QTRY_VERIFY_WITH_TIMEOUT(QToolTip::isVisible(), 2000);
+    QCOMPARE(QToolTip::text(), longText);
+    QToolTip::hideText();
+    // A short text fits: no tooltip of its own.
+    view.horizontalHeader()->resizeSection(0, 600);
+    QStyleOptionViewItem opt;
+    opt.initFrom(&view);
+    opt.rect = view.visualRect(model.index(0, 0));
+    QVERIFY(!ElidingDelegate::elides(opt, model.index(0, 0)));
+  }
+
+  // Messages shown to the user carry no internal prefixes of the worker.
+  void userErrorMessagesHaveNoInternalPrefix_data() {
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("command prefix")
+        << u"growbench-cli inspect: error: no config.json in /x"_s << u"No config.json in /x"_s;
+    QTest::newRow("short prefix") << u"inspect: error: bad tensor"_s << u"Bad tensor"_s;
+    QTest::newRow("spdlog") << u"[12:00:01] [error] run 3 failed"_s << u"Run 3 failed"_s;
+    QTest::newRow("plain") << u"the probe set is empty"_s << u"The probe set is empty"_s;
+  }
+  void userErrorMessagesHaveNoInternalPrefix() {
+    QFETCH(QString, line);
+    QFETCH(QString, shown);
+    QCOMPARE(userErrorMessage(line), shown);
+  }
+
+  // What a dropped (or command-line) path opens as.
+  void pathsAreClassifiedForOpening() {
+    QTemporaryDir tmp;
+    const QDir d(tmp.path());
+    QDir().mkpath(d.filePath(u"model"_s));
+    QFile c(d.filePath(u"model/config.json"_s));
+    QVERIFY(c.open(QIODevice::WriteOnly));
+    c.write("{}");
+    c.close();
+    QFile spec(d.filePath(u"exp.json"_s));
+    QVERIFY(spec.open(QIODevice::WriteOnly));
+    spec.write(R"({"version": 1, "model": "m", "plans": []})");
+    spec.close();
+    QFile other(d.filePath(u"other.json"_s));
+    QVERIFY(other.open(QIODevice::WriteOnly));
+    other.write(R"({"hidden_size": 4})");
+    other.close();
+    QFile db(d.filePath(u"runs.db"_s));
+    QVERIFY(db.open(QIODevice::WriteOnly));
+    db.write(QByteArray("SQLite format 3") + QByteArray(1, '\0') + QByteArray(100, 'x'));
+    db.close();
+    QCOMPARE(classifyPath(d.filePath(u"model"_s)), PathKind::ModelFolder);
+    QCOMPARE(classifyPath(d.filePath(u"model/config.json"_s)), PathKind::ModelFolder);
+    QCOMPARE(classifyPath(d.filePath(u"exp.json"_s)), PathKind::Spec);
+    QCOMPARE(classifyPath(d.filePath(u"other.json"_s)), PathKind::Unknown);
+    QCOMPARE(classifyPath(d.filePath(u"runs.db"_s)), PathKind::Store);
+    QCOMPARE(classifyPath(d.filePath(u"missing"_s)), PathKind::Unknown);
+    QCOMPARE(classifyPath(tmp.path()), PathKind::Unknown);
   }
 
   void calibratedDisplayRanks() {

@@ -44,6 +44,13 @@
     </message>
 </context>
 <context>
+    <name>FilePicker</name>
+    <message>
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
+    </message>
+</context>
+<context>
     <name>Format</name>
     <message>
         <source>%1 G</source>
@@ -1078,6 +1085,763 @@
     </message>
 </context>
 <context>
+    <name>gb::gui::ExperimentEditor</name>
+    <message>
+        <source>Task name</source>
+        <translation>Aufgabenname</translation>
+    </message>
+    <message>
+        <source>Names its metrics (eval/&lt;name&gt;/acc, ...); no &apos;/&apos;</source>
+        <translation>Benennt ihre Metriken (eval/&lt;name&gt;/acc, ...); kein &apos;/&apos;</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Art</translation>
+    </message>
+    <message>
+        <source>mc: multiple choice by log-likelihood (acc, acc_norm); qa: first-token accuracy, exact match and answer loss; lm: loss and perplexity</source>
+        <translation>mc: Multiple Choice nach Log-Likelihood (acc, acc_norm); qa: Genauigkeit des ersten Tokens, exakte Übereinstimmung und Antwortverlust; lm: Verlust und Perplexität</translation>
+    </message>
+    <message>
+        <source>multiple choice (mc)</source>
+        <translation>Multiple Choice (mc)</translation>
+    </message>
+    <message>
+        <source>question answering (qa)</source>
+        <translation>Fragebeantwortung (qa)</translation>
+    </message>
+    <message>
+        <source>language modelling (lm)</source>
+        <translation>Sprachmodellierung (lm)</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>Datei</translation>
+    </message>
+    <message>
+        <source>mc: the multiple-choice JSONL; qa/lm: a path instead of a source</source>
+        <translation>mc: die Multiple-Choice-JSONL-Datei; qa/lm: ein Pfad statt einer Quelle</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>Quelle</translation>
+    </message>
+    <message>
+        <source>qa and lm tasks: the data source</source>
+        <translation>qa- und lm-Aufgaben: die Datenquelle</translation>
+    </message>
+    <message>
+        <source>Max items</source>
+        <translation>Max. Einträge</translation>
+    </message>
+    <message>
+        <source>Items evaluated (default: eval.max_items; -1: all)</source>
+        <translation>Ausgewertete Einträge (Standard: eval.max_items; -1: alle)</translation>
+    </message>
+    <message>
+        <source>Source:</source>
+        <translation>Quelle:</translation>
+    </message>
+    <message>
+        <source>task %1</source>
+        <translation>Aufgabe %1</translation>
+    </message>
+    <message>
+        <source>biography %1</source>
+        <translation>Biografie %1</translation>
+    </message>
+    <message>
+        <source>source %1</source>
+        <translation>Quelle %1</translation>
+    </message>
+    <message>
+        <source>New</source>
+        <translation>Neu</translation>
+    </message>
+    <message>
+        <source>A new spec for the model open in the Model view</source>
+        <translation>Eine neue Spezifikation für das in der Modellansicht geöffnete Modell</translation>
+    </message>
+    <message>
+        <source>Open…</source>
+        <translation>Öffnen…</translation>
+    </message>
+    <message>
+        <source>Load an experiment spec (JSON) into the editor</source>
+        <translation>Eine Experimentspezifikation (JSON) in den Editor laden</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Speichern</translation>
+    </message>
+    <message>
+        <source>Save as…</source>
+        <translation>Speichern unter…</translation>
+    </message>
+    <message>
+        <source>From selected run</source>
+        <translation>Aus ausgewähltem Lauf</translation>
+    </message>
+    <message>
+        <source>Start from the spec of the run selected in the Runs view (its resolved spec: one plan, absolute paths)</source>
+        <translation>Von der Spezifikation des in der Läufe-Ansicht ausgewählten Laufs ausgehen (aufgelöst: ein Plan, absolute Pfade)</translation>
+    </message>
+    <message>
+        <source>Launch</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <source>Write the spec to the workspace and start growbench-cli run</source>
+        <translation>Die Spezifikation in den Arbeitsbereich schreiben und growbench-cli run starten</translation>
+    </message>
+    <message>
+        <source>Experiment</source>
+        <translation>Experiment</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Names the runs and the group in the store</source>
+        <translation>Benennt die Läufe und die Gruppe im Speicher</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>Beschreibung</translation>
+    </message>
+    <message>
+        <source>Free text kept with the spec</source>
+        <translation>Freier Text, der mit der Spezifikation gespeichert wird</translation>
+    </message>
+    <message>
+        <source>Spec version</source>
+        <translation>Spezifikationsversion</translation>
+    </message>
+    <message>
+        <source>The spec format version this GrowBench reads</source>
+        <translation>Die Version des Spezifikationsformats, die dieses GrowBench liest</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>Seed</translation>
+    </message>
+    <message>
+        <source>Base model, data splits and probe sets</source>
+        <translation>Basismodell, Datenaufteilungen und Sondierungsmengen</translation>
+    </message>
+    <message>
+        <source>Run seed</source>
+        <translation>Lauf-Seed</translation>
+    </message>
+    <message>
+        <source>Data order and new parameters&apos; initial values (default: the seed)</source>
+        <translation>Datenreihenfolge und Anfangswerte neuer Parameter (Standard: der Seed)</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <source>Where the worker trains</source>
+        <translation>Wo der Worker trainiert</translation>
+    </message>
+    <message>
+        <source>Data type</source>
+        <translation>Datentyp</translation>
+    </message>
+    <message>
+        <source>Weights and compute</source>
+        <translation>Gewichte und Berechnung</translation>
+    </message>
+    <message>
+        <source>Threads</source>
+        <translation>Threads</translation>
+    </message>
+    <message>
+        <source>CPU threads of the worker</source>
+        <translation>CPU-Threads des Workers</translation>
+    </message>
+    <message>
+        <source>Seeds and sweep</source>
+        <translation>Seeds und Sweep</translation>
+    </message>
+    <message>
+        <source>Seeds</source>
+        <translation>Seeds</translation>
+    </message>
+    <message>
+        <source>One run per seed, e.g. [0, 1, 2]</source>
+        <translation>Ein Lauf pro Seed, z. B. [0, 1, 2]</translation>
+    </message>
+    <message>
+        <source>Sweep</source>
+        <translation>Sweep</translation>
+    </message>
+    <message>
+        <source>Values per key: train.* keys and plan parameters, e.g. {&quot;train.lr&quot;: [0.0001, 0.0003], &quot;replay&quot;: [0, 0.1]}</source>
+        <translation>Werte pro Schlüssel: train.*-Schlüssel und Planparameter, z. B. {&quot;train.lr&quot;: [0.0001, 0.0003], &quot;replay&quot;: [0, 0.1]}</translation>
+    </message>
+    <message>
+        <source>Sweep mode</source>
+        <translation>Sweep-Modus</translation>
+    </message>
+    <message>
+        <source>grid: every combination; random: draw `samples` points</source>
+        <translation>grid: jede Kombination; random: `samples` Punkte ziehen</translation>
+    </message>
+    <message>
+        <source>Samples</source>
+        <translation>Stichproben</translation>
+    </message>
+    <message>
+        <source>Random sweeps: points per plan</source>
+        <translation>Zufällige Sweeps: Punkte pro Plan</translation>
+    </message>
+    <message>
+        <source>Other keys</source>
+        <translation>Weitere Schlüssel</translation>
+    </message>
+    <message>
+        <source>Top-level keys without a field in this editor, as JSON</source>
+        <translation>Schlüssel der obersten Ebene ohne eigenes Feld in diesem Editor, als JSON</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>Daten</translation>
+    </message>
+    <message>
+        <source>Original domain (forgetting)</source>
+        <translation>Ursprüngliche Domäne (Vergessen)</translation>
+    </message>
+    <message>
+        <source>Evaluation</source>
+        <translation>Auswertung</translation>
+    </message>
+    <message>
+        <source>Forgetting: original-domain loss and perplexity, and representation drift</source>
+        <translation>Vergessen: Verlust und Perplexität der ursprünglichen Domäne sowie Repräsentationsdrift</translation>
+    </message>
+    <message>
+        <source>Replay</source>
+        <translation>Replay</translation>
+    </message>
+    <message>
+        <source>Original-domain text mixed into training (train.replay or a plan&apos;s replay)</source>
+        <translation>Text der ursprünglichen Domäne, der ins Training gemischt wird (train.replay oder das replay eines Plans)</translation>
+    </message>
+    <message>
+        <source>Probe set</source>
+        <translation>Sondierungsmenge</translation>
+    </message>
+    <message>
+        <source>The general probe set for importance (default: the evaluation set)</source>
+        <translation>Die allgemeine Sondierungsmenge für die Wichtigkeit (Standard: die Auswertungsmenge)</translation>
+    </message>
+    <message>
+        <source>Held-out test</source>
+        <translation>Zurückgehaltener Test</translation>
+    </message>
+    <message>
+        <source>Evaluated at step 0 and at the end only; must not overlap the evaluation set</source>
+        <translation>Nur bei Schritt 0 und am Ende ausgewertet; darf sich nicht mit der Auswertungsmenge überschneiden</translation>
+    </message>
+    <message>
+        <source>New domain (learning)</source>
+        <translation>Neue Domäne (Lernen)</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>Training</translation>
+    </message>
+    <message>
+        <source>The new-domain training data (or a task sequence instead)</source>
+        <translation>Die Trainingsdaten der neuen Domäne (oder stattdessen eine Aufgabenfolge)</translation>
+    </message>
+    <message>
+        <source>Learning: new-domain loss and perplexity</source>
+        <translation>Lernen: Verlust und Perplexität der neuen Domäne</translation>
+    </message>
+    <message>
+        <source>task</source>
+        <translation>Aufgabe</translation>
+    </message>
+    <message>
+        <source>Evaluation tasks (at every evaluation)</source>
+        <translation>Auswertungsaufgaben (bei jeder Auswertung)</translation>
+    </message>
+    <message>
+        <source>Task sequence</source>
+        <translation>Aufgabenfolge</translation>
+    </message>
+    <message>
+        <source>Instead of new-domain training data: tasks trained in order (the plan applied once); after each task every task is evaluated (accuracy matrix, OP and BWT).</source>
+        <translation>Statt Trainingsdaten der neuen Domäne: Aufgaben, nacheinander trainiert (der Plan wird einmal angewendet); nach jeder Aufgabe werden alle Aufgaben ausgewertet (Genauigkeitsmatrix, OP und BWT).</translation>
+    </message>
+    <message>
+        <source>The task&apos;s name</source>
+        <translation>Der Name der Aufgabe</translation>
+    </message>
+    <message>
+        <source>Training:</source>
+        <translation>Training:</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>Schritte</translation>
+    </message>
+    <message>
+        <source>Steps of this task (0: train.steps)</source>
+        <translation>Schritte dieser Aufgabe (0: train.steps)</translation>
+    </message>
+    <message>
+        <source>Evaluation of this task</source>
+        <translation>Auswertung dieser Aufgabe</translation>
+    </message>
+    <message>
+        <source>Plans</source>
+        <translation>Pläne</translation>
+    </message>
+    <message>
+        <source>One run per plan (times the sweep points and seeds). Each form is generated from the variant&apos;s parameter schema, as in the Grow planner.</source>
+        <translation>Ein Lauf pro Plan (mal Sweep-Punkte und Seeds). Jedes Formular wird aus dem Parameterschema der Variante erzeugt, wie im Wachstumsplaner.</translation>
+    </message>
+    <message>
+        <source>plan</source>
+        <translation>Plan</translation>
+    </message>
+    <message>
+        <source>Add the planner&apos;s queued plans</source>
+        <translation>Die vorgemerkten Pläne des Planers hinzufügen</translation>
+    </message>
+    <message>
+        <source>Append the plans queued in the Grow planner&apos;s comparison</source>
+        <translation>Die im Vergleich des Wachstumsplaners vorgemerkten Pläne anhängen</translation>
+    </message>
+    <message>
+        <source>Optimisation (train)</source>
+        <translation>Optimierung (train)</translation>
+    </message>
+    <message>
+        <source>Optimizer steps (per task in a sequence unless the task sets steps)</source>
+        <translation>Optimiererschritte (pro Aufgabe einer Folge, sofern die Aufgabe keine Schritte setzt)</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>Lernrate</translation>
+    </message>
+    <message>
+        <source>Peak learning rate</source>
+        <translation>Maximale Lernrate</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>Zeitplan</translation>
+    </message>
+    <message>
+        <source>cosine and linear decay to min_lr_ratio · lr</source>
+        <translation>cosine und linear fallen auf min_lr_ratio · lr ab</translation>
+    </message>
+    <message>
+        <source>Warm-up</source>
+        <translation>Aufwärmphase</translation>
+    </message>
+    <message>
+        <source>Linear warm-up steps</source>
+        <translation>Schritte linearer Aufwärmphase</translation>
+    </message>
+    <message>
+        <source>Final LR ratio</source>
+        <translation>End-LR-Verhältnis</translation>
+    </message>
+    <message>
+        <source>Final learning rate as a fraction of lr</source>
+        <translation>Endgültige Lernrate als Bruchteil von lr</translation>
+    </message>
+    <message>
+        <source>Sequence length</source>
+        <translation>Sequenzlänge</translation>
+    </message>
+    <message>
+        <source>Tokens per sequence (packed)</source>
+        <translation>Tokens pro Sequenz (gepackt)</translation>
+    </message>
+    <message>
+        <source>Batch size</source>
+        <translation>Batchgröße</translation>
+    </message>
+    <message>
+        <source>Rows per micro-batch</source>
+        <translation>Zeilen pro Mikro-Batch</translation>
+    </message>
+    <message>
+        <source>Batch tokens</source>
+        <translation>Batch-Tokens</translation>
+    </message>
+    <message>
+        <source>Instead of batch_size: tokens per micro-batch (a multiple of seq_len)</source>
+        <translation>Statt batch_size: Tokens pro Mikro-Batch (ein Vielfaches von seq_len)</translation>
+    </message>
+    <message>
+        <source>Accumulation</source>
+        <translation>Akkumulation</translation>
+    </message>
+    <message>
+        <source>Micro-batches per step</source>
+        <translation>Mikro-Batches pro Schritt</translation>
+    </message>
+    <message>
+        <source>Weight decay</source>
+        <translation>Gewichtsabnahme</translation>
+    </message>
+    <message>
+        <source>AdamW decoupled decay (not on biases, norms, gates)</source>
+        <translation>Entkoppelter AdamW-Zerfall (nicht auf Biases, Normen, Gates)</translation>
+    </message>
+    <message>
+        <source>Gradient clipping</source>
+        <translation>Gradientenbegrenzung</translation>
+    </message>
+    <message>
+        <source>Global norm (0: off)</source>
+        <translation>Globale Norm (0: aus)</translation>
+    </message>
+    <message>
+        <source>β₁</source>
+        <translation>β₁</translation>
+    </message>
+    <message>
+        <source>AdamW</source>
+        <translation>AdamW</translation>
+    </message>
+    <message>
+        <source>β₂</source>
+        <translation>β₂</translation>
+    </message>
+    <message>
+        <source>ε</source>
+        <translation>ε</translation>
+    </message>
+    <message>
+        <source>Replay fraction</source>
+        <translation>Replay-Anteil</translation>
+    </message>
+    <message>
+        <source>Fraction p of batches drawn from the original-domain replay data</source>
+        <translation>Anteil p der Batches aus den Replay-Daten der ursprünglichen Domäne</translation>
+    </message>
+    <message>
+        <source>Divergence factor</source>
+        <translation>Divergenzfaktor</translation>
+    </message>
+    <message>
+        <source>The run ends “diverged” when its loss stays above this × its first value (0: off)</source>
+        <translation>Der Lauf endet als „divergiert“, wenn sein Verlust über diesem Faktor × seinem ersten Wert bleibt (0: aus)</translation>
+    </message>
+    <message>
+        <source>Evaluation (eval)</source>
+        <translation>Auswertung (eval)</translation>
+    </message>
+    <message>
+        <source>Interval</source>
+        <translation>Intervall</translation>
+    </message>
+    <message>
+        <source>Steps between evaluations (step 0 and the last step always)</source>
+        <translation>Schritte zwischen Auswertungen (Schritt 0 und der letzte Schritt immer)</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Tokens</translation>
+    </message>
+    <message>
+        <source>Token budget of each LM evaluation set</source>
+        <translation>Token-Budget jeder LM-Auswertungsmenge</translation>
+    </message>
+    <message>
+        <source>Rows per evaluation batch</source>
+        <translation>Zeilen pro Auswertungs-Batch</translation>
+    </message>
+    <message>
+        <source>Representation drift</source>
+        <translation>Repräsentationsdrift</translation>
+    </message>
+    <message>
+        <source>Cosine of the final hidden states to step 0 on the original evaluation set</source>
+        <translation>Kosinus der letzten verborgenen Zustände zu Schritt 0 auf der ursprünglichen Auswertungsmenge</translation>
+    </message>
+    <message>
+        <source>Items per multiple-choice or QA task</source>
+        <translation>Einträge pro Multiple-Choice- oder QA-Aufgabe</translation>
+    </message>
+    <message>
+        <source>Exact match</source>
+        <translation>Exakte Übereinstimmung</translation>
+    </message>
+    <message>
+        <source>Greedy exact match for QA tasks</source>
+        <translation>Gierige exakte Übereinstimmung für QA-Aufgaben</translation>
+    </message>
+    <message>
+        <source>Forgetting guard (guard)</source>
+        <translation>Vergessenswächter (guard)</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>Metrik</translation>
+    </message>
+    <message>
+        <source>The evaluation metric the guard watches</source>
+        <translation>Die Auswertungsmetrik, die der Wächter beobachtet</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>Budget</translation>
+    </message>
+    <message>
+        <source>Largest relative change from step 0 in the bad direction (0.05 = 5 %)</source>
+        <translation>Größte relative Änderung gegenüber Schritt 0 in die schlechte Richtung (0,05 = 5 %)</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>Aktion</translation>
+    </message>
+    <message>
+        <source>stop: end the run; rollback: restore the last weights within the budget</source>
+        <translation>stop: den Lauf beenden; rollback: die letzten Gewichte innerhalb des Budgets wiederherstellen</translation>
+    </message>
+    <message>
+        <source>Probes and checkpoints</source>
+        <translation>Sonden und Checkpoints</translation>
+    </message>
+    <message>
+        <source>Importance probes (probe)</source>
+        <translation>Wichtigkeitssonden (probe)</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>Methode</translation>
+    </message>
+    <message>
+        <source>The probes a plan&apos;s layer policy needs run with their own method; this is the default</source>
+        <translation>Die Sonden, die die Schichtrichtlinie eines Plans braucht, laufen mit ihrer eigenen Methode; dies ist der Standard</translation>
+    </message>
+    <message>
+        <source>Token budget of the probe set</source>
+        <translation>Token-Budget der Sondierungsmenge</translation>
+    </message>
+    <message>
+        <source>Tokens per probe sequence</source>
+        <translation>Tokens pro Sondierungssequenz</translation>
+    </message>
+    <message>
+        <source>Rows per probe batch</source>
+        <translation>Zeilen pro Sondierungs-Batch</translation>
+    </message>
+    <message>
+        <source>Masking mode</source>
+        <translation>Maskierungsmodus</translation>
+    </message>
+    <message>
+        <source>cached: restart from the cached layer inputs; naive: a full pass per layer</source>
+        <translation>cached: von den zwischengespeicherten Schichteingaben neu starten; naive: ein voller Durchlauf pro Schicht</translation>
+    </message>
+    <message>
+        <source>Fisher mode</source>
+        <translation>Fisher-Modus</translation>
+    </message>
+    <message>
+        <source>sequence: one gradient per row (the empirical Fisher EWC uses); batch: per batch</source>
+        <translation>sequence: ein Gradient pro Zeile (die empirische Fisher, die EWC nutzt); batch: pro Batch</translation>
+    </message>
+    <message>
+        <source>Fine-tuning steps</source>
+        <translation>Feinabstimmungsschritte</translation>
+    </message>
+    <message>
+        <source>Update magnitude and effective rank: preliminary fine-tuning steps</source>
+        <translation>Update-Betrag und effektiver Rang: Schritte der vorbereitenden Feinabstimmung</translation>
+    </message>
+    <message>
+        <source>Fine-tuning LR</source>
+        <translation>Feinabstimmungs-LR</translation>
+    </message>
+    <message>
+        <source>Their learning rate</source>
+        <translation>Deren Lernrate</translation>
+    </message>
+    <message>
+        <source>Snapshot every</source>
+        <translation>Schnappschuss alle</translation>
+    </message>
+    <message>
+        <source>Effective rank: stage length in steps (0: steps / 5)</source>
+        <translation>Effektiver Rang: Stufenlänge in Schritten (0: steps / 5)</translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation>Referenz</translation>
+    </message>
+    <message>
+        <source>Effective rank: ΔW against the previous stage or the base</source>
+        <translation>Effektiver Rang: ΔW gegenüber der vorigen Stufe oder der Basis</translation>
+    </message>
+    <message>
+        <source>ADEPT defaults (adept, earlier specs)</source>
+        <translation>ADEPT-Standardwerte (adept, frühere Spezifikationen)</translation>
+    </message>
+    <message>
+        <source>Unit-wise learning rates</source>
+        <translation>Lernraten pro Einheit</translation>
+    </message>
+    <message>
+        <source>Defaults for ADEPT plans that do not set unit_lr themselves</source>
+        <translation>Standardwerte für ADEPT-Pläne, die unit_lr nicht selbst setzen</translation>
+    </message>
+    <message>
+        <source>T_update</source>
+        <translation>T_update</translation>
+    </message>
+    <message>
+        <source>Steps between importance updates</source>
+        <translation>Schritte zwischen Wichtigkeitsaktualisierungen</translation>
+    </message>
+    <message>
+        <source>Unit importance</source>
+        <translation>Einheitenwichtigkeit</translation>
+    </message>
+    <message>
+        <source>For Î_U</source>
+        <translation>Für Î_U</translation>
+    </message>
+    <message>
+        <source>Checkpoints (checkpoint)</source>
+        <translation>Checkpoints (checkpoint)</translation>
+    </message>
+    <message>
+        <source>A checkpoint every N steps (0: only at the end and on cancel)</source>
+        <translation>Ein Checkpoint alle N Schritte (0: nur am Ende und beim Abbruch)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Command&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Befehl&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>Kopieren</translation>
+    </message>
+    <message>
+        <source>Copy the command line</source>
+        <translation>Die Befehlszeile kopieren</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Spec (JSON)&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Spezifikation (JSON)&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Open an experiment spec</source>
+        <translation>Eine Experimentspezifikation öffnen</translation>
+    </message>
+    <message>
+        <source>Experiment spec (*.json)</source>
+        <translation>Experimentspezifikation (*.json)</translation>
+    </message>
+    <message>
+        <source>Save the spec</source>
+        <translation>Die Spezifikation speichern</translation>
+    </message>
+    <message>
+        <source>Select a run in the Runs view, then use its context menu “Open spec in the editor”.</source>
+        <translation>Einen Lauf in der Läufe-Ansicht auswählen, dann sein Kontextmenü „Spezifikation im Editor öffnen“ verwenden.</translation>
+    </message>
+    <message>
+        <source>Cannot launch</source>
+        <translation>Start nicht möglich</translation>
+    </message>
+    <message>
+        <source>New spec (not saved)</source>
+        <translation>Neue Spezifikation (nicht gespeichert)</translation>
+    </message>
+    <message>
+        <source>Could not read %1: %2</source>
+        <translation>%1 konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>%1 is not a JSON object (an experiment spec).</source>
+        <translation>%1 ist kein JSON-Objekt (keine Experimentspezifikation).</translation>
+    </message>
+    <message>
+        <source>Loaded %1.</source>
+        <translation>%1 geladen.</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>%1 konnte nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>Saved %1.</source>
+        <translation>%1 gespeichert.</translation>
+    </message>
+    <message>
+        <source>Run %1 is not in the open store.</source>
+        <translation>Lauf %1 ist nicht im geöffneten Speicher.</translation>
+    </message>
+    <message>
+        <source>Run %1 has no readable spec.</source>
+        <translation>Lauf %1 hat keine lesbare Spezifikation.</translation>
+    </message>
+    <message>
+        <source>From run %1 (not saved)</source>
+        <translation>Aus Lauf %1 (nicht gespeichert)</translation>
+    </message>
+    <message>
+        <source>The spec of run %1: change it and launch it as a new experiment.</source>
+        <translation>Die Spezifikation von Lauf %1: ändern und als neues Experiment starten.</translation>
+    </message>
+    <message numerus="yes">
+        <source>This spec stands for %n run(s).</source>
+        <translation>
+            <numerusform>Diese Spezifikation steht für %n Lauf.</numerusform>
+            <numerusform>Diese Spezifikation steht für %n Läufe.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 does not exist</source>
+        <translation>%1 existiert nicht</translation>
+    </message>
+    <message>
+        <source>%1 is not a model folder (no config.json)</source>
+        <translation>%1 ist kein Modellordner (keine config.json)</translation>
+    </message>
+    <message>
+        <source>Ready to launch.</source>
+        <translation>Bereit zum Start.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n problem(s): %1</source>
+        <translation>
+            <numerusform>%n Problem: %1</numerusform>
+            <numerusform>%n Probleme: %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Open a workspace first.</source>
+        <translation>Zuerst einen Arbeitsbereich öffnen.</translation>
+    </message>
+    <message>
+        <source>The spec cannot run yet: %1</source>
+        <translation>Die Spezifikation kann noch nicht laufen: %1</translation>
+    </message>
+    <message>
+        <source>Launched %1 (spec %2).</source>
+        <translation>%1 gestartet (Spezifikation %2).</translation>
+    </message>
+</context>
+<context>
     <name>gb::gui::GroupCompareView</name>
     <message>
         <source>Group:</source>
@@ -1762,6 +2526,34 @@
         <source>Activated per token:</source>
         <translation>Aktiviert pro Token:</translation>
     </message>
+    <message>
+        <source>The plan changed during the check: check it again.</source>
+        <translation>Der Plan hat sich während der Prüfung geändert: erneut prüfen.</translation>
+    </message>
+    <message>
+        <source>A label for tables and plots; empty: the plan&apos;s own label (shown)</source>
+        <translation>Eine Bezeichnung für Tabellen und Diagramme; leer: die eigene Bezeichnung des Plans (angezeigt)</translation>
+    </message>
+    <message>
+        <source>The name “%1” was cleared: it named the previous variant.</source>
+        <translation>Der Name „%1“ wurde gelöscht: Er bezeichnete die vorige Variante.</translation>
+    </message>
+    <message>
+        <source>%1: %2 → %3</source>
+        <translation>%1: %2 → %3</translation>
+    </message>
+    <message>
+        <source>Not checked since the plan or the model changed: “Check preservation” checks this plan.</source>
+        <translation>Nicht geprüft, seit sich Plan oder Modell geändert haben: „Erhalt prüfen“ prüft diesen Plan.</translation>
+    </message>
+    <message>
+        <source>default: %1</source>
+        <translation>Standard: %1</translation>
+    </message>
+    <message>
+        <source>Adjusted to the new model: %1</source>
+        <translation>An das neue Modell angepasst: %1</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::HeatmapPlot</name>
@@ -1788,26 +2580,6 @@
 </context>
 <context>
     <name>gb::gui::ImportanceView</name>
-    <message>
-        <source>layer masking (loss increase)</source>
-        <translation>Schichtmaskierung (Verlustanstieg)</translation>
-    </message>
-    <message>
-        <source>Taylor θ·∂L/∂θ</source>
-        <translation>Taylor θ·∂L/∂θ</translation>
-    </message>
-    <message>
-        <source>Taylor |θ·∂L/∂θ|</source>
-        <translation>Taylor |θ·∂L/∂θ|</translation>
-    </message>
-    <message>
-        <source>Fisher</source>
-        <translation>Fisher</translation>
-    </message>
-    <message>
-        <source>update magnitude ‖ΔW‖</source>
-        <translation>Aktualisierungsbetrag ‖ΔW‖</translation>
-    </message>
     <message>
         <source>effective rank of ΔW_up</source>
         <translation>effektiver Rang von ΔW_up</translation>
@@ -1905,16 +2677,8 @@
         <translation>Methode:</translation>
     </message>
     <message>
-        <source>Browse…</source>
-        <translation>Durchsuchen…</translation>
-    </message>
-    <message>
         <source>Probe data</source>
         <translation>Sondierungsdaten</translation>
-    </message>
-    <message>
-        <source>Text or JSONL (*.txt *.jsonl *.json);;All files (*)</source>
-        <translation>Text oder JSONL (*.txt *.jsonl *.json);;Alle Dateien (*)</translation>
     </message>
     <message>
         <source>General data:</source>
@@ -1971,10 +2735,6 @@
     <message>
         <source>ADEPT App. R: negative = more important on the domain set than on the general set</source>
         <translation>ADEPT Anh. R: negativ = auf der Domänenmenge wichtiger als auf der allgemeinen Menge</translation>
-    </message>
-    <message>
-        <source>Normalise each column</source>
-        <translation>Jede Spalte normieren</translation>
     </message>
     <message>
         <source>Min–max scale every unit column to [0, 1] so units with different magnitudes can be compared</source>
@@ -2155,26 +2915,6 @@ Sondierungsmenge: %2</translation>
         <translation>Diese Sondierung enthält keine Werte</translation>
     </message>
     <message>
-        <source>|%1|</source>
-        <translation>|%1|</translation>
-    </message>
-    <message>
-        <source>domain rank − general rank</source>
-        <translation>Domänenrang − allgemeiner Rang</translation>
-    </message>
-    <message>
-        <source>%1, normalised per column</source>
-        <translation>%1, spaltenweise normiert</translation>
-    </message>
-    <message>
-        <source>layer importance</source>
-        <translation>Schichtwichtigkeit</translation>
-    </message>
-    <message>
-        <source>calibrated score</source>
-        <translation>kalibrierter Wert</translation>
-    </message>
-    <message>
         <source>%1 · %2 layers</source>
         <translation>%1 · %2 Schichten</translation>
     </message>
@@ -2243,12 +2983,212 @@ Sondierungsmenge: %2</translation>
         <translation>Sondiere %1 mit %2…</translation>
     </message>
     <message>
-        <source>Selected layers %1: the %2 lowest |%3|, as drawn.</source>
-        <translation>Gewählte Schichten %1: die %2 niedrigsten |%3|, wie gezeichnet.</translation>
-    </message>
-    <message>
         <source>Could not select: %1</source>
         <translation>Auswahl nicht möglich: %1</translation>
+    </message>
+    <message>
+        <source>Layer masking (loss increase)</source>
+        <translation>Schichtmaskierung (Verlustanstieg)</translation>
+    </message>
+    <message>
+        <source>Taylor θ·g (signed)</source>
+        <translation>Taylor θ·g (mit Vorzeichen)</translation>
+    </message>
+    <message>
+        <source>Taylor |θ·g|</source>
+        <translation>Taylor |θ·g|</translation>
+    </message>
+    <message>
+        <source>Fisher Σ g²</source>
+        <translation>Fisher Σ g²</translation>
+    </message>
+    <message>
+        <source>Update magnitude ‖ΔW‖</source>
+        <translation>Update-Betrag ‖ΔW‖</translation>
+    </message>
+    <message>
+        <source>Effective rank of ΔW_up</source>
+        <translation>Effektiver Rang von ΔW_up</translation>
+    </message>
+    <message>
+        <source>File…</source>
+        <translation>Datei…</translation>
+    </message>
+    <message>
+        <source>Choose a file (files without an extension are shown too)</source>
+        <translation>Eine Datei wählen (Dateien ohne Endung werden auch gezeigt)</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>Ordner…</translation>
+    </message>
+    <message>
+        <source>Choose a folder (e.g. a folder of fortune files)</source>
+        <translation>Einen Ordner wählen (z. B. einen Ordner mit Fortune-Dateien)</translation>
+    </message>
+    <message>
+        <source>Text or JSONL (*.txt *.jsonl *.json)</source>
+        <translation>Text oder JSONL (*.txt *.jsonl *.json)</translation>
+    </message>
+    <message>
+        <source>Cells:</source>
+        <translation>Zellen:</translation>
+    </message>
+    <message>
+        <source>Values</source>
+        <translation>Werte</translation>
+    </message>
+    <message>
+        <source>Log scale</source>
+        <translation>Logarithmisch</translation>
+    </message>
+    <message>
+        <source>Normalised per unit</source>
+        <translation>Pro Einheit normiert</translation>
+    </message>
+    <message>
+        <source>Rank per unit</source>
+        <translation>Rang pro Einheit</translation>
+    </message>
+    <message>
+        <source>The unit scores on one colour scale</source>
+        <translation>Die Einheitenwerte auf einer Farbskala</translation>
+    </message>
+    <message>
+        <source>log₁₀ of each score&apos;s magnitude: a few large norms no longer hide the rest (zeros are left blank)</source>
+        <translation>log₁₀ des Betrags jedes Werts: Einige große Normen verdecken den Rest nicht mehr (Nullen bleiben leer)</translation>
+    </message>
+    <message>
+        <source>Each layer&apos;s rank within its unit column (1 = most important)</source>
+        <translation>Der Rang jeder Schicht in ihrer Einheitenspalte (1 = am wichtigsten)</translation>
+    </message>
+    <message>
+        <source>How the cells are coloured; the bars always show the layer score</source>
+        <translation>Wie die Zellen gefärbt werden; die Balken zeigen immer den Schichtwert</translation>
+    </message>
+    <message>
+        <source>domain rank − general rank of the layer score</source>
+        <translation>Domänenrang − allgemeiner Rang des Schichtwerts</translation>
+    </message>
+    <message>
+        <source>|loss increase| when the layer is bypassed</source>
+        <translation>|Verlustanstieg|, wenn die Schicht übersprungen wird</translation>
+    </message>
+    <message>
+        <source>loss increase when the layer is bypassed</source>
+        <translation>Verlustanstieg, wenn die Schicht übersprungen wird</translation>
+    </message>
+    <message>
+        <source>|Σ θ·g| over the layer&apos;s parameters</source>
+        <translation>|Σ θ·g| über die Parameter der Schicht</translation>
+    </message>
+    <message>
+        <source>Σ θ·g over the layer&apos;s parameters</source>
+        <translation>Σ θ·g über die Parameter der Schicht</translation>
+    </message>
+    <message>
+        <source>Σ |θ·g| over the layer&apos;s parameters</source>
+        <translation>Σ |θ·g| über die Parameter der Schicht</translation>
+    </message>
+    <message>
+        <source>Σ g² (Fisher) over the layer&apos;s parameters</source>
+        <translation>Σ g² (Fisher) über die Parameter der Schicht</translation>
+    </message>
+    <message>
+        <source>‖W_T − W_0‖ of the layer</source>
+        <translation>‖W_T − W_0‖ der Schicht</translation>
+    </message>
+    <message>
+        <source>rank difference</source>
+        <translation>Rangdifferenz</translation>
+    </message>
+    <message>
+        <source>|Δ loss|</source>
+        <translation>|Δ loss|</translation>
+    </message>
+    <message>
+        <source>Δ loss</source>
+        <translation>Δ loss</translation>
+    </message>
+    <message>
+        <source>|Σ θ·g|</source>
+        <translation>|Σ θ·g|</translation>
+    </message>
+    <message>
+        <source>Σ θ·g</source>
+        <translation>Σ θ·g</translation>
+    </message>
+    <message>
+        <source>Σ |θ·g|</source>
+        <translation>Σ |θ·g|</translation>
+    </message>
+    <message>
+        <source>Σ g²</source>
+        <translation>Σ g²</translation>
+    </message>
+    <message>
+        <source>‖ΔW‖</source>
+        <translation>‖ΔW‖</translation>
+    </message>
+    <message>
+        <source>domain rank − general rank within the unit column</source>
+        <translation>Domänenrang − allgemeiner Rang in der Einheitenspalte</translation>
+    </message>
+    <message>
+        <source>|mean θ·g| over the unit&apos;s parameters</source>
+        <translation>|Mittel θ·g| über die Parameter der Einheit</translation>
+    </message>
+    <message>
+        <source>mean θ·g over the unit&apos;s parameters</source>
+        <translation>Mittel θ·g über die Parameter der Einheit</translation>
+    </message>
+    <message>
+        <source>mean |θ·g| over the unit&apos;s parameters</source>
+        <translation>Mittel |θ·g| über die Parameter der Einheit</translation>
+    </message>
+    <message>
+        <source>Σ g² (Fisher) over the unit&apos;s parameters</source>
+        <translation>Σ g² (Fisher) über die Parameter der Einheit</translation>
+    </message>
+    <message>
+        <source>log₁₀ |%1|</source>
+        <translation>log₁₀ |%1|</translation>
+    </message>
+    <message>
+        <source>%1, min–max per unit</source>
+        <translation>%1, Min–Max pro Einheit</translation>
+    </message>
+    <message>
+        <source>rank of %1 in its unit (1 = most important)</source>
+        <translation>Rang von %1 in seiner Einheit (1 = am wichtigsten)</translation>
+    </message>
+    <message>
+        <source>layer score: %1</source>
+        <translation>Schichtwert: %1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Bars&lt;/b&gt;: the layer score, %1 (%2) — what “Least important” ranks, lowest first. &lt;b&gt;Cells&lt;/b&gt;: each unit&apos;s own score, %3. A bar is not the sum of its row&apos;s cells: cells are per-unit means or sums, and signed values cancel within a layer.</source>
+        <translation>&lt;b&gt;Balken&lt;/b&gt;: der Schichtwert, %1 (%2) – das, was „Am wenigsten wichtig“ ordnet, niedrigste zuerst. &lt;b&gt;Zellen&lt;/b&gt;: der eigene Wert jeder Einheit, %3. Ein Balken ist nicht die Summe der Zellen seiner Zeile: Zellen sind Mittelwerte oder Summen pro Einheit, und Werte mit Vorzeichen heben sich innerhalb einer Schicht auf.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Bars&lt;/b&gt; and cells: the layer score, %1 (%2) — what “Least important” ranks, lowest first.</source>
+        <translation>&lt;b&gt;Balken&lt;/b&gt; und Zellen: der Schichtwert, %1 (%2) – das, was „Am wenigsten wichtig“ ordnet, niedrigste zuerst.</translation>
+    </message>
+    <message>
+        <source>“Least important” needs the bars: none are drawn.</source>
+        <translation>„Am wenigsten wichtig“ braucht die Balken: Es sind keine gezeichnet.</translation>
+    </message>
+    <message>
+        <source>“Least important” picks the k lowest bars: %1.</source>
+        <translation>„Am wenigsten wichtig“ wählt die k niedrigsten Balken: %1.</translation>
+    </message>
+    <message>
+        <source>No layer scores are drawn (a calibrated view needs a domain probe).</source>
+        <translation>Es sind keine Schichtwerte gezeichnet (eine kalibrierte Ansicht braucht eine Domänensonde).</translation>
+    </message>
+    <message>
+        <source>Selected layers %1: the %2 lowest by %3, as drawn.</source>
+        <translation>Schichten %1 ausgewählt: die %2 niedrigsten nach %3, wie gezeichnet.</translation>
     </message>
 </context>
 <context>
@@ -2284,6 +3224,45 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>cancelled</source>
         <translation>abgebrochen</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ListEditor</name>
+    <message>
+        <source>Add</source>
+        <translation>Hinzufügen</translation>
+    </message>
+    <message>
+        <source>Add a %1</source>
+        <translation>%1 hinzufügen</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>Kopieren</translation>
+    </message>
+    <message>
+        <source>Duplicate the selected %1</source>
+        <translation>Ausgewählte(n) %1 duplizieren</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <source>↑</source>
+        <translation>↑</translation>
+    </message>
+    <message>
+        <source>Move up</source>
+        <translation>Nach oben</translation>
+    </message>
+    <message>
+        <source>↓</source>
+        <translation>↓</translation>
+    </message>
+    <message>
+        <source>Move down</source>
+        <translation>Nach unten</translation>
     </message>
 </context>
 <context>
@@ -2484,6 +3463,165 @@ Sondierungsmenge: %2</translation>
         <source>Re&amp;port of a group…</source>
         <translation>Be&amp;richt einer Gruppe…</translation>
     </message>
+    <message>
+        <source>Experiment</source>
+        <translation>Experiment</translation>
+    </message>
+    <message>
+        <source>Open experiment &amp;spec…</source>
+        <translation>Experiment&amp;spezifikation öffnen…</translation>
+    </message>
+    <message>
+        <source>Open an experiment spec</source>
+        <translation>Eine Experimentspezifikation öffnen</translation>
+    </message>
+    <message>
+        <source>Experiment spec (*.json)</source>
+        <translation>Experimentspezifikation (*.json)</translation>
+    </message>
+    <message>
+        <source>&amp;User Guide</source>
+        <translation>&amp;Benutzerhandbuch</translation>
+    </message>
+    <message>
+        <source>GrowBench User Guide</source>
+        <translation>GrowBench-Benutzerhandbuch</translation>
+    </message>
+    <message>
+        <source>Not a model folder, an experiment spec or a run store: %1</source>
+        <translation>Kein Modellordner, keine Experimentspezifikation und kein Laufspeicher: %1</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ModelEditor</name>
+    <message>
+        <source>A model folder (Hugging Face or GrowBench)</source>
+        <translation>Ein Modellordner (Hugging Face oder GrowBench)</translation>
+    </message>
+    <message>
+        <source>A built-in preset, trained from scratch</source>
+        <translation>Eine eingebaute Vorlage, von Grund auf trainiert</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>Modell:</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Ordner</translation>
+    </message>
+    <message>
+        <source>A folder with config.json, model.safetensors (or a sharded index) and tokenizer.json</source>
+        <translation>Ein Ordner mit config.json, model.safetensors (oder einem geteilten Index) und tokenizer.json</translation>
+    </message>
+    <message>
+        <source>Preset</source>
+        <translation>Vorlage</translation>
+    </message>
+    <message>
+        <source>The architecture family of the preset</source>
+        <translation>Die Architekturfamilie der Vorlage</translation>
+    </message>
+    <message>
+        <source>Config overrides</source>
+        <translation>Konfigurationsänderungen</translation>
+    </message>
+    <message>
+        <source>config.json keys that replace the preset&apos;s, e.g. {&quot;hidden_size&quot;: 192, &quot;num_hidden_layers&quot;: 4}</source>
+        <translation>config.json-Schlüssel, die die der Vorlage ersetzen, z. B. {&quot;hidden_size&quot;: 192, &quot;num_hidden_layers&quot;: 4}</translation>
+    </message>
+    <message>
+        <source>Vocabulary size</source>
+        <translation>Vokabulargröße</translation>
+    </message>
+    <message>
+        <source>The byte-level BPE tokenizer&apos;s vocabulary (at least 300)</source>
+        <translation>Das Vokabular des Byte-Level-BPE-Tokenizers (mindestens 300)</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>Text</translation>
+    </message>
+    <message>
+        <source>tokenizer source</source>
+        <translation>Tokenizer-Quelle</translation>
+    </message>
+    <message>
+        <source>Tokenizer training text (default: the first stage&apos;s data)</source>
+        <translation>Trainingstext des Tokenizers (Standard: die Daten der ersten Stufe)</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Stage name</source>
+        <translation>Name der Stufe</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>Daten</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>Schritte</translation>
+    </message>
+    <message>
+        <source>Optimizer steps</source>
+        <translation>Optimiererschritte</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>Lernrate</translation>
+    </message>
+    <message>
+        <source>Peak rate</source>
+        <translation>Maximale Rate</translation>
+    </message>
+    <message>
+        <source>Sequence length</source>
+        <translation>Sequenzlänge</translation>
+    </message>
+    <message>
+        <source>Tokens per sequence</source>
+        <translation>Tokens pro Sequenz</translation>
+    </message>
+    <message>
+        <source>Batch size</source>
+        <translation>Batchgröße</translation>
+    </message>
+    <message>
+        <source>Sequences per step</source>
+        <translation>Sequenzen pro Schritt</translation>
+    </message>
+    <message>
+        <source>Warm-up</source>
+        <translation>Aufwärmphase</translation>
+    </message>
+    <message>
+        <source>Linear warm-up steps</source>
+        <translation>Schritte linearer Aufwärmphase</translation>
+    </message>
+    <message>
+        <source>Data:</source>
+        <translation>Daten:</translation>
+    </message>
+    <message>
+        <source>stage %1</source>
+        <translation>Stufe %1</translation>
+    </message>
+    <message>
+        <source>stage</source>
+        <translation>Stufe</translation>
+    </message>
+    <message>
+        <source>Pretraining stages (in order)</source>
+        <translation>Vortrainingsstufen (in Reihenfolge)</translation>
+    </message>
+    <message>
+        <source>Choose a model folder.</source>
+        <translation>Einen Modellordner wählen.</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::ModelView</name>
@@ -2668,6 +3806,69 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Drag along the axis to filter the runs by a range</source>
         <translation>Entlang der Achse ziehen, um die Läufe nach einem Bereich zu filtern</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::PlanForm</name>
+    <message>
+        <source>Variant:</source>
+        <translation>Variante:</translation>
+    </message>
+    <message>
+        <source>GrowBench does not know the variant “%1”: its keys are kept as JSON below.</source>
+        <translation>GrowBench kennt die Variante „%1“ nicht: Ihre Schlüssel bleiben unten als JSON erhalten.</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>A label for tables and plots (default: the variant and its key parameters)</source>
+        <translation>Eine Bezeichnung für Tabellen und Diagramme (Standard: die Variante und ihre wichtigsten Parameter)</translation>
+    </message>
+    <message>
+        <source>(The default depends on the other keys.)</source>
+        <translation>(Der Standardwert hängt von den anderen Schlüsseln ab.)</translation>
+    </message>
+    <message>
+        <source>Own replay fraction</source>
+        <translation>Eigener Replay-Anteil</translation>
+    </message>
+    <message>
+        <source>This plan&apos;s fraction of original-domain batches instead of train.replay (0 is valid)</source>
+        <translation>Der Anteil der Batches aus der ursprünglichen Domäne für diesen Plan statt train.replay (0 ist gültig)</translation>
+    </message>
+    <message>
+        <source>EWC λ</source>
+        <translation>EWC λ</translation>
+    </message>
+    <message>
+        <source>λ/2 · Σ F_i (θ_i − θ*_i)² on this plan&apos;s trainable parameters; set it to add the penalty</source>
+        <translation>λ/2 · Σ F_i (θ_i − θ*_i)² auf den trainierbaren Parametern dieses Plans; setzen, um die Strafe hinzuzufügen</translation>
+    </message>
+    <message>
+        <source>EWC mode</source>
+        <translation>EWC-Modus</translation>
+    </message>
+    <message>
+        <source>per-task: one anchor per finished task; online: F ← γ·F + F_task</source>
+        <translation>per-task: ein Anker pro abgeschlossener Aufgabe; online: F ← γ·F + F_task</translation>
+    </message>
+    <message>
+        <source>EWC γ</source>
+        <translation>EWC γ</translation>
+    </message>
+    <message>
+        <source>Online EWC&apos;s decay of the accumulated Fisher</source>
+        <translation>Zerfall der angesammelten Fisher beim Online-EWC</translation>
+    </message>
+    <message>
+        <source>Other keys</source>
+        <translation>Weitere Schlüssel</translation>
+    </message>
+    <message>
+        <source>Keys of this plan without a field above, as JSON: the plan&apos;s own &quot;seeds&quot; and &quot;sweep&quot; (docs/experiments.md)</source>
+        <translation>Schlüssel dieses Plans ohne Feld oben, als JSON: die eigenen &quot;seeds&quot; und &quot;sweep&quot; des Plans (docs/experiments.md)</translation>
     </message>
 </context>
 <context>
@@ -2916,14 +4117,6 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Launch</source>
         <translation>Starten</translation>
-    </message>
-    <message>
-        <source>…</source>
-        <translation>…</translation>
-    </message>
-    <message>
-        <source>Choose a file</source>
-        <translation>Eine Datei wählen</translation>
     </message>
     <message>
         <source>Data</source>
@@ -3219,6 +4412,54 @@ Sondierungsmenge: %2</translation>
             <numerusform>Die Spezifikation ergibt %n Läufe (Pläne × Sweep-Punkte × Seeds)</numerusform>
         </translation>
     </message>
+    <message>
+        <source>File…</source>
+        <translation>Datei…</translation>
+    </message>
+    <message>
+        <source>Choose a file (files without an extension are shown too)</source>
+        <translation>Eine Datei wählen (Dateien ohne Endung werden auch gezeigt)</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>Ordner…</translation>
+    </message>
+    <message>
+        <source>Choose a folder (e.g. a folder of fortune files)</source>
+        <translation>Einen Ordner wählen (z. B. einen Ordner mit Fortune-Dateien)</translation>
+    </message>
+    <message>
+        <source>Edit as experiment…</source>
+        <translation>Als Experiment bearbeiten…</translation>
+    </message>
+    <message>
+        <source>Open this form&apos;s spec in the experiment editor: replay, held-out test sets, tasks, task sequences, probes, checkpoints and every other key of a spec</source>
+        <translation>Die Spezifikation dieses Formulars im Experimenteditor öffnen: Replay, zurückgehaltene Testmengen, Aufgaben, Aufgabenfolgen, Sonden, Checkpoints und jeder andere Schlüssel einer Spezifikation</translation>
+    </message>
+    <message>
+        <source>Open spec in the experiment editor</source>
+        <translation>Spezifikation im Experimenteditor öffnen</translation>
+    </message>
+    <message>
+        <source>The new-domain training data</source>
+        <translation>Die Trainingsdaten der neuen Domäne</translation>
+    </message>
+    <message>
+        <source>The new-domain evaluation data</source>
+        <translation>Die Auswertungsdaten der neuen Domäne</translation>
+    </message>
+    <message>
+        <source>The original-domain evaluation data</source>
+        <translation>Die Auswertungsdaten der ursprünglichen Domäne</translation>
+    </message>
+    <message>
+        <source>%1 does not exist: %2</source>
+        <translation>%1 existiert nicht: %2</translation>
+    </message>
+    <message>
+        <source>The selected run has no checkpoint to resume from: Resume starts it again from the beginning</source>
+        <translation>Der ausgewählte Lauf hat keinen Checkpoint zum Fortsetzen: Fortsetzen startet ihn von vorn</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::SettingsDialog</name>
@@ -3264,6 +4505,201 @@ Sondierungsmenge: %2</translation>
     </message>
 </context>
 <context>
+    <name>gb::gui::SourceEditor</name>
+    <message>
+        <source>(required)</source>
+        <translation>(erforderlich)</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>(keine)</translation>
+    </message>
+    <message>
+        <source>Text corpus</source>
+        <translation>Textkorpus</translation>
+    </message>
+    <message>
+        <source>QA JSONL</source>
+        <translation>QA-JSONL</translation>
+    </message>
+    <message>
+        <source>Biography</source>
+        <translation>Biografie</translation>
+    </message>
+    <message>
+        <source>Text corpus: a file or folder of text, JSONL or fortunes; QA JSONL: question and answer per line; Biography: a part of the synthetic biography benchmark</source>
+        <translation>Textkorpus: eine Datei oder ein Ordner mit Text, JSONL oder Fortunes; QA-JSONL: Frage und Antwort pro Zeile; Biografie: ein Teil des synthetischen Biografie-Benchmarks</translation>
+    </message>
+    <message>
+        <source>A file or a folder (text, JSONL, fortunes, QA JSONL)</source>
+        <translation>Eine Datei oder ein Ordner (Text, JSONL, Fortunes, QA-JSONL)</translation>
+    </message>
+    <message>
+        <source>Options</source>
+        <translation>Optionen</translation>
+    </message>
+    <message>
+        <source>Format, split and limits of this source</source>
+        <translation>Format, Aufteilung und Grenzen dieser Quelle</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>Format</translation>
+    </message>
+    <message>
+        <source>auto: by extension and content; fortunes: %-separated entries (files without an extension)</source>
+        <translation>auto: nach Endung und Inhalt; fortunes: durch % getrennte Einträge (Dateien ohne Endung)</translation>
+    </message>
+    <message>
+        <source>Part</source>
+        <translation>Teil</translation>
+    </message>
+    <message>
+        <source>A document-level split seeded by the spec&apos;s seed: the held-out documents never appear in the training part</source>
+        <translation>Eine Aufteilung auf Dokumentebene mit dem Seed der Spezifikation: Die zurückgehaltenen Dokumente erscheinen nie im Trainingsteil</translation>
+    </message>
+    <message>
+        <source>Held-out fraction</source>
+        <translation>Zurückgehaltener Anteil</translation>
+    </message>
+    <message>
+        <source>Fraction of documents held out (default 0.1 for train/heldout, 0 for all)</source>
+        <translation>Anteil zurückgehaltener Dokumente (Standard 0,1 für train/heldout, 0 für all)</translation>
+    </message>
+    <message>
+        <source>Document unit</source>
+        <translation>Dokumenteinheit</translation>
+    </message>
+    <message>
+        <source>Plain text: a document per file, paragraph or line</source>
+        <translation>Reiner Text: ein Dokument pro Datei, Absatz oder Zeile</translation>
+    </message>
+    <message>
+        <source>JSONL field</source>
+        <translation>JSONL-Feld</translation>
+    </message>
+    <message>
+        <source>JSONL: the field holding the text</source>
+        <translation>JSONL: das Feld mit dem Text</translation>
+    </message>
+    <message>
+        <source>Recursive</source>
+        <translation>Rekursiv</translation>
+    </message>
+    <message>
+        <source>Folders: descend into sub-folders</source>
+        <translation>Ordner: in Unterordner absteigen</translation>
+    </message>
+    <message>
+        <source>Strip overstrike</source>
+        <translation>Überschreibungen entfernen</translation>
+    </message>
+    <message>
+        <source>Remove backspace overstrike (old fortune files)</source>
+        <translation>Rückschritt-Überschreibungen entfernen (alte Fortune-Dateien)</translation>
+    </message>
+    <message>
+        <source>Minimum characters</source>
+        <translation>Mindestzeichen</translation>
+    </message>
+    <message>
+        <source>Drop documents with fewer non-whitespace bytes</source>
+        <translation>Dokumente mit weniger Nicht-Leerraum-Bytes verwerfen</translation>
+    </message>
+    <message>
+        <source>Max documents</source>
+        <translation>Max. Dokumente</translation>
+    </message>
+    <message>
+        <source>At most this many documents (-1: all)</source>
+        <translation>Höchstens so viele Dokumente (-1: alle)</translation>
+    </message>
+    <message>
+        <source>Max tokens</source>
+        <translation>Max. Tokens</translation>
+    </message>
+    <message>
+        <source>At most this many tokens (-1: all)</source>
+        <translation>Höchstens so viele Tokens (-1: alle)</translation>
+    </message>
+    <message>
+        <source>Loss on the answer only</source>
+        <translation>Verlust nur auf der Antwort</translation>
+    </message>
+    <message>
+        <source>Mask the prompt (question + &quot;\nAnswer:&quot;) in the loss</source>
+        <translation>Den Prompt (Frage + &quot;\nAnswer:&quot;) im Verlust maskieren</translation>
+    </message>
+    <message>
+        <source>Max items</source>
+        <translation>Max. Einträge</translation>
+    </message>
+    <message>
+        <source>At most this many QA items (-1: all)</source>
+        <translation>Höchstens so viele QA-Einträge (-1: alle)</translation>
+    </message>
+    <message>
+        <source>pretrain: biographies of the first people; task0_train / task0_test: QA about them; task1: QA about unseen people</source>
+        <translation>pretrain: Biografien der ersten Personen; task0_train / task0_test: Fragen zu ihnen; task1: Fragen zu ungesehenen Personen</translation>
+    </message>
+    <message>
+        <source>People</source>
+        <translation>Personen</translation>
+    </message>
+    <message>
+        <source>Number of synthetic people (paper: 200 000)</source>
+        <translation>Anzahl synthetischer Personen (Artikel: 200 000)</translation>
+    </message>
+    <message>
+        <source>Generator seed</source>
+        <translation>Generator-Seed</translation>
+    </message>
+    <message>
+        <source>Seed of the generated people</source>
+        <translation>Seed der erzeugten Personen</translation>
+    </message>
+    <message>
+        <source>Biographies per person</source>
+        <translation>Biografien pro Person</translation>
+    </message>
+    <message>
+        <source>Paraphrased biographies per person</source>
+        <translation>Umformulierte Biografien pro Person</translation>
+    </message>
+    <message>
+        <source>Pretrain fraction</source>
+        <translation>Vortrainingsanteil</translation>
+    </message>
+    <message>
+        <source>Share of people with biographies in pretraining</source>
+        <translation>Anteil der Personen mit Biografien im Vortraining</translation>
+    </message>
+    <message>
+        <source>Task 0 train fraction</source>
+        <translation>Trainingsanteil Aufgabe 0</translation>
+    </message>
+    <message>
+        <source>Share of the pretrained people in Task 0&apos;s training QA</source>
+        <translation>Anteil der vortrainierten Personen in den Trainingsfragen von Aufgabe 0</translation>
+    </message>
+    <message>
+        <source>Task 1 fraction</source>
+        <translation>Anteil Aufgabe 1</translation>
+    </message>
+    <message>
+        <source>Share of all people in Task 1 (unseen people)</source>
+        <translation>Anteil aller Personen in Aufgabe 1 (ungesehene Personen)</translation>
+    </message>
+    <message>
+        <source>Required: choose a data source.</source>
+        <translation>Erforderlich: eine Datenquelle wählen.</translation>
+    </message>
+    <message>
+        <source>Give a path.</source>
+        <translation>Einen Pfad angeben.</translation>
+    </message>
+</context>
+<context>
     <name>gb::gui::SpecDiffModel</name>
     <message>
         <source>(absent)</source>
@@ -3272,6 +4708,89 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Key</source>
         <translation>Schlüssel</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::SpecField</name>
+    <message>
+        <source>yes</source>
+        <translation>ja</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>nein</translation>
+    </message>
+    <message>
+        <source>(required)</source>
+        <translation>(erforderlich)</translation>
+    </message>
+    <message>
+        <source>(not set)</source>
+        <translation>(nicht gesetzt)</translation>
+    </message>
+    <message>
+        <source>(default: %1)</source>
+        <translation>(Standard: %1)</translation>
+    </message>
+    <message>
+        <source>File…</source>
+        <translation>Datei…</translation>
+    </message>
+    <message>
+        <source>Choose a file (files without an extension are shown too)</source>
+        <translation>Eine Datei wählen (Dateien ohne Endung werden auch gezeigt)</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>Ordner…</translation>
+    </message>
+    <message>
+        <source>Choose a folder (a model folder, a folder of fortune files)</source>
+        <translation>Einen Ordner wählen (einen Modellordner, einen Ordner mit Fortune-Dateien)</translation>
+    </message>
+    <message>
+        <source>“all”, a list such as 0-3, 7, or a policy as JSON, e.g. {&quot;policy&quot;: &quot;least-important&quot;, &quot;k&quot;: 2, &quot;score&quot;: &quot;masking&quot;}</source>
+        <translation>„all“, eine Liste wie 0-3, 7 oder eine Richtlinie als JSON, z. B. {&quot;policy&quot;: &quot;least-important&quot;, &quot;k&quot;: 2, &quot;score&quot;: &quot;masking&quot;}</translation>
+    </message>
+    <message>
+        <source>Comma-separated; allowed: %1</source>
+        <translation>Durch Kommas getrennt; erlaubt: %1</translation>
+    </message>
+    <message>
+        <source>Key: %1. Bold: set in the spec; otherwise the default applies.</source>
+        <translation>Schlüssel: %1. Fett: in der Spezifikation gesetzt; sonst gilt der Standardwert.</translation>
+    </message>
+    <message>
+        <source>Expected a whole number.</source>
+        <translation>Eine ganze Zahl erwartet.</translation>
+    </message>
+    <message>
+        <source>Expected a number.</source>
+        <translation>Eine Zahl erwartet.</translation>
+    </message>
+    <message>
+        <source>Must be between %1 and %2.</source>
+        <translation>Muss zwischen %1 und %2 liegen.</translation>
+    </message>
+    <message>
+        <source>Not valid JSON.</source>
+        <translation>Kein gültiges JSON.</translation>
+    </message>
+    <message>
+        <source>Expected a JSON object {…}.</source>
+        <translation>Ein JSON-Objekt {…} erwartet.</translation>
+    </message>
+    <message>
+        <source>Expected “all”, a list such as 0-3, 7, or a JSON policy object.</source>
+        <translation>„all“, eine Liste wie 0-3, 7 oder ein JSON-Richtlinienobjekt erwartet.</translation>
+    </message>
+    <message>
+        <source>Unknown: %1 (allowed: %2)</source>
+        <translation>Unbekannt: %1 (erlaubt: %2)</translation>
+    </message>
+    <message>
+        <source>Required.</source>
+        <translation>Erforderlich.</translation>
     </message>
 </context>
 <context>
@@ -3543,6 +5062,10 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>With --measure: run this spec and measure event-loop gaps meanwhile.</source>
         <translation>Mit --measure: diese Spezifikation ausführen und dabei Lücken der Ereignisschleife messen.</translation>
+    </message>
+    <message>
+        <source>Model folders, experiment specs (.json) or run stores to open (the desktop passes dropped or chosen files this way).</source>
+        <translation>Zu öffnende Modellordner, Experimentspezifikationen (.json) oder Laufspeicher (so übergibt der Desktop abgelegte oder gewählte Dateien).</translation>
     </message>
 </context>
 </TS>

@@ -43,6 +43,13 @@
     </message>
 </context>
 <context>
+    <name>FilePicker</name>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+</context>
+<context>
     <name>Format</name>
     <message>
         <source>%1 G</source>
@@ -1073,6 +1080,761 @@
     </message>
 </context>
 <context>
+    <name>gb::gui::ExperimentEditor</name>
+    <message>
+        <source>Task name</source>
+        <translation>任务名称</translation>
+    </message>
+    <message>
+        <source>Names its metrics (eval/&lt;name&gt;/acc, ...); no &apos;/&apos;</source>
+        <translation>用于命名其指标（eval/&lt;name&gt;/acc, ...）；不能含 &apos;/&apos;</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>mc: multiple choice by log-likelihood (acc, acc_norm); qa: first-token accuracy, exact match and answer loss; lm: loss and perplexity</source>
+        <translation>mc：按对数似然的多项选择（acc、acc_norm）；qa：首词元准确率、精确匹配和答案损失；lm：损失和困惑度</translation>
+    </message>
+    <message>
+        <source>multiple choice (mc)</source>
+        <translation>多项选择 (mc)</translation>
+    </message>
+    <message>
+        <source>question answering (qa)</source>
+        <translation>问答 (qa)</translation>
+    </message>
+    <message>
+        <source>language modelling (lm)</source>
+        <translation>语言建模 (lm)</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>mc: the multiple-choice JSONL; qa/lm: a path instead of a source</source>
+        <translation>mc：多项选择 JSONL 文件；qa/lm：用路径代替数据源</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>数据源</translation>
+    </message>
+    <message>
+        <source>qa and lm tasks: the data source</source>
+        <translation>qa 和 lm 任务：数据源</translation>
+    </message>
+    <message>
+        <source>Max items</source>
+        <translation>最多条目</translation>
+    </message>
+    <message>
+        <source>Items evaluated (default: eval.max_items; -1: all)</source>
+        <translation>评估的条目数（默认：eval.max_items；-1：全部）</translation>
+    </message>
+    <message>
+        <source>Source:</source>
+        <translation>数据源：</translation>
+    </message>
+    <message>
+        <source>task %1</source>
+        <translation>任务 %1</translation>
+    </message>
+    <message>
+        <source>biography %1</source>
+        <translation>传记 %1</translation>
+    </message>
+    <message>
+        <source>source %1</source>
+        <translation>数据源 %1</translation>
+    </message>
+    <message>
+        <source>New</source>
+        <translation>新建</translation>
+    </message>
+    <message>
+        <source>A new spec for the model open in the Model view</source>
+        <translation>为模型视图中打开的模型新建规格</translation>
+    </message>
+    <message>
+        <source>Open…</source>
+        <translation>打开…</translation>
+    </message>
+    <message>
+        <source>Load an experiment spec (JSON) into the editor</source>
+        <translation>将实验规格（JSON）载入编辑器</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Save as…</source>
+        <translation>另存为…</translation>
+    </message>
+    <message>
+        <source>From selected run</source>
+        <translation>来自所选运行</translation>
+    </message>
+    <message>
+        <source>Start from the spec of the run selected in the Runs view (its resolved spec: one plan, absolute paths)</source>
+        <translation>以运行视图中所选运行的规格为起点（解析后的规格：一个方案，绝对路径）</translation>
+    </message>
+    <message>
+        <source>Launch</source>
+        <translation>启动</translation>
+    </message>
+    <message>
+        <source>Write the spec to the workspace and start growbench-cli run</source>
+        <translation>将规格写入工作区并启动 growbench-cli run</translation>
+    </message>
+    <message>
+        <source>Experiment</source>
+        <translation>实验</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Names the runs and the group in the store</source>
+        <translation>为存储中的运行和分组命名</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>描述</translation>
+    </message>
+    <message>
+        <source>Free text kept with the spec</source>
+        <translation>随规格保存的自由文本</translation>
+    </message>
+    <message>
+        <source>Spec version</source>
+        <translation>规格版本</translation>
+    </message>
+    <message>
+        <source>The spec format version this GrowBench reads</source>
+        <translation>此 GrowBench 读取的规格格式版本</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>Base model, data splits and probe sets</source>
+        <translation>基础模型、数据划分和探测集</translation>
+    </message>
+    <message>
+        <source>Run seed</source>
+        <translation>运行种子</translation>
+    </message>
+    <message>
+        <source>Data order and new parameters&apos; initial values (default: the seed)</source>
+        <translation>数据顺序和新参数的初始值（默认：种子）</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Where the worker trains</source>
+        <translation>工作进程训练所用的设备</translation>
+    </message>
+    <message>
+        <source>Data type</source>
+        <translation>数据类型</translation>
+    </message>
+    <message>
+        <source>Weights and compute</source>
+        <translation>权重与计算</translation>
+    </message>
+    <message>
+        <source>Threads</source>
+        <translation>线程</translation>
+    </message>
+    <message>
+        <source>CPU threads of the worker</source>
+        <translation>工作进程的 CPU 线程数</translation>
+    </message>
+    <message>
+        <source>Seeds and sweep</source>
+        <translation>种子与扫描</translation>
+    </message>
+    <message>
+        <source>Seeds</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>One run per seed, e.g. [0, 1, 2]</source>
+        <translation>每个种子一次运行，例如 [0, 1, 2]</translation>
+    </message>
+    <message>
+        <source>Sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <source>Values per key: train.* keys and plan parameters, e.g. {&quot;train.lr&quot;: [0.0001, 0.0003], &quot;replay&quot;: [0, 0.1]}</source>
+        <translation>每个键的取值：train.* 键和方案参数，例如 {&quot;train.lr&quot;: [0.0001, 0.0003], &quot;replay&quot;: [0, 0.1]}</translation>
+    </message>
+    <message>
+        <source>Sweep mode</source>
+        <translation>扫描模式</translation>
+    </message>
+    <message>
+        <source>grid: every combination; random: draw `samples` points</source>
+        <translation>grid：所有组合；random：抽取 `samples` 个点</translation>
+    </message>
+    <message>
+        <source>Samples</source>
+        <translation>样本数</translation>
+    </message>
+    <message>
+        <source>Random sweeps: points per plan</source>
+        <translation>随机扫描：每个方案的点数</translation>
+    </message>
+    <message>
+        <source>Other keys</source>
+        <translation>其他键</translation>
+    </message>
+    <message>
+        <source>Top-level keys without a field in this editor, as JSON</source>
+        <translation>此编辑器中没有字段的顶层键（JSON）</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Original domain (forgetting)</source>
+        <translation>原始领域（遗忘）</translation>
+    </message>
+    <message>
+        <source>Evaluation</source>
+        <translation>评估</translation>
+    </message>
+    <message>
+        <source>Forgetting: original-domain loss and perplexity, and representation drift</source>
+        <translation>遗忘：原始领域的损失和困惑度，以及表示漂移</translation>
+    </message>
+    <message>
+        <source>Replay</source>
+        <translation>回放</translation>
+    </message>
+    <message>
+        <source>Original-domain text mixed into training (train.replay or a plan&apos;s replay)</source>
+        <translation>混入训练的原始领域文本（train.replay 或方案的 replay）</translation>
+    </message>
+    <message>
+        <source>Probe set</source>
+        <translation>探测集</translation>
+    </message>
+    <message>
+        <source>The general probe set for importance (default: the evaluation set)</source>
+        <translation>用于重要性的通用探测集（默认：评估集）</translation>
+    </message>
+    <message>
+        <source>Held-out test</source>
+        <translation>留出测试集</translation>
+    </message>
+    <message>
+        <source>Evaluated at step 0 and at the end only; must not overlap the evaluation set</source>
+        <translation>仅在第 0 步和结束时评估；不得与评估集重叠</translation>
+    </message>
+    <message>
+        <source>New domain (learning)</source>
+        <translation>新领域（学习）</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>The new-domain training data (or a task sequence instead)</source>
+        <translation>新领域的训练数据（或改用任务序列）</translation>
+    </message>
+    <message>
+        <source>Learning: new-domain loss and perplexity</source>
+        <translation>学习：新领域的损失和困惑度</translation>
+    </message>
+    <message>
+        <source>task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Evaluation tasks (at every evaluation)</source>
+        <translation>评估任务（每次评估时）</translation>
+    </message>
+    <message>
+        <source>Task sequence</source>
+        <translation>任务序列</translation>
+    </message>
+    <message>
+        <source>Instead of new-domain training data: tasks trained in order (the plan applied once); after each task every task is evaluated (accuracy matrix, OP and BWT).</source>
+        <translation>代替新领域训练数据：按顺序训练各任务（方案只应用一次）；每个任务之后评估所有任务（准确率矩阵、OP 和 BWT）。</translation>
+    </message>
+    <message>
+        <source>The task&apos;s name</source>
+        <translation>任务名称</translation>
+    </message>
+    <message>
+        <source>Training:</source>
+        <translation>训练：</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Steps of this task (0: train.steps)</source>
+        <translation>此任务的步数（0：train.steps）</translation>
+    </message>
+    <message>
+        <source>Evaluation of this task</source>
+        <translation>此任务的评估</translation>
+    </message>
+    <message>
+        <source>Plans</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>One run per plan (times the sweep points and seeds). Each form is generated from the variant&apos;s parameter schema, as in the Grow planner.</source>
+        <translation>每个方案一次运行（乘以扫描点和种子数）。每个表单都由变体的参数模式生成，与增长规划器相同。</translation>
+    </message>
+    <message>
+        <source>plan</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>Add the planner&apos;s queued plans</source>
+        <translation>添加规划器中排队的方案</translation>
+    </message>
+    <message>
+        <source>Append the plans queued in the Grow planner&apos;s comparison</source>
+        <translation>追加增长规划器比较队列中的方案</translation>
+    </message>
+    <message>
+        <source>Optimisation (train)</source>
+        <translation>优化 (train)</translation>
+    </message>
+    <message>
+        <source>Optimizer steps (per task in a sequence unless the task sets steps)</source>
+        <translation>优化器步数（序列中按任务计，除非任务自行设置步数）</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>Peak learning rate</source>
+        <translation>峰值学习率</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>调度</translation>
+    </message>
+    <message>
+        <source>cosine and linear decay to min_lr_ratio · lr</source>
+        <translation>cosine 和 linear 衰减到 min_lr_ratio · lr</translation>
+    </message>
+    <message>
+        <source>Warm-up</source>
+        <translation>预热</translation>
+    </message>
+    <message>
+        <source>Linear warm-up steps</source>
+        <translation>线性预热步数</translation>
+    </message>
+    <message>
+        <source>Final LR ratio</source>
+        <translation>最终学习率比例</translation>
+    </message>
+    <message>
+        <source>Final learning rate as a fraction of lr</source>
+        <translation>最终学习率占 lr 的比例</translation>
+    </message>
+    <message>
+        <source>Sequence length</source>
+        <translation>序列长度</translation>
+    </message>
+    <message>
+        <source>Tokens per sequence (packed)</source>
+        <translation>每个序列的词元数（打包）</translation>
+    </message>
+    <message>
+        <source>Batch size</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>Rows per micro-batch</source>
+        <translation>每个微批的行数</translation>
+    </message>
+    <message>
+        <source>Batch tokens</source>
+        <translation>批词元数</translation>
+    </message>
+    <message>
+        <source>Instead of batch_size: tokens per micro-batch (a multiple of seq_len)</source>
+        <translation>代替 batch_size：每个微批的词元数（seq_len 的倍数）</translation>
+    </message>
+    <message>
+        <source>Accumulation</source>
+        <translation>累积</translation>
+    </message>
+    <message>
+        <source>Micro-batches per step</source>
+        <translation>每步的微批数</translation>
+    </message>
+    <message>
+        <source>Weight decay</source>
+        <translation>权重衰减</translation>
+    </message>
+    <message>
+        <source>AdamW decoupled decay (not on biases, norms, gates)</source>
+        <translation>AdamW 解耦衰减（不作用于偏置、归一化和门控）</translation>
+    </message>
+    <message>
+        <source>Gradient clipping</source>
+        <translation>梯度裁剪</translation>
+    </message>
+    <message>
+        <source>Global norm (0: off)</source>
+        <translation>全局范数（0：关闭）</translation>
+    </message>
+    <message>
+        <source>β₁</source>
+        <translation>β₁</translation>
+    </message>
+    <message>
+        <source>AdamW</source>
+        <translation>AdamW</translation>
+    </message>
+    <message>
+        <source>β₂</source>
+        <translation>β₂</translation>
+    </message>
+    <message>
+        <source>ε</source>
+        <translation>ε</translation>
+    </message>
+    <message>
+        <source>Replay fraction</source>
+        <translation>回放比例</translation>
+    </message>
+    <message>
+        <source>Fraction p of batches drawn from the original-domain replay data</source>
+        <translation>从原始领域回放数据中抽取的批次比例 p</translation>
+    </message>
+    <message>
+        <source>Divergence factor</source>
+        <translation>发散因子</translation>
+    </message>
+    <message>
+        <source>The run ends “diverged” when its loss stays above this × its first value (0: off)</source>
+        <translation>当损失持续高于此值 × 首个值时，运行以“发散”结束（0：关闭）</translation>
+    </message>
+    <message>
+        <source>Evaluation (eval)</source>
+        <translation>评估 (eval)</translation>
+    </message>
+    <message>
+        <source>Interval</source>
+        <translation>间隔</translation>
+    </message>
+    <message>
+        <source>Steps between evaluations (step 0 and the last step always)</source>
+        <translation>两次评估之间的步数（第 0 步和最后一步总会评估）</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>词元数</translation>
+    </message>
+    <message>
+        <source>Token budget of each LM evaluation set</source>
+        <translation>每个语言模型评估集的词元预算</translation>
+    </message>
+    <message>
+        <source>Rows per evaluation batch</source>
+        <translation>每个评估批的行数</translation>
+    </message>
+    <message>
+        <source>Representation drift</source>
+        <translation>表示漂移</translation>
+    </message>
+    <message>
+        <source>Cosine of the final hidden states to step 0 on the original evaluation set</source>
+        <translation>原始评估集上最终隐藏状态与第 0 步的余弦相似度</translation>
+    </message>
+    <message>
+        <source>Items per multiple-choice or QA task</source>
+        <translation>每个多项选择或问答任务的条目数</translation>
+    </message>
+    <message>
+        <source>Exact match</source>
+        <translation>精确匹配</translation>
+    </message>
+    <message>
+        <source>Greedy exact match for QA tasks</source>
+        <translation>问答任务的贪心精确匹配</translation>
+    </message>
+    <message>
+        <source>Forgetting guard (guard)</source>
+        <translation>遗忘守卫 (guard)</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>The evaluation metric the guard watches</source>
+        <translation>守卫监视的评估指标</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>Largest relative change from step 0 in the bad direction (0.05 = 5 %)</source>
+        <translation>相对第 0 步在不利方向上的最大相对变化（0.05 = 5 %）</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>动作</translation>
+    </message>
+    <message>
+        <source>stop: end the run; rollback: restore the last weights within the budget</source>
+        <translation>stop：结束运行；rollback：恢复预算内的最后权重</translation>
+    </message>
+    <message>
+        <source>Probes and checkpoints</source>
+        <translation>探测与检查点</translation>
+    </message>
+    <message>
+        <source>Importance probes (probe)</source>
+        <translation>重要性探测 (probe)</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>The probes a plan&apos;s layer policy needs run with their own method; this is the default</source>
+        <translation>方案的层策略所需的探测使用其自身的方法；此处为默认值</translation>
+    </message>
+    <message>
+        <source>Token budget of the probe set</source>
+        <translation>探测集的词元预算</translation>
+    </message>
+    <message>
+        <source>Tokens per probe sequence</source>
+        <translation>每个探测序列的词元数</translation>
+    </message>
+    <message>
+        <source>Rows per probe batch</source>
+        <translation>每个探测批的行数</translation>
+    </message>
+    <message>
+        <source>Masking mode</source>
+        <translation>屏蔽模式</translation>
+    </message>
+    <message>
+        <source>cached: restart from the cached layer inputs; naive: a full pass per layer</source>
+        <translation>cached：从缓存的层输入重新开始；naive：每层完整前向一次</translation>
+    </message>
+    <message>
+        <source>Fisher mode</source>
+        <translation>Fisher 模式</translation>
+    </message>
+    <message>
+        <source>sequence: one gradient per row (the empirical Fisher EWC uses); batch: per batch</source>
+        <translation>sequence：每行一个梯度（EWC 使用的经验 Fisher）；batch：每批一个</translation>
+    </message>
+    <message>
+        <source>Fine-tuning steps</source>
+        <translation>微调步数</translation>
+    </message>
+    <message>
+        <source>Update magnitude and effective rank: preliminary fine-tuning steps</source>
+        <translation>更新幅度和有效秩：预微调步数</translation>
+    </message>
+    <message>
+        <source>Fine-tuning LR</source>
+        <translation>微调学习率</translation>
+    </message>
+    <message>
+        <source>Their learning rate</source>
+        <translation>其学习率</translation>
+    </message>
+    <message>
+        <source>Snapshot every</source>
+        <translation>快照间隔</translation>
+    </message>
+    <message>
+        <source>Effective rank: stage length in steps (0: steps / 5)</source>
+        <translation>有效秩：阶段长度（步数，0：steps / 5）</translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation>参照</translation>
+    </message>
+    <message>
+        <source>Effective rank: ΔW against the previous stage or the base</source>
+        <translation>有效秩：相对上一阶段或基础模型的 ΔW</translation>
+    </message>
+    <message>
+        <source>ADEPT defaults (adept, earlier specs)</source>
+        <translation>ADEPT 默认值（adept，旧版规格）</translation>
+    </message>
+    <message>
+        <source>Unit-wise learning rates</source>
+        <translation>按单元的学习率</translation>
+    </message>
+    <message>
+        <source>Defaults for ADEPT plans that do not set unit_lr themselves</source>
+        <translation>未自行设置 unit_lr 的 ADEPT 方案的默认值</translation>
+    </message>
+    <message>
+        <source>T_update</source>
+        <translation>T_update</translation>
+    </message>
+    <message>
+        <source>Steps between importance updates</source>
+        <translation>两次重要性更新之间的步数</translation>
+    </message>
+    <message>
+        <source>Unit importance</source>
+        <translation>单元重要性</translation>
+    </message>
+    <message>
+        <source>For Î_U</source>
+        <translation>用于 Î_U</translation>
+    </message>
+    <message>
+        <source>Checkpoints (checkpoint)</source>
+        <translation>检查点 (checkpoint)</translation>
+    </message>
+    <message>
+        <source>A checkpoint every N steps (0: only at the end and on cancel)</source>
+        <translation>每 N 步一个检查点（0：仅在结束和取消时）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Command&lt;/b&gt;</source>
+        <translation>&lt;b&gt;命令&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy the command line</source>
+        <translation>复制命令行</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Spec (JSON)&lt;/b&gt;</source>
+        <translation>&lt;b&gt;规格（JSON）&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Open an experiment spec</source>
+        <translation>打开实验规格</translation>
+    </message>
+    <message>
+        <source>Experiment spec (*.json)</source>
+        <translation>实验规格 (*.json)</translation>
+    </message>
+    <message>
+        <source>Save the spec</source>
+        <translation>保存规格</translation>
+    </message>
+    <message>
+        <source>Select a run in the Runs view, then use its context menu “Open spec in the editor”.</source>
+        <translation>在运行视图中选择一个运行，然后使用其右键菜单“在编辑器中打开规格”。</translation>
+    </message>
+    <message>
+        <source>Cannot launch</source>
+        <translation>无法启动</translation>
+    </message>
+    <message>
+        <source>New spec (not saved)</source>
+        <translation>新规格（未保存）</translation>
+    </message>
+    <message>
+        <source>Could not read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 is not a JSON object (an experiment spec).</source>
+        <translation>%1 不是 JSON 对象（实验规格）。</translation>
+    </message>
+    <message>
+        <source>Loaded %1.</source>
+        <translation>已载入 %1。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Saved %1.</source>
+        <translation>已保存 %1。</translation>
+    </message>
+    <message>
+        <source>Run %1 is not in the open store.</source>
+        <translation>运行 %1 不在打开的存储中。</translation>
+    </message>
+    <message>
+        <source>Run %1 has no readable spec.</source>
+        <translation>运行 %1 没有可读的规格。</translation>
+    </message>
+    <message>
+        <source>From run %1 (not saved)</source>
+        <translation>来自运行 %1（未保存）</translation>
+    </message>
+    <message>
+        <source>The spec of run %1: change it and launch it as a new experiment.</source>
+        <translation>运行 %1 的规格：修改后作为新实验启动。</translation>
+    </message>
+    <message numerus="yes">
+        <source>This spec stands for %n run(s).</source>
+        <translation>
+            <numerusform>此规格对应 %n 次运行。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 does not exist</source>
+        <translation>%1 不存在</translation>
+    </message>
+    <message>
+        <source>%1 is not a model folder (no config.json)</source>
+        <translation>%1 不是模型文件夹（没有 config.json）</translation>
+    </message>
+    <message>
+        <source>Ready to launch.</source>
+        <translation>可以启动。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n problem(s): %1</source>
+        <translation>
+            <numerusform>%n 个问题：%1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Open a workspace first.</source>
+        <translation>请先打开一个工作区。</translation>
+    </message>
+    <message>
+        <source>The spec cannot run yet: %1</source>
+        <translation>该规格尚不能运行：%1</translation>
+    </message>
+    <message>
+        <source>Launched %1 (spec %2).</source>
+        <translation>已启动 %1（规格 %2）。</translation>
+    </message>
+</context>
+<context>
     <name>gb::gui::GroupCompareView</name>
     <message>
         <source>Group:</source>
@@ -1752,6 +2514,34 @@
         <source>Activated per token:</source>
         <translation>每 token 激活：</translation>
     </message>
+    <message>
+        <source>The plan changed during the check: check it again.</source>
+        <translation>检查期间方案已更改：请重新检查。</translation>
+    </message>
+    <message>
+        <source>A label for tables and plots; empty: the plan&apos;s own label (shown)</source>
+        <translation>表格和图中的标签；留空：使用方案自身的标签（已显示）</translation>
+    </message>
+    <message>
+        <source>The name “%1” was cleared: it named the previous variant.</source>
+        <translation>名称“%1”已清除：它命名的是之前的变体。</translation>
+    </message>
+    <message>
+        <source>%1: %2 → %3</source>
+        <translation>%1：%2 → %3</translation>
+    </message>
+    <message>
+        <source>Not checked since the plan or the model changed: “Check preservation” checks this plan.</source>
+        <translation>方案或模型更改后尚未检查：“检查保持性”会检查此方案。</translation>
+    </message>
+    <message>
+        <source>default: %1</source>
+        <translation>默认：%1</translation>
+    </message>
+    <message>
+        <source>Adjusted to the new model: %1</source>
+        <translation>已适配新模型：%1</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::HeatmapPlot</name>
@@ -1778,26 +2568,6 @@
 </context>
 <context>
     <name>gb::gui::ImportanceView</name>
-    <message>
-        <source>layer masking (loss increase)</source>
-        <translation>层掩蔽（损失增加）</translation>
-    </message>
-    <message>
-        <source>Taylor θ·∂L/∂θ</source>
-        <translation>Taylor θ·∂L/∂θ</translation>
-    </message>
-    <message>
-        <source>Taylor |θ·∂L/∂θ|</source>
-        <translation>Taylor |θ·∂L/∂θ|</translation>
-    </message>
-    <message>
-        <source>Fisher</source>
-        <translation>Fisher</translation>
-    </message>
-    <message>
-        <source>update magnitude ‖ΔW‖</source>
-        <translation>更新幅度 ‖ΔW‖</translation>
-    </message>
     <message>
         <source>effective rank of ΔW_up</source>
         <translation>ΔW_up 的有效秩</translation>
@@ -1895,16 +2665,8 @@
         <translation>方法：</translation>
     </message>
     <message>
-        <source>Browse…</source>
-        <translation>浏览…</translation>
-    </message>
-    <message>
         <source>Probe data</source>
         <translation>探测数据</translation>
-    </message>
-    <message>
-        <source>Text or JSONL (*.txt *.jsonl *.json);;All files (*)</source>
-        <translation>文本或 JSONL (*.txt *.jsonl *.json);;所有文件 (*)</translation>
     </message>
     <message>
         <source>General data:</source>
@@ -1961,10 +2723,6 @@
     <message>
         <source>ADEPT App. R: negative = more important on the domain set than on the general set</source>
         <translation>ADEPT 附录 R：负值 = 在领域集上比在通用集上更重要</translation>
-    </message>
-    <message>
-        <source>Normalise each column</source>
-        <translation>逐列归一化</translation>
     </message>
     <message>
         <source>Min–max scale every unit column to [0, 1] so units with different magnitudes can be compared</source>
@@ -2145,26 +2903,6 @@ Probe set: %2</source>
         <translation>此探测没有数值</translation>
     </message>
     <message>
-        <source>|%1|</source>
-        <translation>|%1|</translation>
-    </message>
-    <message>
-        <source>domain rank − general rank</source>
-        <translation>领域排名 − 通用排名</translation>
-    </message>
-    <message>
-        <source>%1, normalised per column</source>
-        <translation>%1（逐列归一化）</translation>
-    </message>
-    <message>
-        <source>layer importance</source>
-        <translation>层重要性</translation>
-    </message>
-    <message>
-        <source>calibrated score</source>
-        <translation>校准分数</translation>
-    </message>
-    <message>
         <source>%1 · %2 layers</source>
         <translation>%1 · %2 层</translation>
     </message>
@@ -2233,12 +2971,212 @@ Probe set: %2</source>
         <translation>正在用 %2 探测 %1…</translation>
     </message>
     <message>
-        <source>Selected layers %1: the %2 lowest |%3|, as drawn.</source>
-        <translation>已选层 %1：按图中所示 |%3| 最低的 %2 层。</translation>
-    </message>
-    <message>
         <source>Could not select: %1</source>
         <translation>无法选择：%1</translation>
+    </message>
+    <message>
+        <source>Layer masking (loss increase)</source>
+        <translation>层屏蔽（损失增加）</translation>
+    </message>
+    <message>
+        <source>Taylor θ·g (signed)</source>
+        <translation>Taylor θ·g（带符号）</translation>
+    </message>
+    <message>
+        <source>Taylor |θ·g|</source>
+        <translation>Taylor |θ·g|</translation>
+    </message>
+    <message>
+        <source>Fisher Σ g²</source>
+        <translation>Fisher Σ g²</translation>
+    </message>
+    <message>
+        <source>Update magnitude ‖ΔW‖</source>
+        <translation>更新幅度 ‖ΔW‖</translation>
+    </message>
+    <message>
+        <source>Effective rank of ΔW_up</source>
+        <translation>ΔW_up 的有效秩</translation>
+    </message>
+    <message>
+        <source>File…</source>
+        <translation>文件…</translation>
+    </message>
+    <message>
+        <source>Choose a file (files without an extension are shown too)</source>
+        <translation>选择文件（也会显示无扩展名的文件）</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>文件夹…</translation>
+    </message>
+    <message>
+        <source>Choose a folder (e.g. a folder of fortune files)</source>
+        <translation>选择文件夹（例如 fortune 文件所在的文件夹）</translation>
+    </message>
+    <message>
+        <source>Text or JSONL (*.txt *.jsonl *.json)</source>
+        <translation>文本或 JSONL (*.txt *.jsonl *.json)</translation>
+    </message>
+    <message>
+        <source>Cells:</source>
+        <translation>单元格：</translation>
+    </message>
+    <message>
+        <source>Values</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>Log scale</source>
+        <translation>对数刻度</translation>
+    </message>
+    <message>
+        <source>Normalised per unit</source>
+        <translation>按单元归一化</translation>
+    </message>
+    <message>
+        <source>Rank per unit</source>
+        <translation>按单元排名</translation>
+    </message>
+    <message>
+        <source>The unit scores on one colour scale</source>
+        <translation>单元分数使用同一色标</translation>
+    </message>
+    <message>
+        <source>log₁₀ of each score&apos;s magnitude: a few large norms no longer hide the rest (zeros are left blank)</source>
+        <translation>每个分数绝对值的 log₁₀：少数大范数不再掩盖其余部分（零值留空）</translation>
+    </message>
+    <message>
+        <source>Each layer&apos;s rank within its unit column (1 = most important)</source>
+        <translation>每层在其单元列中的排名（1 = 最重要）</translation>
+    </message>
+    <message>
+        <source>How the cells are coloured; the bars always show the layer score</source>
+        <translation>单元格的着色方式；条形图始终显示层分数</translation>
+    </message>
+    <message>
+        <source>domain rank − general rank of the layer score</source>
+        <translation>层分数的领域排名 − 通用排名</translation>
+    </message>
+    <message>
+        <source>|loss increase| when the layer is bypassed</source>
+        <translation>跳过该层时的 |损失增加|</translation>
+    </message>
+    <message>
+        <source>loss increase when the layer is bypassed</source>
+        <translation>跳过该层时的损失增加</translation>
+    </message>
+    <message>
+        <source>|Σ θ·g| over the layer&apos;s parameters</source>
+        <translation>该层参数上的 |Σ θ·g|</translation>
+    </message>
+    <message>
+        <source>Σ θ·g over the layer&apos;s parameters</source>
+        <translation>该层参数上的 Σ θ·g</translation>
+    </message>
+    <message>
+        <source>Σ |θ·g| over the layer&apos;s parameters</source>
+        <translation>该层参数上的 Σ |θ·g|</translation>
+    </message>
+    <message>
+        <source>Σ g² (Fisher) over the layer&apos;s parameters</source>
+        <translation>该层参数上的 Σ g²（Fisher）</translation>
+    </message>
+    <message>
+        <source>‖W_T − W_0‖ of the layer</source>
+        <translation>该层的 ‖W_T − W_0‖</translation>
+    </message>
+    <message>
+        <source>rank difference</source>
+        <translation>排名差异</translation>
+    </message>
+    <message>
+        <source>|Δ loss|</source>
+        <translation>|Δ loss|</translation>
+    </message>
+    <message>
+        <source>Δ loss</source>
+        <translation>Δ loss</translation>
+    </message>
+    <message>
+        <source>|Σ θ·g|</source>
+        <translation>|Σ θ·g|</translation>
+    </message>
+    <message>
+        <source>Σ θ·g</source>
+        <translation>Σ θ·g</translation>
+    </message>
+    <message>
+        <source>Σ |θ·g|</source>
+        <translation>Σ |θ·g|</translation>
+    </message>
+    <message>
+        <source>Σ g²</source>
+        <translation>Σ g²</translation>
+    </message>
+    <message>
+        <source>‖ΔW‖</source>
+        <translation>‖ΔW‖</translation>
+    </message>
+    <message>
+        <source>domain rank − general rank within the unit column</source>
+        <translation>单元列内的领域排名 − 通用排名</translation>
+    </message>
+    <message>
+        <source>|mean θ·g| over the unit&apos;s parameters</source>
+        <translation>该单元参数上的 |平均 θ·g|</translation>
+    </message>
+    <message>
+        <source>mean θ·g over the unit&apos;s parameters</source>
+        <translation>该单元参数上的平均 θ·g</translation>
+    </message>
+    <message>
+        <source>mean |θ·g| over the unit&apos;s parameters</source>
+        <translation>该单元参数上的平均 |θ·g|</translation>
+    </message>
+    <message>
+        <source>Σ g² (Fisher) over the unit&apos;s parameters</source>
+        <translation>该单元参数上的 Σ g²（Fisher）</translation>
+    </message>
+    <message>
+        <source>log₁₀ |%1|</source>
+        <translation>log₁₀ |%1|</translation>
+    </message>
+    <message>
+        <source>%1, min–max per unit</source>
+        <translation>%1，按单元最小–最大归一化</translation>
+    </message>
+    <message>
+        <source>rank of %1 in its unit (1 = most important)</source>
+        <translation>%1 在其单元中的排名（1 = 最重要）</translation>
+    </message>
+    <message>
+        <source>layer score: %1</source>
+        <translation>层分数：%1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Bars&lt;/b&gt;: the layer score, %1 (%2) — what “Least important” ranks, lowest first. &lt;b&gt;Cells&lt;/b&gt;: each unit&apos;s own score, %3. A bar is not the sum of its row&apos;s cells: cells are per-unit means or sums, and signed values cancel within a layer.</source>
+        <translation>&lt;b&gt;条形&lt;/b&gt;：层分数，%1（%2）——“最不重要”按它排序，最低的优先。&lt;b&gt;单元格&lt;/b&gt;：每个单元自身的分数，%3。条形不是该行单元格之和：单元格是每个单元的平均值或总和，且带符号的值会在层内相互抵消。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Bars&lt;/b&gt; and cells: the layer score, %1 (%2) — what “Least important” ranks, lowest first.</source>
+        <translation>&lt;b&gt;条形&lt;/b&gt;和单元格：层分数，%1（%2）——“最不重要”按它排序，最低的优先。</translation>
+    </message>
+    <message>
+        <source>“Least important” needs the bars: none are drawn.</source>
+        <translation>“最不重要”需要条形图：当前没有绘制。</translation>
+    </message>
+    <message>
+        <source>“Least important” picks the k lowest bars: %1.</source>
+        <translation>“最不重要”选择最低的 k 个条形：%1。</translation>
+    </message>
+    <message>
+        <source>No layer scores are drawn (a calibrated view needs a domain probe).</source>
+        <translation>未绘制层分数（校准视图需要领域探测）。</translation>
+    </message>
+    <message>
+        <source>Selected layers %1: the %2 lowest by %3, as drawn.</source>
+        <translation>已选择层 %1：按 %3 最低的 %2 个，与图中一致。</translation>
     </message>
 </context>
 <context>
@@ -2274,6 +3212,45 @@ Probe set: %2</source>
     <message>
         <source>cancelled</source>
         <translation>已取消</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ListEditor</name>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Add a %1</source>
+        <translation>添加%1</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Duplicate the selected %1</source>
+        <translation>复制所选%1</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>↑</source>
+        <translation>↑</translation>
+    </message>
+    <message>
+        <source>Move up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>↓</source>
+        <translation>↓</translation>
+    </message>
+    <message>
+        <source>Move down</source>
+        <translation>下移</translation>
     </message>
 </context>
 <context>
@@ -2472,6 +3449,165 @@ Probe set: %2</source>
         <source>Re&amp;port of a group…</source>
         <translation>组报告(&amp;P)…</translation>
     </message>
+    <message>
+        <source>Experiment</source>
+        <translation>实验</translation>
+    </message>
+    <message>
+        <source>Open experiment &amp;spec…</source>
+        <translation>打开实验规格(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Open an experiment spec</source>
+        <translation>打开实验规格</translation>
+    </message>
+    <message>
+        <source>Experiment spec (*.json)</source>
+        <translation>实验规格 (*.json)</translation>
+    </message>
+    <message>
+        <source>&amp;User Guide</source>
+        <translation>用户指南(&amp;U)</translation>
+    </message>
+    <message>
+        <source>GrowBench User Guide</source>
+        <translation>GrowBench 用户指南</translation>
+    </message>
+    <message>
+        <source>Not a model folder, an experiment spec or a run store: %1</source>
+        <translation>不是模型文件夹、实验规格或运行存储：%1</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::ModelEditor</name>
+    <message>
+        <source>A model folder (Hugging Face or GrowBench)</source>
+        <translation>模型文件夹（Hugging Face 或 GrowBench）</translation>
+    </message>
+    <message>
+        <source>A built-in preset, trained from scratch</source>
+        <translation>内置预设，从头训练</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>A folder with config.json, model.safetensors (or a sharded index) and tokenizer.json</source>
+        <translation>包含 config.json、model.safetensors（或分片索引）和 tokenizer.json 的文件夹</translation>
+    </message>
+    <message>
+        <source>Preset</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>The architecture family of the preset</source>
+        <translation>预设的架构系列</translation>
+    </message>
+    <message>
+        <source>Config overrides</source>
+        <translation>配置覆盖</translation>
+    </message>
+    <message>
+        <source>config.json keys that replace the preset&apos;s, e.g. {&quot;hidden_size&quot;: 192, &quot;num_hidden_layers&quot;: 4}</source>
+        <translation>替换预设值的 config.json 键，例如 {&quot;hidden_size&quot;: 192, &quot;num_hidden_layers&quot;: 4}</translation>
+    </message>
+    <message>
+        <source>Vocabulary size</source>
+        <translation>词表大小</translation>
+    </message>
+    <message>
+        <source>The byte-level BPE tokenizer&apos;s vocabulary (at least 300)</source>
+        <translation>字节级 BPE 分词器的词表（至少 300）</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>tokenizer source</source>
+        <translation>分词器数据源</translation>
+    </message>
+    <message>
+        <source>Tokenizer training text (default: the first stage&apos;s data)</source>
+        <translation>分词器训练文本（默认：第一阶段的数据）</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Stage name</source>
+        <translation>阶段名称</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Optimizer steps</source>
+        <translation>优化器步数</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>Peak rate</source>
+        <translation>峰值学习率</translation>
+    </message>
+    <message>
+        <source>Sequence length</source>
+        <translation>序列长度</translation>
+    </message>
+    <message>
+        <source>Tokens per sequence</source>
+        <translation>每个序列的词元数</translation>
+    </message>
+    <message>
+        <source>Batch size</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>Sequences per step</source>
+        <translation>每步的序列数</translation>
+    </message>
+    <message>
+        <source>Warm-up</source>
+        <translation>预热</translation>
+    </message>
+    <message>
+        <source>Linear warm-up steps</source>
+        <translation>线性预热步数</translation>
+    </message>
+    <message>
+        <source>Data:</source>
+        <translation>数据：</translation>
+    </message>
+    <message>
+        <source>stage %1</source>
+        <translation>阶段 %1</translation>
+    </message>
+    <message>
+        <source>stage</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <source>Pretraining stages (in order)</source>
+        <translation>预训练阶段（按顺序）</translation>
+    </message>
+    <message>
+        <source>Choose a model folder.</source>
+        <translation>请选择模型文件夹。</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::ModelView</name>
@@ -2655,6 +3791,69 @@ Probe set: %2</source>
     <message>
         <source>Drag along the axis to filter the runs by a range</source>
         <translation>沿坐标轴拖动以按范围筛选运行</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::PlanForm</name>
+    <message>
+        <source>Variant:</source>
+        <translation>变体：</translation>
+    </message>
+    <message>
+        <source>GrowBench does not know the variant “%1”: its keys are kept as JSON below.</source>
+        <translation>GrowBench 不认识变体“%1”：其键以 JSON 形式保留在下方。</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>A label for tables and plots (default: the variant and its key parameters)</source>
+        <translation>表格和图中的标签（默认：变体及其关键参数）</translation>
+    </message>
+    <message>
+        <source>(The default depends on the other keys.)</source>
+        <translation>（默认值取决于其他键。）</translation>
+    </message>
+    <message>
+        <source>Own replay fraction</source>
+        <translation>自有回放比例</translation>
+    </message>
+    <message>
+        <source>This plan&apos;s fraction of original-domain batches instead of train.replay (0 is valid)</source>
+        <translation>此方案的原始领域批次比例，代替 train.replay（0 有效）</translation>
+    </message>
+    <message>
+        <source>EWC λ</source>
+        <translation>EWC λ</translation>
+    </message>
+    <message>
+        <source>λ/2 · Σ F_i (θ_i − θ*_i)² on this plan&apos;s trainable parameters; set it to add the penalty</source>
+        <translation>作用于此方案可训练参数的 λ/2 · Σ F_i (θ_i − θ*_i)²；设置后即加入该惩罚</translation>
+    </message>
+    <message>
+        <source>EWC mode</source>
+        <translation>EWC 模式</translation>
+    </message>
+    <message>
+        <source>per-task: one anchor per finished task; online: F ← γ·F + F_task</source>
+        <translation>per-task：每个已完成任务一个锚点；online：F ← γ·F + F_task</translation>
+    </message>
+    <message>
+        <source>EWC γ</source>
+        <translation>EWC γ</translation>
+    </message>
+    <message>
+        <source>Online EWC&apos;s decay of the accumulated Fisher</source>
+        <translation>在线 EWC 对累积 Fisher 的衰减</translation>
+    </message>
+    <message>
+        <source>Other keys</source>
+        <translation>其他键</translation>
+    </message>
+    <message>
+        <source>Keys of this plan without a field above, as JSON: the plan&apos;s own &quot;seeds&quot; and &quot;sweep&quot; (docs/experiments.md)</source>
+        <translation>此方案中上方没有字段的键（JSON）：方案自身的 &quot;seeds&quot; 和 &quot;sweep&quot;（docs/experiments.md）</translation>
     </message>
 </context>
 <context>
@@ -2903,14 +4102,6 @@ Probe set: %2</source>
     <message>
         <source>Launch</source>
         <translation>启动</translation>
-    </message>
-    <message>
-        <source>…</source>
-        <translation>…</translation>
-    </message>
-    <message>
-        <source>Choose a file</source>
-        <translation>选择文件</translation>
     </message>
     <message>
         <source>Data</source>
@@ -3204,6 +4395,54 @@ Probe set: %2</source>
             <numerusform>该规格展开为 %n 个运行（方案 × 扫描点 × 种子）</numerusform>
         </translation>
     </message>
+    <message>
+        <source>File…</source>
+        <translation>文件…</translation>
+    </message>
+    <message>
+        <source>Choose a file (files without an extension are shown too)</source>
+        <translation>选择文件（也会显示无扩展名的文件）</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>文件夹…</translation>
+    </message>
+    <message>
+        <source>Choose a folder (e.g. a folder of fortune files)</source>
+        <translation>选择文件夹（例如 fortune 文件所在的文件夹）</translation>
+    </message>
+    <message>
+        <source>Edit as experiment…</source>
+        <translation>作为实验编辑…</translation>
+    </message>
+    <message>
+        <source>Open this form&apos;s spec in the experiment editor: replay, held-out test sets, tasks, task sequences, probes, checkpoints and every other key of a spec</source>
+        <translation>在实验编辑器中打开此表单的规格：回放、留出测试集、任务、任务序列、探测、检查点以及规格的所有其他键</translation>
+    </message>
+    <message>
+        <source>Open spec in the experiment editor</source>
+        <translation>在实验编辑器中打开规格</translation>
+    </message>
+    <message>
+        <source>The new-domain training data</source>
+        <translation>新领域训练数据</translation>
+    </message>
+    <message>
+        <source>The new-domain evaluation data</source>
+        <translation>新领域评估数据</translation>
+    </message>
+    <message>
+        <source>The original-domain evaluation data</source>
+        <translation>原始领域评估数据</translation>
+    </message>
+    <message>
+        <source>%1 does not exist: %2</source>
+        <translation>%1 不存在：%2</translation>
+    </message>
+    <message>
+        <source>The selected run has no checkpoint to resume from: Resume starts it again from the beginning</source>
+        <translation>所选运行没有可恢复的检查点：恢复将从头重新开始</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::SettingsDialog</name>
@@ -3249,6 +4488,201 @@ Probe set: %2</source>
     </message>
 </context>
 <context>
+    <name>gb::gui::SourceEditor</name>
+    <message>
+        <source>(required)</source>
+        <translation>（必填）</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>Text corpus</source>
+        <translation>文本语料</translation>
+    </message>
+    <message>
+        <source>QA JSONL</source>
+        <translation>问答 JSONL</translation>
+    </message>
+    <message>
+        <source>Biography</source>
+        <translation>传记</translation>
+    </message>
+    <message>
+        <source>Text corpus: a file or folder of text, JSONL or fortunes; QA JSONL: question and answer per line; Biography: a part of the synthetic biography benchmark</source>
+        <translation>文本语料：文本、JSONL 或 fortunes 文件或文件夹；问答 JSONL：每行一个问题和答案；传记：合成传记基准的一部分</translation>
+    </message>
+    <message>
+        <source>A file or a folder (text, JSONL, fortunes, QA JSONL)</source>
+        <translation>文件或文件夹（文本、JSONL、fortunes、问答 JSONL）</translation>
+    </message>
+    <message>
+        <source>Options</source>
+        <translation>选项</translation>
+    </message>
+    <message>
+        <source>Format, split and limits of this source</source>
+        <translation>此数据源的格式、划分和限制</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>auto: by extension and content; fortunes: %-separated entries (files without an extension)</source>
+        <translation>auto：按扩展名和内容判断；fortunes：以 % 分隔的条目（无扩展名的文件）</translation>
+    </message>
+    <message>
+        <source>Part</source>
+        <translation>部分</translation>
+    </message>
+    <message>
+        <source>A document-level split seeded by the spec&apos;s seed: the held-out documents never appear in the training part</source>
+        <translation>按规格种子进行的文档级划分：留出的文档绝不会出现在训练部分</translation>
+    </message>
+    <message>
+        <source>Held-out fraction</source>
+        <translation>留出比例</translation>
+    </message>
+    <message>
+        <source>Fraction of documents held out (default 0.1 for train/heldout, 0 for all)</source>
+        <translation>留出文档的比例（train/heldout 默认 0.1，all 默认 0）</translation>
+    </message>
+    <message>
+        <source>Document unit</source>
+        <translation>文档单位</translation>
+    </message>
+    <message>
+        <source>Plain text: a document per file, paragraph or line</source>
+        <translation>纯文本：每个文件、段落或行作为一个文档</translation>
+    </message>
+    <message>
+        <source>JSONL field</source>
+        <translation>JSONL 字段</translation>
+    </message>
+    <message>
+        <source>JSONL: the field holding the text</source>
+        <translation>JSONL：包含文本的字段</translation>
+    </message>
+    <message>
+        <source>Recursive</source>
+        <translation>递归</translation>
+    </message>
+    <message>
+        <source>Folders: descend into sub-folders</source>
+        <translation>文件夹：进入子文件夹</translation>
+    </message>
+    <message>
+        <source>Strip overstrike</source>
+        <translation>去除叠印</translation>
+    </message>
+    <message>
+        <source>Remove backspace overstrike (old fortune files)</source>
+        <translation>去除退格叠印（旧 fortune 文件）</translation>
+    </message>
+    <message>
+        <source>Minimum characters</source>
+        <translation>最少字符数</translation>
+    </message>
+    <message>
+        <source>Drop documents with fewer non-whitespace bytes</source>
+        <translation>丢弃非空白字节少于此值的文档</translation>
+    </message>
+    <message>
+        <source>Max documents</source>
+        <translation>最多文档数</translation>
+    </message>
+    <message>
+        <source>At most this many documents (-1: all)</source>
+        <translation>最多这么多文档（-1：全部）</translation>
+    </message>
+    <message>
+        <source>Max tokens</source>
+        <translation>最多词元数</translation>
+    </message>
+    <message>
+        <source>At most this many tokens (-1: all)</source>
+        <translation>最多这么多词元（-1：全部）</translation>
+    </message>
+    <message>
+        <source>Loss on the answer only</source>
+        <translation>仅在答案上计算损失</translation>
+    </message>
+    <message>
+        <source>Mask the prompt (question + &quot;\nAnswer:&quot;) in the loss</source>
+        <translation>在损失中屏蔽提示（问题 + &quot;\nAnswer:&quot;）</translation>
+    </message>
+    <message>
+        <source>Max items</source>
+        <translation>最多条目</translation>
+    </message>
+    <message>
+        <source>At most this many QA items (-1: all)</source>
+        <translation>最多这么多问答条目（-1：全部）</translation>
+    </message>
+    <message>
+        <source>pretrain: biographies of the first people; task0_train / task0_test: QA about them; task1: QA about unseen people</source>
+        <translation>pretrain：前一部分人物的传记；task0_train / task0_test：关于他们的问答；task1：关于未见人物的问答</translation>
+    </message>
+    <message>
+        <source>People</source>
+        <translation>人数</translation>
+    </message>
+    <message>
+        <source>Number of synthetic people (paper: 200 000)</source>
+        <translation>合成人物数量（论文：200 000）</translation>
+    </message>
+    <message>
+        <source>Generator seed</source>
+        <translation>生成器种子</translation>
+    </message>
+    <message>
+        <source>Seed of the generated people</source>
+        <translation>生成人物的种子</translation>
+    </message>
+    <message>
+        <source>Biographies per person</source>
+        <translation>每人传记数</translation>
+    </message>
+    <message>
+        <source>Paraphrased biographies per person</source>
+        <translation>每人的改写传记数</translation>
+    </message>
+    <message>
+        <source>Pretrain fraction</source>
+        <translation>预训练比例</translation>
+    </message>
+    <message>
+        <source>Share of people with biographies in pretraining</source>
+        <translation>预训练中有传记的人物比例</translation>
+    </message>
+    <message>
+        <source>Task 0 train fraction</source>
+        <translation>任务 0 训练比例</translation>
+    </message>
+    <message>
+        <source>Share of the pretrained people in Task 0&apos;s training QA</source>
+        <translation>任务 0 训练问答中预训练人物的比例</translation>
+    </message>
+    <message>
+        <source>Task 1 fraction</source>
+        <translation>任务 1 比例</translation>
+    </message>
+    <message>
+        <source>Share of all people in Task 1 (unseen people)</source>
+        <translation>任务 1 中所有人物的比例（未见人物）</translation>
+    </message>
+    <message>
+        <source>Required: choose a data source.</source>
+        <translation>必填：请选择数据源。</translation>
+    </message>
+    <message>
+        <source>Give a path.</source>
+        <translation>请给出路径。</translation>
+    </message>
+</context>
+<context>
     <name>gb::gui::SpecDiffModel</name>
     <message>
         <source>(absent)</source>
@@ -3257,6 +4691,89 @@ Probe set: %2</source>
     <message>
         <source>Key</source>
         <translation>键</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::SpecField</name>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>(required)</source>
+        <translation>（必填）</translation>
+    </message>
+    <message>
+        <source>(not set)</source>
+        <translation>（未设置）</translation>
+    </message>
+    <message>
+        <source>(default: %1)</source>
+        <translation>（默认：%1）</translation>
+    </message>
+    <message>
+        <source>File…</source>
+        <translation>文件…</translation>
+    </message>
+    <message>
+        <source>Choose a file (files without an extension are shown too)</source>
+        <translation>选择文件（也会显示无扩展名的文件）</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>文件夹…</translation>
+    </message>
+    <message>
+        <source>Choose a folder (a model folder, a folder of fortune files)</source>
+        <translation>选择文件夹（模型文件夹、fortune 文件所在的文件夹）</translation>
+    </message>
+    <message>
+        <source>“all”, a list such as 0-3, 7, or a policy as JSON, e.g. {&quot;policy&quot;: &quot;least-important&quot;, &quot;k&quot;: 2, &quot;score&quot;: &quot;masking&quot;}</source>
+        <translation>“all”、类似 0-3, 7 的列表，或 JSON 形式的策略，例如 {&quot;policy&quot;: &quot;least-important&quot;, &quot;k&quot;: 2, &quot;score&quot;: &quot;masking&quot;}</translation>
+    </message>
+    <message>
+        <source>Comma-separated; allowed: %1</source>
+        <translation>以逗号分隔；允许：%1</translation>
+    </message>
+    <message>
+        <source>Key: %1. Bold: set in the spec; otherwise the default applies.</source>
+        <translation>键：%1。粗体：已在规格中设置；否则使用默认值。</translation>
+    </message>
+    <message>
+        <source>Expected a whole number.</source>
+        <translation>应为整数。</translation>
+    </message>
+    <message>
+        <source>Expected a number.</source>
+        <translation>应为数字。</translation>
+    </message>
+    <message>
+        <source>Must be between %1 and %2.</source>
+        <translation>必须介于 %1 和 %2 之间。</translation>
+    </message>
+    <message>
+        <source>Not valid JSON.</source>
+        <translation>不是有效的 JSON。</translation>
+    </message>
+    <message>
+        <source>Expected a JSON object {…}.</source>
+        <translation>应为 JSON 对象 {…}。</translation>
+    </message>
+    <message>
+        <source>Expected “all”, a list such as 0-3, 7, or a JSON policy object.</source>
+        <translation>应为“all”、类似 0-3, 7 的列表，或 JSON 策略对象。</translation>
+    </message>
+    <message>
+        <source>Unknown: %1 (allowed: %2)</source>
+        <translation>未知：%1（允许：%2）</translation>
+    </message>
+    <message>
+        <source>Required.</source>
+        <translation>必填。</translation>
     </message>
 </context>
 <context>
@@ -3526,6 +5043,10 @@ Probe set: %2</source>
     <message>
         <source>With --measure: run this spec and measure event-loop gaps meanwhile.</source>
         <translation>与 --measure 一起使用：运行此规格，同时测量事件循环的停顿。</translation>
+    </message>
+    <message>
+        <source>Model folders, experiment specs (.json) or run stores to open (the desktop passes dropped or chosen files this way).</source>
+        <translation>要打开的模型文件夹、实验规格（.json）或运行存储（桌面以此方式传递拖放或选择的文件）。</translation>
     </message>
 </context>
 </TS>

@@ -87,9 +87,9 @@ bool CliJob::isRunning() const {
 QString CliJob::errorSummary() const {
   const QStringList lines = m_stderr.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
   for (auto it = lines.crbegin(); it != lines.crend(); ++it) {
-    if (it->contains(u"error"_s, Qt::CaseInsensitive)) return it->trimmed();
+    if (it->contains(u"error"_s, Qt::CaseInsensitive)) return userErrorMessage(*it);
   }
-  return lines.isEmpty() ? QString() : lines.last().trimmed();
+  return lines.isEmpty() ? QString() : userErrorMessage(lines.last());
 }
 
 void CliJob::drainStdout(bool all) {

@@ -87,6 +87,17 @@ GrowPlanner::GrowPlanner(Session* session, QWidget* parent) : QWidget(parent), m
       emit checkFinished(false, m_lastCheck);
       return;
     }
+    if (m_checkKey != checkKey()) {
+      // The plan or the model changed while the worker checked the old one.
+      m_lastCheck = tr("The plan changed during the check: check it again.");
+      m_check->setText(m_lastCheck);
+      m_lastCheckJson = {};
+      m_lastDiff = qQNaN();
+      m_resultKey.clear();
+      emit checkFinished(false, m_lastCheck);
+      return;
+    }
+    m_resultKey = m_checkKey;
     m_lastCheckJson = o;
     m_lastDiff = o.value(u"max_abs_logit_diff"_s).toDouble(qQNaN());
     const bool claims = o.value(u"function_preserving"_s).toBool();
@@ -140,7 +151,12 @@ void GrowPlanner::buildUi() {
   head->addRow(m_variantInfo);
   m_name = new QLineEdit;
   m_name->setPlaceholderText(tr("optional label for tables and plots"));
+  m_name->setToolTip(tr("A label for tables and plots; empty: the plan's own label (shown)"));
   head->addRow(tr("Name:"), m_name);
+  m_nameNote = new QLabel;
+  m_nameNote->setWordWrap(true);
+  m_nameNote->setVisible(false);
+  head->addRow(m_nameNote);
   top->addLayout(head);
 
   auto* params = new QGroupBox(tr("Hyper-parameters"));
@@ -295,8 +311,22 @@ void GrowPlanner::buildUi() {
   top->addWidget(queueBox);
   top->addStretch(1);
 
-  connect(m_variant, &QComboBox::currentIndexChanged, this, [this] { rebuildForm(); });
-  connect(m_name, &QLineEdit::textChanged, this, [this] { refresh(); });
+  connect(m_variant, &QComboBox::currentIndexChanged, this, [this] {
+    // A name typed for the previous variant would now name another method.
+    const QString old = m_name->text().trimmed();
+    if (!old.isEmpty()) {
+      const QSignalBlocker b(m_name);
+      m_name->clear();
+      m_nameNote->setText(
+          tr("The name “%1” was cleared: it named the previous variant.").arg(old.toHtmlEscaped()));
+      m_nameNote->setVisible(true);
+    }
+    rebuildForm();
+  });
+  connect(m_name, &QLineEdit::textChanged, this, [this] {
+    m_nameNote->setVisible(false);
+    refresh();
+  });
   for (QCheckBox* cb : {m_replayOn, m_ewcOn}) {
     connect(cb, &QCheckBox::toggled, this, [this] {
       updateVisibility();
@@ -334,7 +364,21 @@ void GrowPlanner::setVariant(const QString& v) {
   if (i >= 0) m_variant->setCurrentIndex(i);
 }
 
-void GrowPlanner::rebuildForm() {
+QString GrowPlanner::planName() const {
+  return m_name->text().trimmed();
+}
+
+void GrowPlanner::setPlanName(const QString& name) {
+  m_name->setText(name);
+}
+
+QString GrowPlanner::checkKey() const {
+  return m_session->model().folder + u"\n"_s + qs(plan().dump()) + u"\n"_s +
+         layersText(m_session->selectedLayers());
+}
+
+void GrowPlanner::rebuildForm(const nlohmann::json* keep) {
+  const auto savedModeDefaults = m_modeDefaults;
   // The form is generated from the variant's parameter schema (core/grow/variant.h). The
   // layers row is kept across variants (taken out, not deleted); the rest is rebuilt.
   for (int r = 0; r < m_form->rowCount(); ++r) {
@@ -443,6 +487,38 @@ void GrowPlanner::rebuildForm() {
     m_form->addRow(new QLabel(tr("This variant has no hyper-parameters.")));
   }
   m_form->addRow(m_layersRowLabel, m_layersRow);
+  m_adjusted.clear();
+  if (keep) {
+    // The previous values (a model reload): put back, within the new model's ranges.
+    for (auto it = keep->begin(); it != keep->end(); ++it) {
+      QWidget* w = m_fields.value(qs(it.key()));
+      if (!w) continue;
+      const QSignalBlocker block(w);
+      const nlohmann::json& v = it.value();
+      if (v.is_boolean()) {
+        setParameter(qs(it.key()), v.get<bool>());
+      } else if (v.is_number()) {
+        setParameter(qs(it.key()), v.get<double>());
+      } else if (v.is_string()) {
+        setParameter(qs(it.key()), qs(v.get<std::string>()));
+      } else if (v.is_array()) {
+        QStringList items;
+        for (const auto& e : v) {
+          if (e.is_string()) items << qs(e.get<std::string>());
+        }
+        setParameter(qs(it.key()), items);
+      }
+    }
+    m_modeDefaults = savedModeDefaults;  // the user's own choices stay theirs
+    const nlohmann::json now = formValues();
+    for (auto it = keep->begin(); it != keep->end(); ++it) {
+      if (now.contains(it.key()) && now[it.key()] != it.value() &&
+          m_fields.contains(qs(it.key()))) {
+        m_adjusted
+            << tr("%1: %2 → %3").arg(qs(it.key()), qs(it.value().dump()), qs(now[it.key()].dump()));
+      }
+    }
+  }
   applyModeDefaults();
   updateVisibility();
   refresh();
@@ -620,7 +696,10 @@ nlohmann::json GrowPlanner::plan() const {
 }
 
 void GrowPlanner::onModelChanged(const ModelRef&) {
-  rebuildForm();
+  // The same plan on the new model: only what the model does not allow changes (and the
+  // note says what), never the variant or its mode.
+  const nlohmann::json keep = formValues();
+  rebuildForm(&keep);
 }
 
 void GrowPlanner::refresh() {
@@ -629,6 +708,27 @@ void GrowPlanner::refresh() {
   const nlohmann::json j = plan();
   m_json->setPlainText(qs(j.dump()));
   m_error.clear();
+  // A check result of another plan, model or layer selection is not shown as this plan's.
+  if (!m_resultKey.isEmpty() && m_resultKey != checkKey()) {
+    m_resultKey.clear();
+    m_lastCheckJson = {};
+    m_lastDiff = qQNaN();
+    m_lastCheck =
+        tr("Not checked since the plan or the model changed: “Check preservation” "
+           "checks this plan.");
+    m_check->setText(m_lastCheck);
+  }
+  {
+    QString label;
+    try {
+      nlohmann::json unnamed = j;
+      unnamed.erase("name");
+      label = qs(gb::grow::parse_plan(unnamed).label());
+    } catch (const std::exception&) {
+    }
+    m_name->setPlaceholderText(label.isEmpty() ? tr("optional label for tables and plots")
+                                               : tr("default: %1").arg(label));
+  }
   const auto& cfg = m_session->model().config;
   try {
     gb::grow::GrowthPlan p = gb::grow::parse_plan(j);
@@ -676,6 +776,10 @@ void GrowPlanner::refresh() {
            (note.isEmpty() ? QString() : u"<br/>"_s + note.toHtmlEscaped());
   } else {
     note = note.toHtmlEscaped();
+  }
+  if (!m_adjusted.isEmpty()) {
+    note += (note.isEmpty() ? QString() : u"<br/>"_s) +
+            tr("Adjusted to the new model: %1").arg(m_adjusted.join(u", "_s).toHtmlEscaped());
   }
   m_note->setText(note);
   emit planChanged();
@@ -745,6 +849,8 @@ bool GrowPlanner::checkPreservation() {
           {u"grow"_s, m.folder, u"--plan"_s, qs(j.dump()), u"--out"_s, m_checkDir, u"--json"_s})) {
     return false;
   }
+  m_checkKey = checkKey();
+  m_resultKey.clear();
   m_checkButton->setEnabled(false);
   m_cancelCheck->setEnabled(true);
   m_check->setText(tr("Checking…"));

@@ -76,6 +76,11 @@ class GrowPlanner : public QWidget {
   QString lastCheck() const { return m_lastCheck; }
   double lastMaxLogitDiff() const { return m_lastDiff; }
   QJsonObject lastCheckResult() const { return m_lastCheckJson; }
+  // Whether the shown check result belongs to the current model, plan and layers (any
+  // change makes it stale: it is cleared and the form says so).
+  bool checkIsCurrent() const { return !m_resultKey.isEmpty(); }
+  QString planName() const;
+  void setPlanName(const QString& name);
 
  signals:
   void planChanged();
@@ -84,7 +89,10 @@ class GrowPlanner : public QWidget {
 
  private:
   void buildUi();
-  void rebuildForm();
+  // Rebuilds the variant's form; `keep` (the previous values of the same variant) is put
+  // back where the new model allows it (a model reload must not change the plan).
+  void rebuildForm(const nlohmann::json* keep = nullptr);
+  QString checkKey() const;
   void updateVisibility();
   void refresh();
   void onModelChanged(const ModelRef& model);
@@ -134,6 +142,10 @@ class GrowPlanner : public QWidget {
   double m_lastDiff = qQNaN();
   QJsonObject m_lastCheckJson;
   QString m_checkDir;
+  QString m_checkKey;   // what the running check checks
+  QString m_resultKey;  // what the shown result is of ("": none or stale)
+  QLabel* m_nameNote = nullptr;
+  QStringList m_adjusted;  // values the last model change had to adjust
 };
 
 }  // namespace gb::gui

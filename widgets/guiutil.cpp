@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QStandardPaths>
 
 #include <algorithm>
@@ -237,6 +238,23 @@ bool parseLayers(const QString& text, QVector<int>* layers) {
   out.erase(std::unique(out.begin(), out.end()), out.end());
   *layers = out;
   return true;
+}
+
+QString userErrorMessage(const QString& line) {
+  static const QRegularExpression prefix(
+      u"^\\s*(?:\\[[^\\]]*\\]\\s*)*(?:growbench(?:-cli)?\\s+)?(?:[A-Za-z][\\w-]*:\\s*)?"
+      u"(?:error|fatal|critical)\\s*:\\s*"_s,
+      QRegularExpression::CaseInsensitiveOption);
+  static const QRegularExpression spdlog(u"^\\s*(?:\\[[^\\]]*\\]\\s*)+"_s);
+  QString out = line.trimmed();
+  const auto m = prefix.match(out);
+  if (m.hasMatch()) {
+    out = out.mid(m.capturedLength());
+  } else {
+    out.remove(spdlog);
+  }
+  if (!out.isEmpty()) out[0] = out[0].toUpper();
+  return out;
 }
 
 }  // namespace gb::gui

@@ -62,6 +62,10 @@ OpBwt computeOpBwt(const std::vector<std::vector<double>>& r);
 // when not found.
 QString findCli();
 
+// A worker's error line as the user reads it: without the program's own prefixes
+// ("growbench-cli probe: error: ", "inspect: error: ", spdlog's "[12:00:01] [error] ").
+QString userErrorMessage(const QString& line);
+
 // Layer list as text: "0, 3, 5"; ranges are compacted: "0–3, 7".
 QString layersText(const QVector<int>& layers);
 // Parses "0-3, 7" / "0,1,2"; returns false on bad input.

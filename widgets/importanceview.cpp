@@ -26,6 +26,7 @@
 
 #include "appsettings.h"
 #include "clijob.h"
+#include "filepicker.h"
 #include "guiutil.h"
 #include "heatmapplot.h"
 #include "importance/selection.h"
@@ -41,13 +42,7 @@ namespace imp = gb::importance;
 namespace {
 
 QString methodTitle(const std::string& m) {
-  if (m == imp::methods::kMasking) return ImportanceView::tr("layer masking (loss increase)");
-  if (m == imp::methods::kTaylor) return ImportanceView::tr("Taylor θ·∂L/∂θ");
-  if (m == imp::methods::kTaylorAbs) return ImportanceView::tr("Taylor |θ·∂L/∂θ|");
-  if (m == imp::methods::kFisher) return ImportanceView::tr("Fisher");
-  if (m == imp::methods::kUpdateMagnitude) return ImportanceView::tr("update magnitude ‖ΔW‖");
-  if (m == imp::methods::kEffectiveRank) return ImportanceView::tr("effective rank of ΔW_up");
-  return qs(m);
+  return ImportanceView::methodName(m);
 }
 
 // Ranks (1 = largest) of the non-NaN entries; NaN stays NaN.
@@ -68,6 +63,16 @@ std::vector<double> ranksSkippingNan(const std::vector<double>& v) {
 }
 
 }  // namespace
+
+QString ImportanceView::methodName(const std::string& m) {
+  if (m == imp::methods::kMasking) return tr("Layer masking (loss increase)");
+  if (m == imp::methods::kTaylor) return tr("Taylor θ·g (signed)");
+  if (m == imp::methods::kTaylorAbs) return tr("Taylor |θ·g|");
+  if (m == imp::methods::kFisher) return tr("Fisher Σ g²");
+  if (m == imp::methods::kUpdateMagnitude) return tr("Update magnitude ‖ΔW‖");
+  if (m == imp::methods::kEffectiveRank) return tr("Effective rank of ΔW_up");
+  return qs(m);
+}
 
 ImportanceView::ImportanceView(Session* session, QWidget* parent)
     : QWidget(parent), m_session(session) {
@@ -177,7 +182,7 @@ void ImportanceView::buildUi() {
       {imp::methods::kEffectiveRank,
        tr("Effective rank of ΔW_up per layer and training stage (Grow §4.4)")}};
   for (const auto& [name, tip] : methods) {
-    m_method->addItem(qs(name), qs(name));
+    m_method->addItem(methodName(name), qs(name));
     m_method->setItemData(m_method->count() - 1, tip, Qt::ToolTipRole);
   }
   form->addRow(tr("Method:"), m_method);
@@ -188,16 +193,25 @@ void ImportanceView::buildUi() {
     edit = new QLineEdit;
     edit->setPlaceholderText(placeholder);
     auto* browse = new QToolButton;
-    browse->setText(tr("Browse…"));
+    browse->setText(tr("File…"));
+    browse->setToolTip(tr("Choose a file (files without an extension are shown too)"));
+    auto* folder = new QToolButton;
+    folder->setText(tr("Folder…"));
+    folder->setToolTip(tr("Choose a folder (e.g. a folder of fortune files)"));
     QLineEdit* target = edit;
     connect(browse, &QToolButton::clicked, this, [this, target] {
-      const QString f = QFileDialog::getOpenFileName(
-          this, tr("Probe data"), target->text().isEmpty() ? QDir::homePath() : target->text(),
-          tr("Text or JSONL (*.txt *.jsonl *.json);;All files (*)"));
+      const QString f = pickPath(this, PickKind::File, u"data"_s, tr("Probe data"), target->text(),
+                                 tr("Text or JSONL (*.txt *.jsonl *.json)"));
+      if (!f.isEmpty()) target->setText(f);
+    });
+    connect(folder, &QToolButton::clicked, this, [this, target] {
+      const QString f =
+          pickPath(this, PickKind::Folder, u"data"_s, tr("Probe data"), target->text());
       if (!f.isEmpty()) target->setText(f);
     });
     h->addWidget(edit, 1);
     h->addWidget(browse);
+    h->addWidget(folder);
     return w;
   };
   form->addRow(tr("General data:"),
@@ -246,11 +260,25 @@ void ImportanceView::buildUi() {
   m_mode->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   m_mode->setMinimumContentsLength(14);
   row2->addWidget(m_mode);
-  m_normalise = new QCheckBox(tr("Normalise each column"));
-  m_normalise->setToolTip(
-      tr("Min–max scale every unit column to [0, 1] so units with "
-         "different magnitudes can be compared"));
-  row2->addWidget(m_normalise);
+  row2->addWidget(new QLabel(tr("Cells:")));
+  m_scale = new QComboBox;
+  m_scale->addItem(tr("Values"));
+  m_scale->addItem(tr("Log scale"));
+  m_scale->addItem(tr("Normalised per unit"));
+  m_scale->addItem(tr("Rank per unit"));
+  m_scale->setItemData(0, tr("The unit scores on one colour scale"), Qt::ToolTipRole);
+  m_scale->setItemData(1,
+                       tr("log₁₀ of each score's magnitude: a few large norms no longer hide "
+                          "the rest (zeros are left blank)"),
+                       Qt::ToolTipRole);
+  m_scale->setItemData(2,
+                       tr("Min–max scale every unit column to [0, 1] so units with different "
+                          "magnitudes can be compared"),
+                       Qt::ToolTipRole);
+  m_scale->setItemData(3, tr("Each layer's rank within its unit column (1 = most important)"),
+                       Qt::ToolTipRole);
+  m_scale->setToolTip(tr("How the cells are coloured; the bars always show the layer score"));
+  row2->addWidget(m_scale);
   row2->addWidget(new QLabel(tr("Domain probe:")));
   m_domainCombo = new QComboBox;
   m_domainCombo->setToolTip(tr("The probe on the new-domain data, for calibrated scores"));
@@ -282,6 +310,10 @@ void ImportanceView::buildUi() {
   m_heatmap->setMinimumHeight(260);
   m_heatmap->setToolTip(QString());
   hv->addWidget(m_heatmap, 1);
+  m_explain = new QLabel;
+  m_explain->setWordWrap(true);
+  m_explain->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  hv->addWidget(m_explain);
   m_info = new QLabel;
   m_info->setWordWrap(true);
   m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -341,6 +373,9 @@ void ImportanceView::buildUi() {
   }
   sl->addStretch(1);
   top->addWidget(sel);
+  m_ranksBy = new QLabel;
+  m_ranksBy->setWordWrap(true);
+  top->addWidget(m_ranksBy);
   m_selectedLabel = new QLabel(tr("Selected layers: none"));
   m_selectedLabel->setToolTip(
       tr("Click or drag over layers in the heatmap or the bars; Ctrl "
@@ -376,7 +411,7 @@ void ImportanceView::buildUi() {
     redraw();
   });
   connect(m_mode, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
-  connect(m_normalise, &QCheckBox::toggled, this, [this] { redraw(); });
+  connect(m_scale, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   connect(m_onlyModel, &QCheckBox::toggled, this, [this] { refreshProbes(); });
 }
 
@@ -412,7 +447,7 @@ void ImportanceView::onProbesReady(const QVector<ProbeRow>& probes) {
                              .toString(u"yyyy-MM-dd HH:mm"_s);
     QString text = tr("#%1 %2 · %3 · %4")
                        .arg(p.info.id)
-                       .arg(qs(p.info.method), qs(p.info.probe_set).left(60), when);
+                       .arg(methodName(p.info.method), qs(p.info.probe_set).left(60), when);
     if (!m_onlyModel->isChecked()) text += u" · "_s + QFileInfo(p.modelKey).fileName();
     if (p.info.method == imp::methods::kEffectiveRank) {
       m_rankCombo->addItem(text, QVariant::fromValue<qlonglong>(p.info.id));
@@ -547,6 +582,14 @@ std::vector<std::vector<double>> ImportanceView::displayMatrix(const imp::ProbeR
                                                                const imp::ProbeResult* domain,
                                                                ValueMode mode, bool normalise,
                                                                QStringList* columns) {
+  return displayMatrix(general, domain, mode, normalise ? CellScale::PerColumn : CellScale::Linear,
+                       columns);
+}
+
+std::vector<std::vector<double>> ImportanceView::displayMatrix(const imp::ProbeResult& general,
+                                                               const imp::ProbeResult* domain,
+                                                               ValueMode mode, CellScale scale,
+                                                               QStringList* columns) {
   std::vector<std::vector<double>> m;
   QStringList cols;
   const bool units = !general.units.empty() && !general.unit_names.empty();
@@ -586,7 +629,21 @@ std::vector<std::vector<double>> ImportanceView::displayMatrix(const imp::ProbeR
       }
     }
   }
-  if (normalise) {
+  if (scale == CellScale::Log) {
+    // log10 of the magnitude; zero and missing cells stay blank.
+    for (auto& row : m) {
+      for (auto& v : row) v = std::isfinite(v) && v != 0 ? std::log10(std::fabs(v)) : qQNaN();
+    }
+  } else if (scale == CellScale::Rank) {
+    for (size_t u = 0; u < U; ++u) {
+      std::vector<double> col(L);
+      for (size_t l = 0; l < L; ++l) col[l] = u < m[l].size() ? m[l][u] : qQNaN();
+      const auto r = ranksSkippingNan(col);
+      for (size_t l = 0; l < L; ++l) {
+        if (u < m[l].size()) m[l][u] = r[l];
+      }
+    }
+  } else if (scale == CellScale::PerColumn) {
     for (size_t u = 0; u < U; ++u) {
       double lo = std::numeric_limits<double>::infinity(), hi = -lo;
       for (size_t l = 0; l < L; ++l) {
@@ -605,19 +662,86 @@ std::vector<std::vector<double>> ImportanceView::displayMatrix(const imp::ProbeR
   return m;
 }
 
+QString ImportanceView::layerScoreText() const {
+  if (!m_loaded.contains(m_shown)) return {};
+  const std::string& m = m_loaded[m_shown].method;
+  const auto mode = static_cast<ValueMode>(m_mode->currentIndex());
+  if (mode == ValueMode::Calibrated) return tr("domain rank − general rank of the layer score");
+  const bool abs = mode == ValueMode::Absolute;
+  if (m == imp::methods::kMasking) {
+    return abs ? tr("|loss increase| when the layer is bypassed")
+               : tr("loss increase when the layer is bypassed");
+  }
+  if (m == imp::methods::kTaylor) {
+    return abs ? tr("|Σ θ·g| over the layer's parameters")
+               : tr("Σ θ·g over the layer's parameters");
+  }
+  if (m == imp::methods::kTaylorAbs) return tr("Σ |θ·g| over the layer's parameters");
+  if (m == imp::methods::kFisher) return tr("Σ g² (Fisher) over the layer's parameters");
+  if (m == imp::methods::kUpdateMagnitude) return tr("‖W_T − W_0‖ of the layer");
+  return methodName(m);
+}
+
+QString ImportanceView::layerScoreSymbol() const {
+  if (!m_loaded.contains(m_shown)) return {};
+  const std::string& m = m_loaded[m_shown].method;
+  const auto mode = static_cast<ValueMode>(m_mode->currentIndex());
+  if (mode == ValueMode::Calibrated) return tr("rank difference");
+  const bool abs = mode == ValueMode::Absolute;
+  if (m == imp::methods::kMasking) return abs ? tr("|Δ loss|") : tr("Δ loss");
+  if (m == imp::methods::kTaylor) return abs ? tr("|Σ θ·g|") : tr("Σ θ·g");
+  if (m == imp::methods::kTaylorAbs) return tr("Σ |θ·g|");
+  if (m == imp::methods::kFisher) return tr("Σ g²");
+  if (m == imp::methods::kUpdateMagnitude) return tr("‖ΔW‖");
+  return methodName(m);
+}
+
+QString ImportanceView::unitScoreText() const {
+  if (!m_loaded.contains(m_shown)) return {};
+  const imp::ProbeResult& g = m_loaded[m_shown];
+  if (g.units.empty()) return layerScoreText();
+  const auto mode = static_cast<ValueMode>(m_mode->currentIndex());
+  QString unit;
+  if (mode == ValueMode::Calibrated) {
+    unit = tr("domain rank − general rank within the unit column");
+  } else if (g.method == imp::methods::kTaylor) {
+    unit = mode == ValueMode::Absolute ? tr("|mean θ·g| over the unit's parameters")
+                                       : tr("mean θ·g over the unit's parameters");
+  } else if (g.method == imp::methods::kTaylorAbs) {
+    unit = tr("mean |θ·g| over the unit's parameters");
+  } else if (g.method == imp::methods::kFisher) {
+    unit = tr("Σ g² (Fisher) over the unit's parameters");
+  } else {
+    unit = methodName(g.method);
+  }
+  switch (cellScale()) {
+    case CellScale::Log:
+      return tr("log₁₀ |%1|").arg(unit);
+    case CellScale::PerColumn:
+      return tr("%1, min–max per unit").arg(unit);
+    case CellScale::Rank:
+      return tr("rank of %1 in its unit (1 = most important)").arg(unit);
+    case CellScale::Linear:
+      break;
+  }
+  return unit;
+}
+
 void ImportanceView::redraw() {
   if (!m_loaded.contains(m_shown)) return;
   const imp::ProbeResult& g = m_loaded[m_shown];
   const imp::ProbeResult* d = m_loaded.contains(m_domainShown) ? &m_loaded[m_domainShown] : nullptr;
   const auto mode = static_cast<ValueMode>(m_mode->currentIndex());
-  const bool norm = m_normalise->isChecked();
+  const CellScale scale = cellScale();
   QStringList cols;
-  auto m = displayMatrix(g, d, mode, norm, &cols);
+  auto m = displayMatrix(g, d, mode, scale, &cols);
   if (m.empty()) {
     m_heatmap->clearMatrix(mode == ValueMode::Calibrated
                                ? tr("Calibrated scores need a domain probe of the same method "
                                     "and model: choose one under “Domain probe”")
                                : tr("This probe has no values"));
+    m_explain->clear();
+    m_ranksBy->clear();
     return;
   }
   QStringList rows;
@@ -626,25 +750,45 @@ void ImportanceView::redraw() {
   for (const auto& r : m) {
     for (double v : r) negative = negative || v < 0;
   }
-  QString valueLabel = methodTitle(g.method);
-  if (mode == ValueMode::Absolute) valueLabel = tr("|%1|").arg(valueLabel);
-  if (mode == ValueMode::Calibrated) valueLabel = tr("domain rank − general rank");
-  if (norm) valueLabel = tr("%1, normalised per column").arg(valueLabel);
-  m_heatmap->setMatrix(rows, cols, m, valueLabel,
-                       mode == ValueMode::Calibrated || (negative && !norm));
+  const bool unitCells = !g.units.empty();
+  const QString cellLabel = unitCells ? unitScoreText() : layerScoreText();
+  const bool diverging =
+      scale != CellScale::Rank && scale != CellScale::Log &&
+      (mode == ValueMode::Calibrated || (negative && scale != CellScale::PerColumn));
+  m_heatmap->setMatrix(rows, cols, m, cellLabel, diverging);
   std::vector<double> bars = g.layers;
-  QString barLabel = tr("layer importance");
   if (mode == ValueMode::Absolute) {
     for (auto& v : bars) v = std::fabs(v);
-  } else if (mode == ValueMode::Calibrated && d && d->layers.size() == g.layers.size()) {
-    try {
-      bars = imp::calibrated_scores(g.layers, d->layers);
-      barLabel = tr("calibrated score");
-    } catch (const std::exception&) {
+  } else if (mode == ValueMode::Calibrated) {
+    bars.clear();
+    if (d && d->layers.size() == g.layers.size()) {
+      try {
+        bars = imp::calibrated_scores(g.layers, d->layers);
+      } catch (const std::exception&) {
+        bars.clear();
+      }
     }
   }
-  m_heatmap->setBars(bars, barLabel);
+  m_heatmap->setBars(bars, tr("layer score: %1").arg(layerScoreSymbol()));
   m_heatmap->setSelectedRows(m_session->selectedLayers());
+  // The difference between the two scores, said where they are drawn.
+  if (unitCells) {
+    m_explain->setText(
+        tr("<b>Bars</b>: the layer score, %1 (%2) — what “Least important” ranks, lowest "
+           "first. <b>Cells</b>: each unit's own score, %3. A bar is not the sum of its "
+           "row's cells: cells are per-unit means or sums, and signed values cancel within "
+           "a layer.")
+            .arg(layerScoreText().toHtmlEscaped(), methodName(g.method).toHtmlEscaped(),
+                 cellLabel.toHtmlEscaped()));
+  } else {
+    m_explain->setText(
+        tr("<b>Bars</b> and cells: the layer score, %1 (%2) — what “Least "
+           "important” ranks, lowest first.")
+            .arg(layerScoreText().toHtmlEscaped(), methodName(g.method).toHtmlEscaped()));
+  }
+  m_ranksBy->setText(
+      bars.empty() ? tr("“Least important” needs the bars: none are drawn.")
+                   : tr("“Least important” picks the k lowest bars: %1.").arg(layerScoreText()));
   QString info = tr("%1 · %2 layers").arg(methodTitle(g.method)).arg(g.layers.size());
   for (const auto& p : m_probes) {
     if (p.info.id == m_shown) {
@@ -710,29 +854,26 @@ bool ImportanceView::selectLeastImportant(int k) {
     setMessage(tr("“Least important” needs a masking, Taylor or Fisher probe."));
     return false;
   }
-  if (static_cast<ValueMode>(m_mode->currentIndex()) == ValueMode::Absolute) {
-    // Rank exactly what the bars show: the absolute layer values.
-    std::vector<double> bars = g.layers;
-    for (auto& v : bars) v = std::fabs(v);
-    try {
-      const auto layers = imp::k_extreme(bars, k, false, "least important");
-      QVector<int> v;
-      for (auto l : layers) v << static_cast<int>(l);
-      m_session->setSelectedLayers(v, u"policy"_s);
-      m_heatmap->setSelectedRows(v);
-      setMessage(tr("Selected layers %1: the %2 lowest |%3|, as drawn.")
-                     .arg(layersText(v))
-                     .arg(k)
-                     .arg(methodTitle(method)));
-    } catch (const std::exception& e) {
-      setMessage(tr("Could not select: %1").arg(QString::fromUtf8(e.what())));
-    }
-    return true;
+  // Rank exactly what the bars show: the layer score of the value mode drawn.
+  const std::vector<double> bars = m_heatmap->barValues();
+  if (bars.empty()) {
+    setMessage(tr("No layer scores are drawn (a calibrated view needs a domain probe)."));
+    return false;
   }
-  imp::ImportanceResults r;
-  r.num_layers = static_cast<int64_t>(g.layers.size());
-  r.add_general(g);
-  applyPolicy({{"policy", "least-important"}, {"k", k}, {"score", method}}, r);
+  try {
+    const auto layers = imp::k_extreme(bars, k, false, "least important");
+    QVector<int> v;
+    for (auto l : layers) v << static_cast<int>(l);
+    m_session->setSelectedLayers(v, u"policy"_s);
+    m_heatmap->setSelectedRows(v);
+    setMessage(tr("Selected layers %1: the %2 lowest by %3, as drawn.")
+                   .arg(layersText(v))
+                   .arg(k)
+                   .arg(layerScoreText()));
+  } catch (const std::exception& e) {
+    setMessage(tr("Could not select: %1").arg(QString::fromUtf8(e.what())));
+    return false;
+  }
   return true;
 }
 
@@ -791,7 +932,15 @@ void ImportanceView::setValueMode(ValueMode mode) {
 }
 
 void ImportanceView::setColumnNormalisation(bool on) {
-  m_normalise->setChecked(on);
+  setCellScale(on ? CellScale::PerColumn : CellScale::Linear);
+}
+
+void ImportanceView::setCellScale(CellScale scale) {
+  m_scale->setCurrentIndex(static_cast<int>(scale));
+}
+
+ImportanceView::CellScale ImportanceView::cellScale() const {
+  return static_cast<CellScale>(std::max(0, m_scale->currentIndex()));
 }
 
 bool ImportanceView::probeRunning() const {

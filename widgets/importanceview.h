@@ -36,6 +36,9 @@ class ImportanceView : public QWidget {
 
  public:
   enum class ValueMode { Raw, Absolute, Calibrated };
+  // How the cells are coloured (the bars always show the layer score itself): the values,
+  // log10 of their magnitude, min–max per unit column, or the rank within each column.
+  enum class CellScale { Linear, Log, PerColumn, Rank };
 
   explicit ImportanceView(Session* session, QWidget* parent = nullptr);
   ~ImportanceView() override;
@@ -54,7 +57,16 @@ class ImportanceView : public QWidget {
   // The newest probe of a method in the probe list (-1 when there is none).
   qint64 latestProbe(const QString& method) const;
   void setValueMode(ValueMode mode);
-  void setColumnNormalisation(bool on);
+  void setColumnNormalisation(bool on);  // PerColumn on, Linear off
+  void setCellScale(CellScale scale);
+  CellScale cellScale() const;
+  // What the bars show and "least important" ranks (e.g. "Σ |θ·g| over the layer"), and
+  // what the cells show; empty when no probe is shown.
+  QString layerScoreText() const;
+  QString unitScoreText() const;
+  QString layerScoreSymbol() const;  // short form for the bar axis ("Σ θ·g")
+  // The display name of a probe method ("Taylor |θ·g|"), never its id.
+  static QString methodName(const std::string& method);
   // Selection policies; return false with a message when the data is missing.
   bool selectLeastImportant(int k);
   bool selectUpdateMagnitude(int n);
@@ -67,6 +79,10 @@ class ImportanceView : public QWidget {
   static std::vector<std::vector<double>> displayMatrix(const gb::importance::ProbeResult& general,
                                                         const gb::importance::ProbeResult* domain,
                                                         ValueMode mode, bool normalise,
+                                                        QStringList* columns);
+  static std::vector<std::vector<double>> displayMatrix(const gb::importance::ProbeResult& general,
+                                                        const gb::importance::ProbeResult* domain,
+                                                        ValueMode mode, CellScale scale,
                                                         QStringList* columns);
 
  signals:
@@ -102,7 +118,9 @@ class ImportanceView : public QWidget {
   QProgressBar* m_progress = nullptr;
   QLabel* m_probeStatus = nullptr;
   QComboBox* m_mode = nullptr;
-  QCheckBox* m_normalise = nullptr;
+  QComboBox* m_scale = nullptr;
+  QLabel* m_explain = nullptr;
+  QLabel* m_ranksBy = nullptr;
   QComboBox* m_domainCombo = nullptr;
   QTabWidget* m_tabs = nullptr;
   HeatmapPlot* m_heatmap = nullptr;

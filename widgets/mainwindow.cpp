@@ -4,15 +4,25 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QElapsedTimer>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
+#include <QMimeData>
+#include <QTextBrowser>
+#include <QVBoxLayout>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
+#include <QTableView>
+#include <QTreeView>
 #include <QToolButton>
 
 #include <qcustomplot.h>
@@ -21,6 +31,9 @@
 #include "compareview.h"
 #include "curvesview.h"
 #include "dialogs.h"
+#include "elide.h"
+#include "experimenteditor.h"
+#include "filepicker.h"
 #include "growplanner.h"
 #include "guiutil.h"
 #include "heatmapplot.h"
@@ -53,6 +66,8 @@ QString MainWindow::viewName(View view) {
       return tr("Curves");
     case View::Compare:
       return tr("Compare");
+    case View::Experiment:
+      return tr("Experiment");
     default:
       return {};
   }
@@ -61,6 +76,7 @@ QString MainWindow::viewName(View view) {
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName(u"GrowBenchMainWindow"_s);
   setWindowIcon(QIcon(u":/icons/growbench.svg"_s));
+  setAcceptDrops(true);
   m_session = new Session(this);
   m_workspace = new WorkspaceView(m_session);
   m_model = new ModelView(m_session);
@@ -69,9 +85,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_runs = new RunsView(m_session);
   m_curves = new CurvesView(m_session);
   m_compare = new CompareView(m_session);
+  m_experiment = new ExperimentEditor(m_session);
   m_runs->setCurrentPlanProvider([this] { return m_planner->plan(); });
   createDocks();
   createActions();
+  // Every table fits its content or elides with the full text as a tooltip.
+  for (QAbstractItemView* v : findChildren<QAbstractItemView*>()) {
+    if (qobject_cast<QTableView*>(v) || qobject_cast<QTreeView*>(v)) fitToContents(v);
+  }
   m_storeLabel = new QLabel;
   m_jobsLabel = new QLabel;
   statusBar()->addPermanentWidget(m_jobsLabel);
@@ -82,6 +103,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_importance, &ImportanceView::message, this, &MainWindow::showMessage);
   connect(m_runs, &RunsView::message, this, &MainWindow::showMessage);
   connect(m_compare, &CompareView::message, this, &MainWindow::showMessage);
+  connect(m_experiment, &ExperimentEditor::message, this, &MainWindow::showMessage);
+  connect(m_experiment, &ExperimentEditor::launched, this, [this] { showView(View::Runs); });
+  connect(m_runs, &RunsView::editSpecRequested, this, [this](const nlohmann::json& spec) {
+    m_experiment->setSpec(spec);
+    showView(View::Experiment);
+  });
+  connect(m_runs, &RunsView::editRunSpecRequested, this, [this](qint64 run) {
+    if (m_experiment->openRunSpec(run)) showView(View::Experiment);
+  });
   connect(m_session, &Session::statusMessage, this, &MainWindow::showMessage);
   connect(m_session->store(), &StoreService::opened, this,
           [this](const QString& path, const QString& error) {
@@ -120,9 +150,10 @@ void MainWindow::createDocks() {
   setDockNestingEnabled(true);
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks |
                  QMainWindow::AllowNestedDocks | QMainWindow::GroupedDragging);
-  QWidget* widgets[] = {m_workspace, m_model, m_importance, m_planner, m_runs, m_curves, m_compare};
+  QWidget* widgets[] = {m_workspace, m_model,  m_importance, m_planner,
+                        m_runs,      m_curves, m_compare,    m_experiment};
   const char* names[] = {"dock-workspace", "dock-model",  "dock-importance", "dock-planner",
-                         "dock-runs",      "dock-curves", "dock-compare"};
+                         "dock-runs",      "dock-curves", "dock-compare",    "dock-experiment"};
   for (int i = 0; i < static_cast<int>(View::Count); ++i) {
     auto* d = new QDockWidget(viewName(static_cast<View>(i)), this);
     d->setObjectName(QLatin1String(names[i]));
@@ -158,9 +189,11 @@ void MainWindow::resetLayout() {
   addDockWidget(Qt::RightDockWidgetArea, dock(View::Runs));
   addDockWidget(Qt::RightDockWidgetArea, dock(View::Curves));
   addDockWidget(Qt::RightDockWidgetArea, dock(View::Compare));
+  addDockWidget(Qt::RightDockWidgetArea, dock(View::Experiment));
   tabifyDockWidget(dock(View::Importance), dock(View::Runs));
   tabifyDockWidget(dock(View::Runs), dock(View::Curves));
   tabifyDockWidget(dock(View::Curves), dock(View::Compare));
+  tabifyDockWidget(dock(View::Compare), dock(View::Experiment));
   for (QDockWidget* d : m_docks) d->show();
   dock(View::Model)->raise();
   dock(View::Importance)->raise();
@@ -194,11 +227,18 @@ void MainWindow::createActions() {
   newWs->setShortcut(QKeySequence(u"Ctrl+Shift+N"_s));
   QAction* openModel = file->addAction(tr("Open &model…"), this, [this] {
     showView(View::Model);
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a model folder"),
-                                                          AppSettings().lastModelFolder());
+    const QString dir = pickPath(this, PickKind::Folder, u"model"_s, tr("Open a model folder"),
+                                 AppSettings().lastModelFolder());
     if (!dir.isEmpty()) m_model->openFolder(dir);
   });
   openModel->setShortcut(QKeySequence(u"Ctrl+M"_s));
+  QAction* openSpec = file->addAction(tr("Open experiment &spec…"), this, [this] {
+    const QString f = pickPath(this, PickKind::File, u"spec"_s, tr("Open an experiment spec"),
+                               QString(), tr("Experiment spec (*.json)"));
+    if (f.isEmpty()) return;
+    if (m_experiment->loadFile(f)) showView(View::Experiment);
+  });
+  openSpec->setShortcut(QKeySequence(u"Ctrl+Shift+O"_s));
   file->addSeparator();
   QAction* expPlot = file->addAction(tr("Export &plot…"), this, &MainWindow::exportPlot);
   expPlot->setShortcut(QKeySequence(u"Ctrl+E"_s));
@@ -260,6 +300,9 @@ void MainWindow::createActions() {
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* guide = help->addAction(tr("&User Guide"), this, &MainWindow::showUserGuide);
+  guide->setShortcut(QKeySequence::HelpContents);
+  help->addSeparator();
   help->addAction(tr("&About GrowBench"), this, &MainWindow::showAbout);
   help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
@@ -328,6 +371,93 @@ void MainWindow::exportTable() {
     showMessage(tr("Wrote %1.").arg(f));
   else
     QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void MainWindow::showUserGuide() {
+  auto* dlg = findChild<QDialog*>(u"userGuide"_s);
+  if (!dlg) {
+    dlg = new QDialog(this);
+    dlg->setObjectName(u"userGuide"_s);
+    dlg->setWindowTitle(tr("GrowBench User Guide"));
+    dlg->resize(980, 760);
+    auto* v = new QVBoxLayout(dlg);
+    auto* browser = new QTextBrowser;
+    browser->setObjectName(u"userGuideBrowser"_s);
+    browser->setOpenExternalLinks(true);
+    // The guide and its screenshots are resources (docs/user-guide.md, docs/images/).
+    browser->setSource(QUrl(u"qrc:/doc/user-guide.md"_s), QTextDocument::MarkdownResource);
+    v->addWidget(browser);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    connect(buttons, &QDialogButtonBox::rejected, dlg, &QDialog::close);
+    v->addWidget(buttons);
+  }
+  dlg->show();
+  dlg->raise();
+  dlg->activateWindow();
+}
+
+int MainWindow::openPaths(const QStringList& paths) {
+  int opened = 0;
+  QStringList refused;
+  for (const QString& p : paths) {
+    const QString path = QFileInfo(p).absoluteFilePath();
+    switch (classifyPath(path)) {
+      case PathKind::ModelFolder: {
+        const QString folder = QFileInfo(path).isDir() ? path : QFileInfo(path).absolutePath();
+        showView(View::Model);
+        if (m_model->openFolder(folder)) {
+          addRecentLocation(u"model"_s, folder);
+          ++opened;
+        }
+        break;
+      }
+      case PathKind::Spec:
+        if (m_experiment->loadFile(path)) {
+          showView(View::Experiment);
+          ++opened;
+        }
+        break;
+      case PathKind::Store:
+        m_session->openStore(path);
+        showView(View::Workspace);
+        ++opened;
+        break;
+      case PathKind::Workspace:
+        m_session->openWorkspace(path);
+        showView(View::Workspace);
+        ++opened;
+        break;
+      case PathKind::Unknown:
+        refused << QFileInfo(path).fileName();
+        break;
+    }
+  }
+  if (!refused.isEmpty()) {
+    showMessage(
+        tr("Not a model folder, an experiment spec or a run store: %1").arg(refused.join(u", "_s)));
+  }
+  return opened;
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  const QMimeData* mime = event->mimeData();
+  if (!mime || !mime->hasUrls()) return;
+  for (const QUrl& u : mime->urls()) {
+    if (u.isLocalFile() && classifyPath(u.toLocalFile()) != PathKind::Unknown) {
+      event->acceptProposedAction();
+      return;
+    }
+  }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QMimeData* mime = event->mimeData();
+  if (!mime || !mime->hasUrls()) return;
+  QStringList paths;
+  for (const QUrl& u : mime->urls()) {
+    if (u.isLocalFile()) paths << u.toLocalFile();
+  }
+  if (openPaths(paths) > 0) event->acceptProposedAction();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

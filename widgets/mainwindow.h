@@ -1,7 +1,9 @@
 #pragma once
-// MainWindow: the GrowBench workbench. Seven dockable views (Workspace, Model, Importance,
-// Grow planner, Runs, Curves, Compare) whose layout and window geometry are restored from
-// QSettings; menus and keyboard shortcuts for the main actions; settings and about dialogs.
+// MainWindow: the GrowBench workbench. Eight dockable views (Workspace, Model, Importance,
+// Grow planner, Runs, Curves, Compare, Experiment editor) whose layout and window geometry
+// are restored from QSettings; menus and keyboard shortcuts for the main actions; settings,
+// about and the user guide. Model folders, experiment specs and run stores dropped onto the
+// window (or given on the command line) open in their view.
 
 #include <QMainWindow>
 
@@ -12,6 +14,7 @@ namespace gb::gui {
 
 class CompareView;
 class CurvesView;
+class ExperimentEditor;
 class GrowPlanner;
 class ImportanceView;
 class ModelView;
@@ -23,7 +26,17 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  enum class View { Workspace, Model, Importance, Planner, Runs, Curves, Compare, Count };
+  enum class View {
+    Workspace,
+    Model,
+    Importance,
+    Planner,
+    Runs,
+    Curves,
+    Compare,
+    Experiment,
+    Count
+  };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -36,6 +49,7 @@ class MainWindow : public QMainWindow {
   RunsView* runsView() const { return m_runs; }
   CurvesView* curvesView() const { return m_curves; }
   CompareView* compareView() const { return m_compare; }
+  ExperimentEditor* experimentEditor() const { return m_experiment; }
   QDockWidget* dock(View view) const;
   static QString viewName(View view);
 
@@ -46,16 +60,23 @@ class MainWindow : public QMainWindow {
   bool restoreLayout();
   // Skip the "runs are still active" question on close (tests, the tour).
   void setConfirmClose(bool on) { m_confirmClose = on; }
+  // Opens what each path is: a model folder (or its config.json) in the Model view, an
+  // experiment spec in the editor, a run store or a workspace folder as the workspace.
+  // Returns how many were opened; the others are named in a message.
+  int openPaths(const QStringList& paths);
 
  public slots:
   void showSettings();
   void showAbout();
   void exportPlot();
   void exportTable();
+  void showUserGuide();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
   void changeEvent(QEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
   void createDocks();
@@ -71,6 +92,7 @@ class MainWindow : public QMainWindow {
   RunsView* m_runs = nullptr;
   CurvesView* m_curves = nullptr;
   CompareView* m_compare = nullptr;
+  ExperimentEditor* m_experiment = nullptr;
   QDockWidget* m_docks[static_cast<int>(View::Count)] = {};
   QLabel* m_storeLabel = nullptr;
   QLabel* m_jobsLabel = nullptr;

@@ -41,6 +41,7 @@
 #include "dist/world.h"
 #include "experiment/expand.h"
 #include "experiment/spec.h"
+#include "filepicker.h"
 #include "guiutil.h"
 #include "runmanager.h"
 #include "runtablemodel.h"
@@ -155,15 +156,23 @@ void RunsView::buildUi() {
     edit->setPlaceholderText(placeholder);
     edit->setToolTip(tip);
     auto* b = new QToolButton;
-    b->setText(tr("…"));
-    b->setToolTip(tr("Choose a file"));
+    b->setText(tr("File…"));
+    b->setToolTip(tr("Choose a file (files without an extension are shown too)"));
+    auto* d = new QToolButton;
+    d->setText(tr("Folder…"));
+    d->setToolTip(tr("Choose a folder (e.g. a folder of fortune files)"));
     QLineEdit* target = edit;
     connect(b, &QToolButton::clicked, this, [this, target] {
-      const QString f = QFileDialog::getOpenFileName(this, tr("Data"), target->text());
+      const QString f = pickPath(this, PickKind::File, u"data"_s, tr("Data"), target->text());
+      if (!f.isEmpty()) target->setText(f);
+    });
+    connect(d, &QToolButton::clicked, this, [this, target] {
+      const QString f = pickPath(this, PickKind::Folder, u"data"_s, tr("Data"), target->text());
       if (!f.isEmpty()) target->setText(f);
     });
     h->addWidget(edit, 1);
     h->addWidget(b);
+    h->addWidget(d);
     return w;
   };
   int r = 0;
@@ -261,8 +270,14 @@ void RunsView::buildUi() {
   specButton->setToolTip(
       tr("Launch an existing experiment spec (JSON), e.g. "
          "resources/experiments/quickstart.json"));
+  auto* editButton = new QPushButton(tr("Edit as experiment…"));
+  editButton->setToolTip(
+      tr("Open this form's spec in the experiment editor: replay, held-out test sets, tasks, "
+         "task sequences, probes, checkpoints and every other key of a spec"));
   buttons->addWidget(m_launch);
   buttons->addWidget(specButton);
+  buttons->addWidget(editButton);
+  connect(editButton, &QPushButton::clicked, this, [this] { emit editSpecRequested(draftSpec()); });
   buttons->addStretch(1);
   grid->addLayout(buttons, r, 0, 1, 4);
   grid->setColumnStretch(1, 1);
@@ -281,6 +296,7 @@ void RunsView::buildUi() {
   for (auto s : st::all_run_statuses()) m_statusFilter->addItem(statusText(s), int(s));
   m_cancel = new QPushButton(tr("Cancel run"));
   m_resume = new QPushButton(tr("Resume"));
+  m_resume->setObjectName(u"resumeButton"_s);
   m_resume->setToolTip(
       tr("Continue an interrupted, cancelled or failed run from its newest valid checkpoint, "
          "or start it again when it has none (a queued run whose worker ended)"));
@@ -353,8 +369,8 @@ void RunsView::buildUi() {
   connect(m_train, &QLineEdit::editingFinished, this, &RunsView::updateRunCount);
   connect(m_launch, &QPushButton::clicked, this, [this] { launch(); });
   connect(specButton, &QPushButton::clicked, this, [this] {
-    const QString f = QFileDialog::getOpenFileName(
-        this, tr("Experiment spec"), m_session->specsDir(), tr("Experiment spec (*.json)"));
+    const QString f = pickPath(this, PickKind::File, u"spec"_s, tr("Experiment spec"),
+                               m_session->specsDir(), tr("Experiment spec (*.json)"));
     if (!f.isEmpty()) launchSpecFile(f);
   });
   connect(m_filter, &QLineEdit::textChanged, m_proxy, &RunFilterProxy::setText);
@@ -383,9 +399,13 @@ void RunsView::buildUi() {
     menu.addAction(tr("Cancel"), this, [this, ids] {
       for (qint64 id : ids) cancelRun(id);
     });
-    menu.addAction(tr("Resume"), this, [this, ids] {
+    QAction* resume = menu.addAction(tr("Resume"), this, [this, ids] {
       for (qint64 id : ids) resumeRun(id);
     });
+    resume->setEnabled(m_resume->isEnabled());
+    menu.addSeparator();
+    menu.addAction(tr("Open spec in the experiment editor"), this,
+                   [this, ids] { emit editRunSpecRequested(ids.first()); });
     menu.exec(m_table->viewport()->mapToGlobal(pos));
   });
   connect(m_queue, &QTableView::customContextMenuRequested, this, [this](const QPoint& pos) {
@@ -463,6 +483,49 @@ void RunsView::setSettings(const LaunchSettings& s) {
   updateRunCount();
 }
 
+nlohmann::json RunsView::draftSpec() const {
+  const LaunchSettings s = settings();
+  const ModelRef& model = m_session->model();
+  nlohmann::json plans = nlohmann::json::array();
+  for (const auto& q : m_session->queuedPlans()) {
+    plans.push_back(nlohmann::json::parse(QJsonDocument(q.plan).toJson().toStdString()));
+  }
+  if (plans.empty() && m_currentPlan) plans.push_back(m_currentPlan());
+  nlohmann::json spec;
+  spec["version"] = 1;
+  spec["name"] = ss(s.name.isEmpty() ? u"experiment"_s : s.name);
+  spec["seed"] = s.seed;
+  spec["device"] = ss(s.device);
+  if (model.valid()) spec["model"] = ss(model.folder);
+  nlohmann::json data = nlohmann::json::object();
+  // Plain text is read paragraph by paragraph (documents for splits and shuffling); the
+  // unit is ignored for JSONL and fortune files.
+  auto source = [](const QString& path) {
+    return nlohmann::json{{"path", ss(path)}, {"unit", "paragraph"}};
+  };
+  if (!s.trainData.isEmpty()) {
+    if (s.newEvalData.isEmpty()) {
+      data["new"]["train"] = source(s.trainData);
+      data["new"]["train"]["part"] = "train";
+      data["new"]["train"]["heldout"] = 0.1;
+      data["new"]["eval"] = source(s.trainData);
+      data["new"]["eval"]["part"] = "heldout";
+      data["new"]["eval"]["heldout"] = 0.1;
+    } else {
+      data["new"]["train"] = source(s.trainData);
+      data["new"]["eval"] = source(s.newEvalData);
+    }
+  }
+  if (!s.origEvalData.isEmpty()) data["original"]["eval"] = source(s.origEvalData);
+  spec["data"] = data;
+  if (!plans.empty()) spec["plans"] = plans;
+  spec["train"] = {{"steps", s.steps},          {"seq_len", s.seqLen},
+                   {"batch_size", s.batchSize}, {"lr", s.lr},
+                   {"schedule", "cosine"},      {"warmup", std::min(100, s.steps / 10)}};
+  spec["eval"] = {{"interval", s.evalInterval}, {"tokens", s.evalTokens}};
+  return spec;
+}
+
 nlohmann::json RunsView::buildSpec(QString* error) const {
   const LaunchSettings s = settings();
   const ModelRef& model = m_session->model();
@@ -473,42 +536,18 @@ nlohmann::json RunsView::buildSpec(QString* error) const {
   if (!model.valid()) return fail(tr("Open a model in the Model view first."));
   if (!model.hasTokenizer) return fail(tr("The model folder has no tokenizer.json."));
   if (s.trainData.isEmpty()) return fail(tr("Choose the new-domain training data."));
-  nlohmann::json plans = nlohmann::json::array();
-  for (const auto& q : m_session->queuedPlans()) {
-    plans.push_back(nlohmann::json::parse(QJsonDocument(q.plan).toJson().toStdString()));
+  // Refused here, before a worker starts: no run is recorded for a file that is not there.
+  const std::pair<QString, QString> files[] = {
+      {s.trainData, tr("The new-domain training data")},
+      {s.newEvalData, tr("The new-domain evaluation data")},
+      {s.origEvalData, tr("The original-domain evaluation data")}};
+  for (const auto& [path, what] : files) {
+    if (!path.isEmpty() && !QFileInfo::exists(path)) {
+      return fail(tr("%1 does not exist: %2").arg(what, path));
+    }
   }
-  if (plans.empty() && m_currentPlan) plans.push_back(m_currentPlan());
-  if (plans.empty()) return fail(tr("No plan: build one in the Grow planner."));
-  nlohmann::json spec;
-  spec["version"] = 1;
-  spec["name"] = ss(s.name.isEmpty() ? u"experiment"_s : s.name);
-  spec["seed"] = s.seed;
-  spec["device"] = ss(s.device);
-  spec["model"] = ss(model.folder);
-  nlohmann::json data;
-  // Plain text is read paragraph by paragraph (documents for splits and shuffling); the
-  // unit is ignored for JSONL and fortune files.
-  auto source = [](const QString& path) {
-    return nlohmann::json{{"path", ss(path)}, {"unit", "paragraph"}};
-  };
-  if (s.newEvalData.isEmpty()) {
-    data["new"]["train"] = source(s.trainData);
-    data["new"]["train"]["part"] = "train";
-    data["new"]["train"]["heldout"] = 0.1;
-    data["new"]["eval"] = source(s.trainData);
-    data["new"]["eval"]["part"] = "heldout";
-    data["new"]["eval"]["heldout"] = 0.1;
-  } else {
-    data["new"]["train"] = source(s.trainData);
-    data["new"]["eval"] = source(s.newEvalData);
-  }
-  if (!s.origEvalData.isEmpty()) data["original"]["eval"] = source(s.origEvalData);
-  spec["data"] = data;
-  spec["plans"] = plans;
-  spec["train"] = {{"steps", s.steps},          {"seq_len", s.seqLen},
-                   {"batch_size", s.batchSize}, {"lr", s.lr},
-                   {"schedule", "cosine"},      {"warmup", std::min(100, s.steps / 10)}};
-  spec["eval"] = {{"interval", s.evalInterval}, {"tokens", s.evalTokens}};
+  nlohmann::json spec = draftSpec();
+  if (!spec.contains("plans")) return fail(tr("No plan: build one in the Grow planner."));
   QString sweepError;
   if (!m_sweep->apply(spec, &sweepError)) return fail(sweepError);
   try {
@@ -682,17 +721,27 @@ void RunsView::showLogOf(qint64 runId) {
 
 void RunsView::updateButtons() {
   const auto ids = selectedRuns();
-  bool canCancel = false, canResume = false;
+  bool canCancel = false, canResume = false, noCheckpoint = false;
+  // A stopped run resumes from its newest valid checkpoint; one without starts again from
+  // the beginning (growbench-cli run --resume does either, and records which).
   for (qint64 id : ids) {
     const RunRow* r = m_session->runModel()->run(id);
     if (!r) continue;
     const auto s = r->info.status;
     canCancel = canCancel || s == st::RunStatus::Running || s == st::RunStatus::Queued;
-    canResume = canResume || s == st::RunStatus::Interrupted || s == st::RunStatus::Cancelled ||
-                s == st::RunStatus::Failed;
+    const bool stopped = s == st::RunStatus::Interrupted || s == st::RunStatus::Cancelled ||
+                         s == st::RunStatus::Failed;
+    canResume = canResume || stopped;
+    noCheckpoint = noCheckpoint || (stopped && !r->hasCheckpoint);
   }
   m_cancel->setEnabled(canCancel);
   m_resume->setEnabled(canResume);
+  m_resume->setToolTip(
+      noCheckpoint
+          ? tr("The selected run has no checkpoint to resume from: Resume starts it again from "
+               "the beginning")
+          : tr("Continue an interrupted, cancelled or failed run from its newest valid checkpoint, "
+               "or start it again when it has none (a queued run whose worker ended)"));
   m_curves->setEnabled(!ids.isEmpty());
 }
 

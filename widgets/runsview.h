@@ -76,6 +76,8 @@ class RunsView : public QWidget {
   // How many runs the form's spec expands to (experiment::expand_runs); -1 and `error`
   // when the spec is not valid yet.
   int expectedRunCount(QString* error) const;
+  // The form's spec without the checks (for the experiment editor).
+  nlohmann::json draftSpec() const;
   // Writes the spec to the workspace and queues a worker; the job id or -1.
   int launch();
   int launchSpecFile(const QString& path);
@@ -90,6 +92,10 @@ class RunsView : public QWidget {
  signals:
   void showCurvesRequested(const QList<qint64>& runIds);
   void message(const QString& text);
+  // The launch form's spec (as far as it is filled in), to edit in the experiment editor.
+  void editSpecRequested(const nlohmann::json& spec);
+  // A stored run's spec as the starting point of a new experiment.
+  void editRunSpecRequested(qint64 runId);
 
  private:
   void buildUi();

@@ -27,6 +27,7 @@ Session::Session(QObject* parent) : QObject(parent) {
 Session::~Session() = default;
 
 QString Session::databasePath() const {
+  if (!m_dbFile.isEmpty()) return m_dbFile;
   return m_workspace.isEmpty() ? QString() : QDir(m_workspace).filePath(u"growbench.db"_s);
 }
 
@@ -38,12 +39,29 @@ void Session::openWorkspace(const QString& dir) {
   const QString abs = QFileInfo(dir).absoluteFilePath();
   QDir().mkpath(abs);
   m_workspace = abs;
+  m_dbFile.clear();
   m_curveRuns.clear();
   m_runModel->clear();
   m_store->open(databasePath());
   m_runs->setStore(databasePath(), abs);
   AppSettings().addRecentWorkspace(abs);
   emit workspaceChanged(abs);
+  emit curveRunsChanged(m_curveRuns);
+}
+
+void Session::openStore(const QString& dbFile) {
+  const QFileInfo fi(dbFile);
+  if (fi.fileName() == u"growbench.db"_s) {
+    openWorkspace(fi.absolutePath());
+    return;
+  }
+  m_workspace = fi.absolutePath();
+  m_dbFile = fi.absoluteFilePath();
+  m_curveRuns.clear();
+  m_runModel->clear();
+  m_store->open(m_dbFile);
+  m_runs->setStore(m_dbFile, m_workspace);
+  emit workspaceChanged(m_workspace);
   emit curveRunsChanged(m_curveRuns);
 }
 

@@ -52,6 +52,8 @@ class Session : public QObject {
   // Opens (creating if needed) a workspace folder: <dir>/growbench.db, checkpoints under
   // <dir>/runs, specs under <dir>/specs.
   void openWorkspace(const QString& dir);
+  // Opens a run store file of any name; its folder is the workspace (checkpoints, specs).
+  void openStore(const QString& dbFile);
   QString workspaceDir() const { return m_workspace; }
   QString databasePath() const;
   QString specsDir() const;
@@ -87,6 +89,7 @@ class Session : public QObject {
   RunManager* m_runs = nullptr;
   RunTableModel* m_runModel = nullptr;
   QString m_workspace;
+  QString m_dbFile;  // a store not named growbench.db (openStore)
   ModelRef m_model;
   QVector<int> m_layers;
   QList<QueuedPlan> m_plans;

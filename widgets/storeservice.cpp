@@ -270,6 +270,11 @@ void StoreWorker::relistRuns() {
     if (row.evalStep > 0 && row.newFirst > 0 && !std::isnan(row.newLast)) {
       row.learning = 1.0 - row.newLast / row.newFirst;
     }
+    if (r.status == st::RunStatus::Interrupted || r.status == st::RunStatus::Cancelled ||
+        r.status == st::RunStatus::Failed) {
+      const auto ck = s.latest_checkpoint(r.id);
+      row.hasCheckpoint = ck && QFileInfo::exists(qs(ck->path));
+    }
     if (r.started) {
       const double end = r.finished                           ? *r.finished
                          : r.status == st::RunStatus::Running ? now

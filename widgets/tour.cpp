@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QPixmap>
 #include <QRandomGenerator>
@@ -24,6 +25,7 @@
 #include "compareview.h"
 #include "curvesview.h"
 #include "groupview.h"
+#include "experimenteditor.h"
 #include "growplanner.h"
 #include "guiutil.h"
 #include "heatmapplot.h"
@@ -126,6 +128,76 @@ bool save(QWidget* w, const QString& path, QStringList* written) {
   return true;
 }
 
+// English text for the tour's probes: Debian's fortunes (the quickstart's original domain).
+QString englishData() {
+  const QString fortunes = u"/usr/share/games/fortunes"_s;
+  return QFileInfo(fortunes).isDir() ? fortunes : QString();
+}
+
+// A short quickstart in an empty workspace: the quickstart's model, data and plans, a few
+// steps each, so that every view has real runs to show.
+bool runShortQuickstart(MainWindow* w) {
+  Session* s = w->session();
+  const QString path = WorkspaceView::quickstartSpec();
+  QFile f(path);
+  if (path.isEmpty() || !f.open(QIODevice::ReadOnly)) {
+    std::fprintf(stderr, "growbench --tour: the quickstart spec was not found\n");
+    return false;
+  }
+  nlohmann::json spec = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+  if (!spec.is_object()) return false;
+  spec["name"] = "tour-quickstart";
+  spec["train"]["steps"] = 8;
+  spec["train"]["warmup"] = 2;
+  spec["eval"]["interval"] = 4;
+  spec["eval"]["tokens"] = 1024;
+  spec["probe"]["tokens"] = 2048;
+  QDir().mkpath(s->specsDir());
+  const QString out = QDir(s->specsDir()).filePath(u"tour-quickstart.json"_s);
+  QFile o(out);
+  if (!o.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+  o.write(QByteArray::fromStdString(spec.dump(2)));
+  o.close();
+  std::printf("tour: the workspace is empty: running a short quickstart (%s)\n", qPrintable(out));
+  std::fflush(stdout);
+  const int job = s->runs()->enqueueSpec(out, u"tour-quickstart"_s);
+  const bool done = waitFor(
+      [&] {
+        const RunJob* j = s->runs()->job(job);
+        return j && j->state != RunJob::State::Queued && j->state != RunJob::State::Running;
+      },
+      30 * 60 * 1000);
+  const RunJob* j = s->runs()->job(job);
+  if (!done || !j || j->state != RunJob::State::Finished) {
+    std::fprintf(stderr, "growbench --tour: the short quickstart did not finish: %s\n",
+                 j ? qPrintable(j->error) : "no job");
+    return false;
+  }
+  bool refreshed = false;
+  auto c = QObject::connect(s->store(), &StoreService::runsUpdated, w, [&] { refreshed = true; });
+  s->store()->refresh();
+  waitFor([&] { return refreshed && !s->store()->snapshot().runs.isEmpty(); }, 30000);
+  QObject::disconnect(c);
+  return true;
+}
+
+// A probe of `method` on the open model, recorded in the workspace.
+bool runTourProbe(MainWindow* w, const QString& method, const QString& data) {
+  ImportanceView* iv = w->importanceView();
+  bool finished = false, ok = false;
+  auto c = QObject::connect(
+      iv, &ImportanceView::probeFinished, w, [&](bool success, const QString& msg) {
+        finished = true;
+        ok = success;
+        if (!success) std::fprintf(stderr, "growbench --tour: probe: %s\n", qPrintable(msg));
+      });
+  std::printf("tour: running a %s probe on %s\n", qPrintable(method), qPrintable(data));
+  std::fflush(stdout);
+  if (iv->runProbe(method, data, QString(), 2048)) waitFor([&] { return finished; }, 600000);
+  QObject::disconnect(c);
+  return ok;
+}
+
 }  // namespace
 
 int runTour(MainWindow* w, const TourOptions& o, QStringList* written) {
@@ -145,7 +217,10 @@ int runTour(MainWindow* w, const TourOptions& o, QStringList* written) {
     return -1;
   }
   QObject::disconnect(conn);
-  const int nRuns = static_cast<int>(s->store()->snapshot().runs.size());
+  int nRuns = static_cast<int>(s->store()->snapshot().runs.size());
+  if (nRuns == 0 && runShortQuickstart(w)) {
+    nRuns = static_cast<int>(s->store()->snapshot().runs.size());
+  }
   std::printf("tour: workspace %s, %d runs\n", qPrintable(ws), nRuns);
 
   // Model.
@@ -160,6 +235,14 @@ int runTour(MainWindow* w, const TourOptions& o, QStringList* written) {
     QTreeView* tree = w->modelView()->tree();
     tree->expand(tree->model()->index(1, 0));
     waitFor([&] { return probeShown; }, 10000);
+    // A model without a unit probe gets one (and a masking probe for "least important").
+    ImportanceView* iv = w->importanceView();
+    const QString data = o.probeData.isEmpty() ? englishData() : o.probeData;
+    if (iv->latestProbe(u"taylor"_s) < 0 && !data.isEmpty() && s->model().hasTokenizer) {
+      if (iv->latestProbe(u"masking"_s) < 0) runTourProbe(w, u"masking"_s, data);
+      probeShown = false;
+      if (runTourProbe(w, u"taylor"_s, data)) waitFor([&] { return probeShown; }, 20000);
+    }
   }
   w->importanceView()->selectLeastImportant(2);
   settle(300);
@@ -206,7 +289,13 @@ int runTour(MainWindow* w, const TourOptions& o, QStringList* written) {
   shot(MainWindow::View::Model, u"02b-model-config.png"_s);
   w->modelView()->tabs()->setCurrentIndex(0);
   w->importanceView()->tabs()->setCurrentIndex(0);
-  shot(MainWindow::View::Importance, u"03-importance.png"_s);
+  // Log colours: a few large norms would wash out the other units.
+  w->importanceView()->setCellScale(ImportanceView::CellScale::Log);
+  if (w->importanceView()->heatmap()->rowCount() > 0) {
+    shot(MainWindow::View::Importance, u"03-importance.png"_s);
+  } else {
+    std::fprintf(stderr, "growbench --tour: the importance heatmap is empty (no probe)\n");
+  }
   w->importanceView()->tabs()->setCurrentIndex(1);
   shot(MainWindow::View::Importance, u"03b-effective-rank.png"_s);
   w->importanceView()->tabs()->setCurrentIndex(0);
@@ -240,6 +329,16 @@ int runTour(MainWindow* w, const TourOptions& o, QStringList* written) {
     gv->tabs()->setCurrentIndex(GroupCompareView::TableTab);
     w->compareView()->pages()->setCurrentIndex(0);
   }
+  // The experiment editor with the quickstart spec.
+  if (!WorkspaceView::quickstartSpec().isEmpty()) {
+    w->experimentEditor()->loadFile(WorkspaceView::quickstartSpec());
+  }
+  w->experimentEditor()->tabs()->setCurrentIndex(4);  // the plans
+  if (ListEditor* plans = w->experimentEditor()->list(u"plans"_s); plans && plans->count() > 3) {
+    plans->select(3);  // ADEPT: a form with several schema parameters
+  }
+  shot(MainWindow::View::Experiment, u"08-experiment.png"_s);
+  w->experimentEditor()->tabs()->setCurrentIndex(0);
   w->showView(MainWindow::View::Importance);
   settle(300);
   if (save(w, QDir(o.outDir).filePath(u"00-window.png"_s), written)) ++n;
@@ -247,7 +346,7 @@ int runTour(MainWindow* w, const TourOptions& o, QStringList* written) {
 }
 
 int tourShotCount() {
-  return 16;  // the shot() calls above and the window
+  return 17;  // the shot() calls above and the window
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,7 +1,10 @@
 #pragma once
 // `growbench --tour OUTDIR`: opens each view on a workspace (default: the default workspace,
 // where `growbench-cli quickstart` writes), fills it with that workspace's data (a model, its
-// probes, every run's curves) and saves a screenshot of each view as PNG; and the
+// probes, every run's curves) and saves a screenshot of each view as PNG. An empty workspace
+// is populated first (a short quickstart: the quickstart's plans, a few steps each), and a
+// model without probes gets a masking and a Taylor probe, so every screenshot shows real
+// data (the importance screenshot is refused when the heatmap is empty). And the
 // `--measure` figures (start-up, heatmap redraw, curve overlay, opening a large store,
 // responsiveness while a run streams). Both run inside the real GUI.
 
@@ -21,6 +24,8 @@ struct TourOptions {
   QString outDir;
   QString workspace;  // empty: the default workspace
   QString model;      // empty: the model of the workspace's runs, else a built preset
+  // Text for the probes the tour runs when the model has none (default: English fortunes).
+  QString probeData;
   int width = 1500;
   int height = 950;
 };

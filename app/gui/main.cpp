@@ -1,6 +1,6 @@
 // growbench: the GrowBench desktop workbench.
 //
-//   growbench [--workspace DIR] [--model DIR]
+//   growbench [--workspace DIR] [--model DIR] [PATH...]   model folders, specs, run stores
 //   growbench --tour OUTDIR [--workspace DIR] [--model DIR]   screenshots of every view
 //   growbench --measure [--measure-store DB] [--measure-spec SPEC.json]   performance figures
 //   growbench --help | --version   (no display needed)
@@ -102,6 +102,12 @@ struct CommandLine {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({workspace, model, tour, measure, measureStore, measureSpec, logLevel});
+    parser.addPositionalArgument(
+        u"paths"_s,
+        QCoreApplication::translate("main",
+                                    "Model folders, experiment specs (.json) or run stores to "
+                                    "open (the desktop passes dropped or chosen files this way)."),
+        u"[PATH...]"_s);
   }
 };
 
@@ -214,5 +220,7 @@ int main(int argc, char** argv) {
     window.modelView()->openFolder(settings.lastModelFolder());
   }
   window.show();
+  // Paths from the desktop (Exec=growbench %F) or the command line.
+  if (!parser.positionalArguments().isEmpty()) window.openPaths(parser.positionalArguments());
   return app.exec();
 }

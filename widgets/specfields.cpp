@@ -1,0 +1,873 @@
+#include "specfields.h"
+
+#include <QComboBox>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "filepicker.h"
+#include "guiutil.h"
+
+using namespace Qt::StringLiterals;
+using Json = nlohmann::json;
+
+namespace gb::gui {
+
+namespace {
+
+QString dumpText(const Json& v) {
+  return qs(v.dump());
+}
+
+// The JSON text of a combo entry's data ("" = the default entry).
+Json comboValue(const QComboBox* c) {
+  const QString d = c->currentData().toString();
+  if (d.isEmpty()) return Json();
+  return Json::parse(ss(d), nullptr, false);
+}
+
+QString errorStyle() {
+  return u"color: #c62828;"_s;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+
+void JsonValueWidget::setError(const QString& message) {
+  m_error = message;
+  if (m_errorLabel) {
+    m_errorLabel->setText(message);
+    m_errorLabel->setVisible(!message.isEmpty());
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+
+SpecField::SpecField(const Def& def, QWidget* parent) : JsonValueWidget(parent), m_def(def) {
+  auto* v = new QVBoxLayout(this);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(1);
+  auto* row = new QHBoxLayout;
+  row->setContentsMargins(0, 0, 0, 0);
+  v->addLayout(row);
+  const Json& d = def.defaultValue;
+  QString defaultText;
+  if (!d.is_null()) {
+    if (def.type == Type::Bool && d.is_boolean()) {
+      defaultText = d.get<bool>() ? tr("yes") : tr("no");
+    } else if (d.is_string()) {
+      defaultText = qs(d.get<std::string>());
+      const int i = def.choices.indexOf(defaultText);
+      if (i >= 0 && i < def.choiceLabels.size()) defaultText = def.choiceLabels[i];
+    } else if (def.type == Type::StringList && d.is_array()) {
+      QStringList items;
+      for (const auto& e : d) items << (e.is_string() ? qs(e.get<std::string>()) : dumpText(e));
+      defaultText = items.join(u", "_s);
+    } else {
+      defaultText = dumpText(d);
+    }
+  }
+  const QString unsetText = def.required  ? tr("(required)")
+                            : d.is_null() ? tr("(not set)")
+                                          : tr("(default: %1)").arg(defaultText);
+  switch (def.type) {
+    case Type::Bool:
+    case Type::Choice: {
+      m_combo = new QComboBox;
+      m_combo->addItem(unsetText, QString());
+      if (def.type == Type::Bool) {
+        m_combo->addItem(tr("yes"), u"true"_s);
+        m_combo->addItem(tr("no"), u"false"_s);
+      } else {
+        for (int i = 0; i < def.choices.size(); ++i) {
+          const QString label = i < def.choiceLabels.size() ? def.choiceLabels[i] : def.choices[i];
+          m_combo->addItem(label, dumpText(Json(ss(def.choices[i]))));
+        }
+      }
+      m_combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+      connect(m_combo, &QComboBox::activated, this, [this] {
+        updateLabel();
+        emit edited();
+      });
+      m_editor = m_combo;
+      row->addWidget(m_combo);
+      row->addStretch(1);
+      break;
+    }
+    case Type::Text:
+    case Type::JsonObject: {
+      m_text = new QPlainTextEdit;
+      m_text->setPlaceholderText(unsetText);
+      m_text->setTabChangesFocus(true);
+      m_text->setMaximumHeight(def.type == Type::Text ? 64 : 110);
+      if (def.type == Type::JsonObject) {
+        m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+      }
+      connect(m_text, &QPlainTextEdit::textChanged, this, [this] {
+        if (m_text->property("loading").toBool()) return;
+        updateLabel();
+        emit edited();
+      });
+      m_editor = m_text;
+      row->addWidget(m_text, 1);
+      break;
+    }
+    default: {
+      m_line = new QLineEdit;
+      m_line->setPlaceholderText(unsetText);
+      m_line->setClearButtonEnabled(true);
+      connect(m_line, &QLineEdit::textEdited, this, [this] {
+        updateLabel();
+        emit edited();
+      });
+      m_editor = m_line;
+      row->addWidget(m_line, 1);
+      if (def.type == Type::Path) {
+        auto* file = new QToolButton;
+        file->setText(tr("File…"));
+        file->setToolTip(tr("Choose a file (files without an extension are shown too)"));
+        auto* folder = new QToolButton;
+        folder->setText(tr("Folder…"));
+        folder->setToolTip(tr("Choose a folder (a model folder, a folder of fortune files)"));
+        row->addWidget(file);
+        row->addWidget(folder);
+        auto pick = [this](PickKind kind) {
+          const QString p = pickPath(this, kind, m_def.pathCategory, m_def.label, m_line->text());
+          if (p.isEmpty()) return;
+          m_line->setText(p);
+          updateLabel();
+          emit edited();
+        };
+        connect(file, &QToolButton::clicked, this, [pick] { pick(PickKind::File); });
+        connect(folder, &QToolButton::clicked, this, [pick] { pick(PickKind::Folder); });
+      }
+      break;
+    }
+  }
+  QString tip = def.help;
+  if (def.type == Type::Layers) {
+    tip += (tip.isEmpty() ? QString() : u"\n"_s) +
+           tr("“all”, a list such as 0-3, 7, or a policy as JSON, e.g. "
+              "{\"policy\": \"least-important\", \"k\": 2, \"score\": \"masking\"}");
+  } else if (def.type == Type::StringList && !def.choices.isEmpty()) {
+    tip += (tip.isEmpty() ? QString() : u"\n"_s) +
+           tr("Comma-separated; allowed: %1").arg(def.choices.join(u", "_s));
+  }
+  m_editor->setToolTip(tip);
+  m_errorLabel = new QLabel;
+  m_errorLabel->setStyleSheet(errorStyle());
+  m_errorLabel->setWordWrap(true);
+  m_errorLabel->setVisible(false);
+  v->addWidget(m_errorLabel);
+}
+
+QLabel* SpecField::makeLabel() {
+  if (!m_label) {
+    m_label = new QLabel(m_def.label.isEmpty() ? m_def.key : m_def.label);
+    m_label->setToolTip(
+        (m_def.help.isEmpty() ? QString() : m_def.help + u"\n"_s) +
+        tr("Key: %1. Bold: set in the spec; otherwise the default applies.").arg(m_def.key));
+    m_label->setBuddy(m_editor);
+    updateLabel();
+  }
+  return m_label;
+}
+
+void SpecField::updateLabel() {
+  if (!m_label) return;
+  QFont f = m_label->font();
+  f.setBold(isSet());
+  m_label->setFont(f);
+}
+
+Json SpecField::parse(QString* error) const {
+  if (m_combo) return comboValue(m_combo);
+  const QString text = m_line ? m_line->text().trimmed() : m_text->toPlainText().trimmed();
+  if (text.isEmpty()) return Json();
+  auto bad = [&](const QString& e) {
+    if (error) *error = e;
+    return Json(ss(text));  // what was typed: the spec's parser names the key too
+  };
+  switch (m_def.type) {
+    case Type::Int:
+    case Type::Number: {
+      Json j = Json::parse(ss(text), nullptr, false);
+      if (j.is_discarded() || !j.is_number()) {
+        bool ok = false;
+        const double d = text.toDouble(&ok);
+        if (!ok || m_def.type == Type::Int) {
+          return bad(m_def.type == Type::Int ? tr("Expected a whole number.")
+                                             : tr("Expected a number."));
+        }
+        j = d;
+      }
+      if (m_def.type == Type::Int && !j.is_number_integer()) {
+        return bad(tr("Expected a whole number."));
+      }
+      const double d = j.get<double>();
+      if (d < m_def.min || d > m_def.max) {
+        if (error) {
+          *error = tr("Must be between %1 and %2.")
+                       .arg(QString::number(m_def.min, 'g', 6), QString::number(m_def.max, 'g', 6));
+        }
+      }
+      return j;
+    }
+    case Type::String:
+    case Type::Text:
+    case Type::Path:
+      return Json(ss(m_line ? m_line->text() : m_text->toPlainText()));
+    case Type::Json:
+    case Type::JsonObject: {
+      Json j = Json::parse(ss(text), nullptr, false);
+      if (j.is_discarded()) return bad(tr("Not valid JSON."));
+      if (m_def.type == Type::JsonObject && !j.is_object()) {
+        return bad(tr("Expected a JSON object {…}."));
+      }
+      return j;
+    }
+    case Type::Layers: {
+      if (text == u"all"_s) return Json("all");
+      Json j = Json::parse(ss(text), nullptr, false);
+      if (!j.is_discarded()) return j;
+      QVector<int> layers;
+      if (!parseLayers(text, &layers)) {
+        return bad(tr("Expected “all”, a list such as 0-3, 7, or a JSON policy object."));
+      }
+      Json a = Json::array();
+      for (int l : layers) a.push_back(l);
+      return a;
+    }
+    case Type::StringList: {
+      Json a = Json::array();
+      QStringList unknown;
+      for (const QString& part : text.split(u',', Qt::SkipEmptyParts)) {
+        const QString item = part.trimmed();
+        if (item.isEmpty()) continue;
+        if (!m_def.choices.isEmpty() && !m_def.choices.contains(item)) unknown << item;
+        a.push_back(ss(item));
+      }
+      if (!unknown.isEmpty() && error) {
+        *error =
+            tr("Unknown: %1 (allowed: %2)").arg(unknown.join(u", "_s), m_def.choices.join(u", "_s));
+      }
+      return a;
+    }
+    default:
+      return Json(ss(text));
+  }
+}
+
+Json SpecField::value() const {
+  return parse(nullptr);
+}
+
+QString SpecField::inputError() const {
+  QString e;
+  parse(&e);
+  if (e.isEmpty() && m_def.required && value().is_null()) e = tr("Required.");
+  return e;
+}
+
+void SpecField::setValue(const Json& v) {
+  if (m_combo) {
+    const QSignalBlocker b(m_combo);
+    if (v.is_null()) {
+      m_combo->setCurrentIndex(0);
+    } else {
+      const QString d = dumpText(v);
+      int i = m_combo->findData(d);
+      if (i < 0) {
+        // A value the form does not offer stays as it is (the spec's parser judges it).
+        m_combo->addItem(v.is_string() ? qs(v.get<std::string>()) : d, d);
+        i = m_combo->count() - 1;
+      }
+      m_combo->setCurrentIndex(i);
+    }
+  } else {
+    QString text;
+    if (!v.is_null()) {
+      switch (m_def.type) {
+        case Type::String:
+        case Type::Text:
+        case Type::Path:
+          text = v.is_string() ? qs(v.get<std::string>()) : dumpText(v);
+          break;
+        case Type::Layers:
+          text = v == Json("all") ? u"all"_s : dumpText(v);
+          break;
+        case Type::StringList: {
+          QStringList items;
+          bool plain = v.is_array();
+          for (const auto& e : v.is_array() ? v : Json::array()) {
+            plain = plain && e.is_string() && e.get<std::string>().find(',') == std::string::npos;
+            if (e.is_string()) items << qs(e.get<std::string>());
+          }
+          text = plain && !items.isEmpty() ? items.join(u", "_s) : dumpText(v);
+          break;
+        }
+        case Type::JsonObject:
+          text = qs(v.dump(2));
+          break;
+        default:
+          text = v.is_string() && (m_def.type == Type::Int || m_def.type == Type::Number)
+                     ? qs(v.get<std::string>())
+                     : dumpText(v);
+          break;
+      }
+    }
+    if (m_line) {
+      m_line->setText(text);
+    } else {
+      m_text->setProperty("loading", true);
+      m_text->setPlainText(text);
+      m_text->setProperty("loading", false);
+    }
+  }
+  updateLabel();
+}
+
+void SpecField::setError(const QString& message) {
+  JsonValueWidget::setError(message);
+  m_editor->setStyleSheet(message.isEmpty() ? QString() : u"border: 1px solid #c62828;"_s);
+}
+
+void SpecField::typeText(const QString& text) {
+  if (m_combo) {
+    const int i = text.isEmpty() ? 0 : m_combo->findData(dumpText(Json(ss(text))));
+    const int j = i >= 0 ? i : m_combo->findData(text);
+    m_combo->setCurrentIndex(std::max(0, j));
+  } else if (m_line) {
+    m_line->setText(text);
+  } else {
+    m_text->setProperty("loading", true);
+    m_text->setPlainText(text);
+    m_text->setProperty("loading", false);
+  }
+  updateLabel();
+  emit edited();
+}
+
+void addFieldRow(QFormLayout* form, SpecField* field) {
+  form->addRow(field->makeLabel(), field);
+}
+
+// ---------------------------------------------------------------------------------------
+
+void FieldSet::add(JsonValueWidget* field, const QString& pointer) {
+  m_fields << field;
+  m_pointers << pointer;
+}
+
+JsonValueWidget* FieldSet::field(const QString& pointer) const {
+  const int i = m_pointers.indexOf(pointer);
+  return i < 0 ? nullptr : m_fields[i];
+}
+
+void FieldSet::load(const Json& obj) {
+  m_loaded = obj.is_object() ? obj : Json::object();
+  for (int i = 0; i < m_fields.size(); ++i) {
+    const Json::json_pointer p(ss(m_pointers[i]));
+    m_fields[i]->setValue(m_loaded.contains(p) ? m_loaded.at(p) : Json());
+  }
+}
+
+Json FieldSet::save() const {
+  Json obj = m_loaded;
+  for (int i = 0; i < m_fields.size(); ++i) {
+    const Json::json_pointer p(ss(m_pointers[i]));
+    const Json v = m_fields[i]->value();
+    if (!v.is_null()) {
+      obj[p] = v;
+    } else if (obj.contains(p)) {
+      obj[p.parent_pointer()].erase(p.back());
+    }
+  }
+  // Nested objects the fields created or emptied, which the loaded object did not have.
+  for (const QString& ptr : m_pointers) {
+    Json::json_pointer parent = Json::json_pointer(ss(ptr)).parent_pointer();
+    while (!parent.empty()) {
+      if (obj.contains(parent) && obj.at(parent).is_object() && obj.at(parent).empty() &&
+          !m_loaded.contains(parent)) {
+        obj[parent.parent_pointer()].erase(parent.back());
+      }
+      parent = parent.parent_pointer();
+    }
+  }
+  return obj;
+}
+
+Json FieldSet::unmanaged() const {
+  Json obj = m_loaded;
+  for (const QString& ptr : m_pointers) {
+    const Json::json_pointer p(ss(ptr));
+    if (obj.contains(p)) obj[p.parent_pointer()].erase(p.back());
+    Json::json_pointer parent = p.parent_pointer();
+    while (!parent.empty()) {
+      if (obj.contains(parent) && obj.at(parent).is_object() && obj.at(parent).empty()) {
+        obj[parent.parent_pointer()].erase(parent.back());
+      }
+      parent = parent.parent_pointer();
+    }
+  }
+  return obj;
+}
+
+void FieldSet::setUnmanaged(const Json& obj) {
+  Json keep = obj.is_object() ? obj : Json::object();
+  // The managed keys keep their fields' values; the loaded object only contributes others.
+  for (int i = 0; i < m_fields.size(); ++i) {
+    const Json::json_pointer p(ss(m_pointers[i]));
+    if (m_loaded.contains(p)) keep[p] = m_loaded.at(p);
+  }
+  m_loaded = keep;
+}
+
+// ---------------------------------------------------------------------------------------
+
+namespace {
+
+SpecField::Def def(const QString& key, SpecField::Type type, const Json& dflt, const QString& label,
+                   const QString& help, QStringList choices = {}) {
+  SpecField::Def d;
+  d.key = key;
+  d.type = type;
+  d.defaultValue = dflt;
+  d.label = label;
+  d.help = help;
+  d.choices = std::move(choices);
+  return d;
+}
+
+}  // namespace
+
+SourceEditor::SourceEditor(const QString& title, bool required, QWidget* parent)
+    : JsonValueWidget(parent), m_required(required) {
+  using T = SpecField::Type;
+  auto* v = new QVBoxLayout(this);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(2);
+  auto* row = new QHBoxLayout;
+  row->setContentsMargins(0, 0, 0, 0);
+  m_kind = new QComboBox;
+  m_kind->addItem(required ? tr("(required)") : tr("(none)"));
+  m_kind->addItem(tr("Text corpus"));
+  m_kind->addItem(tr("QA JSONL"));
+  m_kind->addItem(tr("Biography"));
+  m_kind->setToolTip(
+      tr("Text corpus: a file or folder of text, JSONL or fortunes; QA JSONL: question and "
+         "answer per line; Biography: a part of the synthetic biography benchmark"));
+  row->addWidget(m_kind);
+  SpecField::Def pd = def(u"path"_s, T::Path, Json(), title,
+                          tr("A file or a folder (text, JSONL, fortunes, QA JSONL)"));
+  m_path = new SpecField(pd);
+  row->addWidget(m_path, 1);
+  m_more = new QToolButton;
+  m_more->setText(tr("Options"));
+  m_more->setCheckable(true);
+  m_more->setToolTip(tr("Format, split and limits of this source"));
+  row->addWidget(m_more);
+  v->addLayout(row);
+  m_options = new QWidget;
+  auto* grid = new QGridLayout(m_options);
+  grid->setContentsMargins(12, 0, 0, 4);
+  v->addWidget(m_options);
+  m_errorLabel = new QLabel;
+  m_errorLabel->setStyleSheet(errorStyle());
+  m_errorLabel->setWordWrap(true);
+  m_errorLabel->setVisible(false);
+  v->addWidget(m_errorLabel);
+
+  int cell = 0;
+  auto place = [&](SpecField* f) {
+    const int r = cell / 2, c = (cell % 2) * 2;
+    grid->addWidget(f->makeLabel(), r, c);
+    grid->addWidget(f, r, c + 1);
+    ++cell;
+    connect(f, &SpecField::edited, this, &JsonValueWidget::edited);
+  };
+  // Text corpus.
+  auto* format = new SpecField(def(u"format"_s, T::Choice, "auto", tr("Format"),
+                                   tr("auto: by extension and content; fortunes: %-separated "
+                                      "entries (files without an extension)"),
+                                   {u"auto"_s, u"text"_s, u"jsonl"_s, u"fortunes"_s}));
+  auto* part = new SpecField(def(u"part"_s, T::Choice, "all", tr("Part"),
+                                 tr("A document-level split seeded by the spec's seed: the "
+                                    "held-out documents never appear in the training part"),
+                                 {u"all"_s, u"train"_s, u"heldout"_s}));
+  auto* heldout = new SpecField(def(u"heldout"_s, T::Number, Json(), tr("Held-out fraction"),
+                                    tr("Fraction of documents held out (default 0.1 for "
+                                       "train/heldout, 0 for all)")));
+  auto* unit = new SpecField(def(u"unit"_s, T::Choice, "file", tr("Document unit"),
+                                 tr("Plain text: a document per file, paragraph or line"),
+                                 {u"file"_s, u"paragraph"_s, u"line"_s}));
+  auto* field = new SpecField(def(u"field"_s, T::String, "text", tr("JSONL field"),
+                                  tr("JSONL: the field holding the text")));
+  auto* recursive = new SpecField(
+      def(u"recursive"_s, T::Bool, true, tr("Recursive"), tr("Folders: descend into sub-folders")));
+  auto* strip = new SpecField(def(u"strip_overstrike"_s, T::Bool, true, tr("Strip overstrike"),
+                                  tr("Remove backspace overstrike (old fortune files)")));
+  auto* minChars = new SpecField(def(u"min_chars"_s, T::Int, 1, tr("Minimum characters"),
+                                     tr("Drop documents with fewer non-whitespace bytes")));
+  auto* maxDocs = new SpecField(def(u"max_docs"_s, T::Int, -1, tr("Max documents"),
+                                    tr("At most this many documents (-1: all)")));
+  auto* maxTokens = new SpecField(
+      def(u"max_tokens"_s, T::Int, -1, tr("Max tokens"), tr("At most this many tokens (-1: all)")));
+  // QA.
+  auto* mask = new SpecField(def(u"mask_prompt"_s, T::Bool, true, tr("Loss on the answer only"),
+                                 tr("Mask the prompt (question + \"\\nAnswer:\") in the loss")));
+  auto* qaMaxDocs = new SpecField(
+      def(u"max_docs"_s, T::Int, -1, tr("Max items"), tr("At most this many QA items (-1: all)")));
+  // Biography.
+  auto* bioPart = new SpecField(
+      def(u"part"_s, T::Choice, Json(), tr("Part"),
+          tr("pretrain: biographies of the first people; task0_train / task0_test: QA about "
+             "them; task1: QA about unseen people"),
+          {u"pretrain"_s, u"task0_train"_s, u"task0_test"_s, u"task1"_s}));
+  auto* people = new SpecField(def(u"num_people"_s, T::Int, 200000, tr("People"),
+                                   tr("Number of synthetic people (paper: 200 000)")));
+  auto* bioSeed = new SpecField(
+      def(u"seed"_s, T::Int, 0, tr("Generator seed"), tr("Seed of the generated people")));
+  auto* bios = new SpecField(def(u"bios_per_person"_s, T::Int, 5, tr("Biographies per person"),
+                                 tr("Paraphrased biographies per person")));
+  auto* pre = new SpecField(def(u"pretrain_fraction"_s, T::Number, 0.5, tr("Pretrain fraction"),
+                                tr("Share of people with biographies in pretraining")));
+  auto* t0 =
+      new SpecField(def(u"task0_train_fraction"_s, T::Number, 0.5, tr("Task 0 train fraction"),
+                        tr("Share of the pretrained people in Task 0's training QA")));
+  auto* t1 = new SpecField(def(u"task1_fraction"_s, T::Number, 0.1, tr("Task 1 fraction"),
+                               tr("Share of all people in Task 1 (unseen people)")));
+  auto* bioMaxDocs = new SpecField(def(u"max_docs"_s, T::Int, -1, tr("Max documents"),
+                                       tr("At most this many documents (-1: all)")));
+  auto* bioMaxTokens = new SpecField(
+      def(u"max_tokens"_s, T::Int, -1, tr("Max tokens"), tr("At most this many tokens (-1: all)")));
+
+  m_corpusOnly = {format,    part,  heldout,  unit,    field,
+                  recursive, strip, minChars, maxDocs, maxTokens};
+  m_qaOnly = {mask, qaMaxDocs};
+  m_bioOnly = {bioPart, people, bioSeed, bios, pre, t0, t1, bioMaxDocs, bioMaxTokens};
+  for (SpecField* f : m_corpusOnly) place(f);
+  cell = 0;
+  for (SpecField* f : m_qaOnly) place(f);
+  cell = 0;
+  for (SpecField* f : m_bioOnly) place(f);
+  grid->setColumnStretch(1, 1);
+  grid->setColumnStretch(3, 1);
+
+  m_corpus.add(m_path, u"/path"_s);
+  for (SpecField* f : m_corpusOnly) m_corpus.add(f, u"/"_s + f->key());
+  m_qa.add(m_path, u"/qa"_s);
+  for (SpecField* f : m_qaOnly) m_qa.add(f, u"/"_s + f->key());
+  for (SpecField* f : {bioPart, bioMaxDocs, bioMaxTokens}) m_bio.add(f, u"/"_s + f->key());
+  for (SpecField* f : {people, bioSeed, bios, pre, t0, t1}) {
+    m_bio.add(f, u"/biography/"_s + f->key());
+  }
+
+  connect(m_path, &SpecField::edited, this, [this] {
+    if (kind() == Kind::None) setKind(Kind::Corpus);
+    emit edited();
+  });
+  connect(m_kind, &QComboBox::activated, this, [this] {
+    updateVisibility();
+    emit edited();
+  });
+  connect(m_more, &QToolButton::toggled, this, [this] { updateVisibility(); });
+  updateVisibility();
+}
+
+SourceEditor::Kind SourceEditor::kind() const {
+  return static_cast<Kind>(m_kind->currentIndex());
+}
+
+void SourceEditor::setKind(Kind k) {
+  m_kind->setCurrentIndex(static_cast<int>(k));
+  updateVisibility();
+}
+
+void SourceEditor::updateVisibility() {
+  const Kind k = kind();
+  m_path->setVisible(k == Kind::Corpus || k == Kind::Qa || k == Kind::None);
+  m_path->setEnabled(k != Kind::None || true);
+  m_more->setVisible(k != Kind::None);
+  m_options->setVisible(k != Kind::None && (m_more->isChecked() || k == Kind::Biography));
+  auto show = [](const QList<SpecField*>& fields, bool on) {
+    for (SpecField* f : fields) {
+      f->setVisible(on);
+      f->makeLabel()->setVisible(on);
+    }
+  };
+  show(m_corpusOnly, k == Kind::Corpus);
+  show(m_qaOnly, k == Kind::Qa);
+  show(m_bioOnly, k == Kind::Biography);
+}
+
+Json SourceEditor::value() const {
+  switch (kind()) {
+    case Kind::None:
+      return Json();
+    case Kind::Corpus: {
+      Json o = m_corpus.save();
+      if (o.empty()) return Json();
+      if (m_asString && o.size() == 1 && o.contains("path")) return o["path"];
+      return o;
+    }
+    case Kind::Qa: {
+      Json o = m_qa.save();
+      if (!o.contains("qa")) o["qa"] = "";
+      return o;
+    }
+    case Kind::Biography: {
+      Json o = m_bio.save();
+      if (!o.contains("biography")) o["biography"] = Json::object();
+      return o;
+    }
+  }
+  return Json();
+}
+
+void SourceEditor::setValue(const Json& v) {
+  m_asString = v.is_string();
+  Kind k = Kind::None;
+  if (v.is_string()) {
+    k = Kind::Corpus;
+  } else if (v.is_object()) {
+    k = v.contains("qa") ? Kind::Qa : v.contains("biography") ? Kind::Biography : Kind::Corpus;
+  }
+  m_kind->setCurrentIndex(static_cast<int>(k));
+  const Json obj = v.is_string() ? Json{{"path", v}} : v;
+  // The path field is shared by the corpus and QA sets: the active kind loads last.
+  FieldSet* sets[] = {&m_corpus, &m_qa, &m_bio};
+  FieldSet* active = k == Kind::Qa ? &m_qa : k == Kind::Biography ? &m_bio : &m_corpus;
+  for (FieldSet* set : sets) {
+    if (set != active) set->load(Json::object());
+  }
+  active->load(k == Kind::None ? Json::object() : obj);
+  // Show the options when any is set.
+  bool any = false;
+  for (const auto* set : {&m_corpus, &m_qa, &m_bio}) {
+    for (JsonValueWidget* f : set->fields()) {
+      if (f != m_path && !f->value().is_null()) any = true;
+    }
+  }
+  {
+    const QSignalBlocker b(m_more);
+    m_more->setChecked(any);
+  }
+  updateVisibility();
+}
+
+QString SourceEditor::inputError() const {
+  const Kind k = kind();
+  if (k == Kind::None) return m_required ? tr("Required: choose a data source.") : QString();
+  const FieldSet& set = k == Kind::Corpus ? m_corpus : k == Kind::Qa ? m_qa : m_bio;
+  for (JsonValueWidget* f : set.fields()) {
+    const QString e = f->inputError();
+    if (!e.isEmpty()) return e;
+  }
+  if ((k == Kind::Corpus || k == Kind::Qa) && path().isEmpty()) return tr("Give a path.");
+  return {};
+}
+
+void SourceEditor::setError(const QString& message) {
+  JsonValueWidget::setError(message);
+  m_path->setError(QString());
+  m_path->editor()->setStyleSheet(message.isEmpty() ? QString() : u"border: 1px solid #c62828;"_s);
+}
+
+QString SourceEditor::path() const {
+  const Kind k = kind();
+  if (k != Kind::Corpus && k != Kind::Qa) return {};
+  const Json p = m_path->value();
+  return p.is_string() ? qs(p.get<std::string>()) : QString();
+}
+
+SpecField* SourceEditor::field(const QString& pointer) const {
+  if (pointer == u"/path"_s || pointer == u"/qa"_s) return m_path;
+  for (const auto* set : {&m_corpus, &m_qa, &m_bio}) {
+    if (JsonValueWidget* f = set->field(pointer)) {
+      if (f->isVisible() || kind() == Kind::None) return static_cast<SpecField*>(f);
+    }
+  }
+  for (const auto* set : {&m_corpus, &m_qa, &m_bio}) {
+    if (JsonValueWidget* f = set->field(pointer)) return static_cast<SpecField*>(f);
+  }
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------
+
+ListEditor::ListEditor(const QString& itemName, Form form, QWidget* parent)
+    : JsonValueWidget(parent), m_itemName(itemName), m_form(std::move(form)) {
+  auto* h = new QHBoxLayout(this);
+  h->setContentsMargins(0, 0, 0, 0);
+  auto* left = new QVBoxLayout;
+  m_list = new QListWidget;
+  m_list->setMaximumWidth(220);
+  m_list->setMinimumWidth(140);
+  m_list->setTextElideMode(Qt::ElideMiddle);
+  left->addWidget(m_list, 1);
+  auto* buttons = new QHBoxLayout;
+  m_add = new QPushButton(tr("Add"));
+  m_add->setToolTip(tr("Add a %1").arg(itemName));
+  m_copy = new QPushButton(tr("Copy"));
+  m_copy->setToolTip(tr("Duplicate the selected %1").arg(itemName));
+  m_remove = new QPushButton(tr("Remove"));
+  m_up = new QPushButton(tr("↑"));
+  m_up->setToolTip(tr("Move up"));
+  m_down = new QPushButton(tr("↓"));
+  m_down->setToolTip(tr("Move down"));
+  for (QPushButton* b : {m_up, m_down}) b->setMaximumWidth(32);
+  for (QPushButton* b : {m_add, m_copy, m_remove, m_up, m_down}) buttons->addWidget(b);
+  left->addLayout(buttons);
+  m_errorLabel = new QLabel;
+  m_errorLabel->setStyleSheet(errorStyle());
+  m_errorLabel->setWordWrap(true);
+  m_errorLabel->setVisible(false);
+  left->addWidget(m_errorLabel);
+  h->addLayout(left);
+  h->addWidget(m_form.widget, 1);
+
+  connect(m_list, &QListWidget::currentRowChanged, this, [this](int row) {
+    if (m_loading) return;
+    select(row);
+  });
+  connect(m_add, &QPushButton::clicked, this, [this] {
+    append(m_form.make ? m_form.make() : Json::object());
+    emit edited();
+  });
+  connect(m_copy, &QPushButton::clicked, this, [this] {
+    if (m_current < 0) return;
+    commitCurrent();
+    append(m_items[size_t(m_current)]);
+    emit edited();
+  });
+  connect(m_remove, &QPushButton::clicked, this, [this] {
+    removeAt(m_current);
+    emit edited();
+  });
+  auto move = [this](int delta) {
+    const int i = m_current, j = m_current + delta;
+    if (i < 0 || j < 0 || j >= count()) return;
+    commitCurrent();
+    std::swap(m_items[size_t(i)], m_items[size_t(j)]);
+    m_current = j;
+    refreshList();
+    emit edited();
+  };
+  connect(m_up, &QPushButton::clicked, this, [move] { move(-1); });
+  connect(m_down, &QPushButton::clicked, this, [move] { move(1); });
+  refreshList();
+}
+
+Json ListEditor::value() const {
+  if (m_items.empty() && m_absentWhenEmpty) return Json();
+  if (m_single && m_items.size() == 1) return m_items.front();
+  Json a = Json::array();
+  for (const auto& i : m_items) a.push_back(i);
+  return a;
+}
+
+void ListEditor::setValue(const Json& v) {
+  m_items.clear();
+  m_single = !v.is_null() && !v.is_array();
+  if (v.is_array()) {
+    for (const auto& i : v) m_items.push_back(i);
+  } else if (!v.is_null()) {
+    m_items.push_back(v);
+  }
+  m_current = m_items.empty() ? -1 : 0;
+  if (m_current >= 0) {
+    m_loading = true;
+    m_form.load(m_items[0]);
+    m_loading = false;
+  }
+  refreshList();
+}
+
+void ListEditor::setError(const QString& message) {
+  JsonValueWidget::setError(message);
+}
+
+void ListEditor::select(int index) {
+  if (index == m_current || index < 0 || index >= count()) {
+    updateButtons();
+    return;
+  }
+  commitCurrent();
+  m_current = index;
+  m_loading = true;
+  m_form.load(m_items[size_t(index)]);
+  m_list->setCurrentRow(index);
+  m_loading = false;
+  updateButtons();
+}
+
+void ListEditor::append(const Json& item) {
+  commitCurrent();
+  m_items.push_back(item);
+  m_current = count() - 1;
+  m_loading = true;
+  m_form.load(item);
+  m_loading = false;
+  refreshList();
+}
+
+void ListEditor::removeAt(int index) {
+  if (index < 0 || index >= count()) return;
+  m_items.erase(m_items.begin() + index);
+  m_current = std::min(index, count() - 1);
+  if (m_current >= 0) {
+    m_loading = true;
+    m_form.load(m_items[size_t(m_current)]);
+    m_loading = false;
+  }
+  refreshList();
+}
+
+void ListEditor::commitCurrent() {
+  if (m_loading || m_current < 0 || m_current >= count()) return;
+  m_items[size_t(m_current)] = m_form.save();
+  if (QListWidgetItem* it = m_list->item(m_current)) {
+    const QString text = m_form.summary ? m_form.summary(m_items[size_t(m_current)], m_current)
+                                        : QString::number(m_current + 1);
+    it->setText(text);
+    it->setToolTip(text);
+  }
+}
+
+void ListEditor::refreshList() {
+  m_loading = true;
+  m_list->clear();
+  for (int i = 0; i < count(); ++i) {
+    const QString text =
+        m_form.summary ? m_form.summary(m_items[size_t(i)], i) : QString::number(i + 1);
+    auto* it = new QListWidgetItem(text, m_list);
+    it->setToolTip(text);
+  }
+  m_list->setCurrentRow(m_current);
+  m_loading = false;
+  updateButtons();
+}
+
+void ListEditor::updateButtons() {
+  const bool has = m_current >= 0 && m_current < count();
+  m_form.widget->setEnabled(has);
+  m_copy->setEnabled(has);
+  m_remove->setEnabled(has);
+  m_up->setEnabled(has && m_current > 0);
+  m_down->setEnabled(has && m_current + 1 < count());
+}
+
+}  // namespace gb::gui
