@@ -4555,16 +4555,8 @@ Sondierungsmenge: %2</translation>
         <translation>Teil</translation>
     </message>
     <message>
-        <source>A document-level split seeded by the spec&apos;s seed: the held-out documents never appear in the training part</source>
-        <translation>Eine Aufteilung auf Dokumentebene mit dem Seed der Spezifikation: Die zurückgehaltenen Dokumente erscheinen nie im Trainingsteil</translation>
-    </message>
-    <message>
         <source>Held-out fraction</source>
         <translation>Zurückgehaltener Anteil</translation>
-    </message>
-    <message>
-        <source>Fraction of documents held out (default 0.1 for train/heldout, 0 for all)</source>
-        <translation>Anteil zurückgehaltener Dokumente (Standard 0,1 für train/heldout, 0 für all)</translation>
     </message>
     <message>
         <source>Document unit</source>
@@ -4697,6 +4689,14 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Give a path.</source>
         <translation>Einen Pfad angeben.</translation>
+    </message>
+    <message>
+        <source>A document-level split seeded by the spec&apos;s seed: the held-out documents never appear in the training part; validation and test are its two disjoint halves</source>
+        <translation>Eine Aufteilung nach Dokumenten, bestimmt durch den Seed der Spezifikation: die zurückgehaltenen Dokumente erscheinen nie im Trainingsteil; validation und test sind seine zwei disjunkten Hälften</translation>
+    </message>
+    <message>
+        <source>Fraction of documents held out (default 0.1 for the train, heldout, validation and test parts, 0 for all)</source>
+        <translation>Anteil der zurückgehaltenen Dokumente (Standard 0.1 für die Teile train, heldout, validation und test, 0 für all)</translation>
     </message>
 </context>
 <context>

@@ -4538,16 +4538,8 @@ Probe set: %2</source>
         <translation>部分</translation>
     </message>
     <message>
-        <source>A document-level split seeded by the spec&apos;s seed: the held-out documents never appear in the training part</source>
-        <translation>按规格种子进行的文档级划分：留出的文档绝不会出现在训练部分</translation>
-    </message>
-    <message>
         <source>Held-out fraction</source>
         <translation>留出比例</translation>
-    </message>
-    <message>
-        <source>Fraction of documents held out (default 0.1 for train/heldout, 0 for all)</source>
-        <translation>留出文档的比例（train/heldout 默认 0.1，all 默认 0）</translation>
     </message>
     <message>
         <source>Document unit</source>
@@ -4680,6 +4672,14 @@ Probe set: %2</source>
     <message>
         <source>Give a path.</source>
         <translation>请给出路径。</translation>
+    </message>
+    <message>
+        <source>A document-level split seeded by the spec&apos;s seed: the held-out documents never appear in the training part; validation and test are its two disjoint halves</source>
+        <translation>按文档划分，由规格的种子决定：留出的文档从不出现在训练部分中；validation 和 test 是其两个不相交的一半</translation>
+    </message>
+    <message>
+        <source>Fraction of documents held out (default 0.1 for the train, heldout, validation and test parts, 0 for all)</source>
+        <translation>留出文档的比例（train、heldout、validation 和 test 部分默认为 0.1，all 为 0）</translation>
     </message>
 </context>
 <context>

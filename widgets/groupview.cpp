@@ -43,9 +43,14 @@ namespace mk = gb::metrics;
 
 namespace {
 
-const QStringList kDefaultFinals = {u"eval/orig/loss"_s, u"eval/new/loss"_s,  u"eval/orig/ppl"_s,
-                                    u"eval/new/ppl"_s,   u"test/orig/loss"_s, u"test/new/loss"_s,
-                                    u"test/orig/ppl"_s,  u"test/new/ppl"_s};
+const QStringList kDefaultFinals = [] {
+  QStringList keys;
+  for (const char* k : {mk::kEvalOrigLoss, mk::kEvalNewLoss, mk::kEvalOrigPpl, mk::kEvalNewPpl,
+                        mk::kTestOrigLoss, mk::kTestNewLoss, mk::kTestOrigPpl, mk::kTestNewPpl}) {
+    keys << QString::fromLatin1(k);
+  }
+  return keys;
+}();
 
 bool isEvalKey(const QString& k) {
   return k.startsWith(QLatin1String(mk::kEvalPrefix)) ||
@@ -800,9 +805,9 @@ void GroupCompareView::fillFigureCombos() {
       if (!mk::is_perf(ss(k))) m_curveKey->addItem(k);
     }
     int i = m_curveKey->findText(keep);
-    for (const QString& p : {u"eval/new/loss"_s, u"eval/new/ppl"_s, u"train/loss"_s}) {
+    for (const char* p : {mk::kEvalNewLoss, mk::kEvalNewPpl, mk::kTrainLoss}) {
       if (i >= 0) break;
-      i = m_curveKey->findText(p);
+      i = m_curveKey->findText(QString::fromLatin1(p));
     }
     m_curveKey->setCurrentIndex(i < 0 ? 0 : i);
   }

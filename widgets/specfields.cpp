@@ -505,11 +505,13 @@ SourceEditor::SourceEditor(const QString& title, bool required, QWidget* parent)
                                    {u"auto"_s, u"text"_s, u"jsonl"_s, u"fortunes"_s}));
   auto* part = new SpecField(def(u"part"_s, T::Choice, "all", tr("Part"),
                                  tr("A document-level split seeded by the spec's seed: the "
-                                    "held-out documents never appear in the training part"),
-                                 {u"all"_s, u"train"_s, u"heldout"_s}));
+                                    "held-out documents never appear in the training part; "
+                                    "validation and test are its two disjoint halves"),
+                                 {u"all"_s, u"train"_s, u"heldout"_s, u"validation"_s,
+                                  u"test"_s}));
   auto* heldout = new SpecField(def(u"heldout"_s, T::Number, Json(), tr("Held-out fraction"),
-                                    tr("Fraction of documents held out (default 0.1 for "
-                                       "train/heldout, 0 for all)")));
+                                    tr("Fraction of documents held out (default 0.1 for the "
+                                       "train, heldout, validation and test parts, 0 for all)")));
   auto* unit = new SpecField(def(u"unit"_s, T::Choice, "file", tr("Document unit"),
                                  tr("Plain text: a document per file, paragraph or line"),
                                  {u"file"_s, u"paragraph"_s, u"line"_s}));
