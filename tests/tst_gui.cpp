@@ -878,9 +878,9 @@ class TstGui : public QObject {
     QVERIFY2(ed->validate().isEmpty(), qPrintable(ed->validate()));
   }
 
-  // A stopped run without a checkpoint is offered for resume too: it starts again from the
-  // beginning (as growbench-cli run --resume does), and the tooltip says so.
-  void resumeWithoutACheckpointStartsAgain() {
+  // Resume is offered only for runs with a checkpoint to resume from; a stopped run without
+  // one is offered "Start again" (growbench-cli run --resume starts it from the beginning).
+  void resumeNeedsACheckpointStartAgainDoesNot() {
     st::Store store = st::Store::open((m_ws + u"/growbench.db"_s).toStdString());
     st::NewRun nr;
     nr.name = "failed early";
@@ -893,11 +893,17 @@ class TstGui : public QObject {
         10000);
     QVERIFY(!s()->runModel()->run(id)->hasCheckpoint);
     RunsView* rv = m_window->runsView();
+    const int jobs = static_cast<int>(s()->runs()->jobs().size());
+    QVERIFY(!rv->resumeRun(id));
+    QVERIFY2(rv->lastMessage().contains(u"no checkpoint"_s), qPrintable(rv->lastMessage()));
+    QCOMPARE(static_cast<int>(s()->runs()->jobs().size()), jobs);
     rv->selectRun(id);
     auto* resume = rv->findChild<QPushButton*>(u"resumeButton"_s);
-    QVERIFY(resume);
-    QVERIFY(resume->isEnabled());
-    QVERIFY2(resume->toolTip().contains(u"from the beginning"_s), qPrintable(resume->toolTip()));
+    auto* restart = rv->findChild<QPushButton*>(u"restartButton"_s);
+    QVERIFY(resume && restart);
+    QVERIFY(!resume->isEnabled());
+    QVERIFY(restart->isEnabled());
+    QVERIFY2(restart->toolTip().contains(u"from the beginning"_s), qPrintable(restart->toolTip()));
     QVERIFY(m_window->compareView()->deleteRuns({id}, false));
     QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(id) == nullptr, 10000);
   }

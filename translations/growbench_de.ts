@@ -4259,10 +4259,6 @@ Sondierungsmenge: %2</translation>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <source>Continue an interrupted, cancelled or failed run from its newest valid checkpoint, or start it again when it has none (a queued run whose worker ended)</source>
-        <translation>Einen unterbrochenen, abgebrochenen oder fehlgeschlagenen Lauf ab seinem neuesten gültigen Checkpoint fortsetzen, oder ihn neu starten, wenn er keinen hat (ein wartender Lauf, dessen Worker beendet wurde)</translation>
-    </message>
-    <message>
         <source>Show curves</source>
         <translation>Kurven anzeigen</translation>
     </message>
@@ -4457,8 +4453,36 @@ Sondierungsmenge: %2</translation>
         <translation>%1 existiert nicht: %2</translation>
     </message>
     <message>
-        <source>The selected run has no checkpoint to resume from: Resume starts it again from the beginning</source>
-        <translation>Der ausgewählte Lauf hat keinen Checkpoint zum Fortsetzen: Fortsetzen startet ihn von vorn</translation>
+        <source>Continue an interrupted, cancelled or failed run from its newest valid checkpoint</source>
+        <translation>Einen unterbrochenen, abgebrochenen oder fehlgeschlagenen Lauf ab seinem neuesten gültigen Checkpoint fortsetzen</translation>
+    </message>
+    <message>
+        <source>Start again</source>
+        <translation>Neu starten</translation>
+    </message>
+    <message>
+        <source>Start a stopped run that has no checkpoint (killed before its first one, or queued by a worker that ended) from the beginning</source>
+        <translation>Einen angehaltenen Lauf ohne Checkpoint (vor dem ersten beendet oder von einem beendeten Worker eingereiht) von vorn starten</translation>
+    </message>
+    <message>
+        <source>Only interrupted, cancelled or failed runs can be started again.</source>
+        <translation>Nur unterbrochene, abgebrochene oder fehlgeschlagene Läufe können neu gestartet werden.</translation>
+    </message>
+    <message>
+        <source>Run %1 has no checkpoint to resume from: start it again (Start again, or its context menu).</source>
+        <translation>Lauf %1 hat keinen Checkpoint zum Fortsetzen: starten Sie ihn neu (Neu starten oder sein Kontextmenü).</translation>
+    </message>
+    <message>
+        <source>Run %1 has a checkpoint: resume it instead.</source>
+        <translation>Lauf %1 hat einen Checkpoint: setzen Sie ihn stattdessen fort.</translation>
+    </message>
+    <message>
+        <source>start run %1 again</source>
+        <translation>Lauf %1 neu starten</translation>
+    </message>
+    <message>
+        <source>Starting run %1 again from the beginning…</source>
+        <translation>Lauf %1 wird von vorn neu gestartet…</translation>
     </message>
 </context>
 <context>

@@ -4244,10 +4244,6 @@ Probe set: %2</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <source>Continue an interrupted, cancelled or failed run from its newest valid checkpoint, or start it again when it has none (a queued run whose worker ended)</source>
-        <translation>从最新的有效检查点继续已中断、已取消或失败的运行；若没有检查点则重新开始（例如其工作进程已结束的排队运行）</translation>
-    </message>
-    <message>
         <source>Show curves</source>
         <translation>显示曲线</translation>
     </message>
@@ -4440,8 +4436,36 @@ Probe set: %2</source>
         <translation>%1 不存在：%2</translation>
     </message>
     <message>
-        <source>The selected run has no checkpoint to resume from: Resume starts it again from the beginning</source>
-        <translation>所选运行没有可恢复的检查点：恢复将从头重新开始</translation>
+        <source>Continue an interrupted, cancelled or failed run from its newest valid checkpoint</source>
+        <translation>从最新的有效检查点继续被中断、取消或失败的运行</translation>
+    </message>
+    <message>
+        <source>Start again</source>
+        <translation>重新开始</translation>
+    </message>
+    <message>
+        <source>Start a stopped run that has no checkpoint (killed before its first one, or queued by a worker that ended) from the beginning</source>
+        <translation>从头开始一个没有检查点的已停止运行（在第一个检查点之前被终止，或由已结束的工作进程排队）</translation>
+    </message>
+    <message>
+        <source>Only interrupted, cancelled or failed runs can be started again.</source>
+        <translation>只有被中断、取消或失败的运行才能重新开始。</translation>
+    </message>
+    <message>
+        <source>Run %1 has no checkpoint to resume from: start it again (Start again, or its context menu).</source>
+        <translation>运行 %1 没有可恢复的检查点：请重新开始它（“重新开始”或其上下文菜单）。</translation>
+    </message>
+    <message>
+        <source>Run %1 has a checkpoint: resume it instead.</source>
+        <translation>运行 %1 有检查点：请改为恢复它。</translation>
+    </message>
+    <message>
+        <source>start run %1 again</source>
+        <translation>重新开始运行 %1</translation>
+    </message>
+    <message>
+        <source>Starting run %1 again from the beginning…</source>
+        <translation>正在从头重新开始运行 %1…</translation>
     </message>
 </context>
 <context>

@@ -297,14 +297,18 @@ void RunsView::buildUi() {
   m_cancel = new QPushButton(tr("Cancel run"));
   m_resume = new QPushButton(tr("Resume"));
   m_resume->setObjectName(u"resumeButton"_s);
-  m_resume->setToolTip(
-      tr("Continue an interrupted, cancelled or failed run from its newest valid checkpoint, "
-         "or start it again when it has none (a queued run whose worker ended)"));
+  m_resume->setToolTip(tr("Continue an interrupted, cancelled or failed run from its newest "
+                          "valid checkpoint"));
+  m_restart = new QPushButton(tr("Start again"));
+  m_restart->setObjectName(u"restartButton"_s);
+  m_restart->setToolTip(tr("Start a stopped run that has no checkpoint (killed before its "
+                           "first one, or queued by a worker that ended) from the beginning"));
   m_curves = new QPushButton(tr("Show curves"));
   filterRow->addWidget(m_filter, 1);
   filterRow->addWidget(m_statusFilter);
   filterRow->addWidget(m_cancel);
   filterRow->addWidget(m_resume);
+  filterRow->addWidget(m_restart);
   filterRow->addWidget(m_curves);
   rv->addLayout(filterRow);
   m_table = new QTableView;
@@ -387,6 +391,9 @@ void RunsView::buildUi() {
   connect(m_resume, &QPushButton::clicked, this, [this] {
     for (qint64 id : selectedRuns()) resumeRun(id);
   });
+  connect(m_restart, &QPushButton::clicked, this, [this] {
+    for (qint64 id : selectedRuns()) restartRun(id);
+  });
   connect(m_curves, &QPushButton::clicked, this,
           [this] { emit showCurvesRequested(selectedRuns()); });
   connect(m_table, &QTableView::doubleClicked, this,
@@ -403,6 +410,10 @@ void RunsView::buildUi() {
       for (qint64 id : ids) resumeRun(id);
     });
     resume->setEnabled(m_resume->isEnabled());
+    QAction* restart = menu.addAction(tr("Start again"), this, [this, ids] {
+      for (qint64 id : ids) restartRun(id);
+    });
+    restart->setEnabled(m_restart->isEnabled());
     menu.addSeparator();
     menu.addAction(tr("Open spec in the experiment editor"), this,
                    [this, ids] { emit editRunSpecRequested(ids.first()); });
@@ -656,13 +667,32 @@ bool RunsView::cancelRun(qint64 runId) {
   return true;
 }
 
-bool RunsView::resumeRun(qint64 runId) {
+// Resume (from a checkpoint) and start again (without one) both run `growbench-cli run
+// --resume ID`, which continues from the newest valid checkpoint or, when there is none,
+// starts the run from the beginning; the GUI offers each only where it applies.
+bool RunsView::resumeRun(qint64 runId) { return enqueueStoppedRun(runId, true); }
+
+bool RunsView::restartRun(qint64 runId) { return enqueueStoppedRun(runId, false); }
+
+bool RunsView::enqueueStoppedRun(qint64 runId, bool fromCheckpoint) {
   const RunRow* row = m_session->runModel()->run(runId);
   if (!row) return false;
   const auto s = row->info.status;
   if (s != st::RunStatus::Interrupted && s != st::RunStatus::Cancelled &&
       s != st::RunStatus::Failed) {
-    setMessage(tr("Only interrupted, cancelled or failed runs can be resumed."));
+    setMessage(fromCheckpoint
+                   ? tr("Only interrupted, cancelled or failed runs can be resumed.")
+                   : tr("Only interrupted, cancelled or failed runs can be started again."));
+    return false;
+  }
+  if (fromCheckpoint && !row->hasCheckpoint) {
+    setMessage(tr("Run %1 has no checkpoint to resume from: start it again (Start again, or its "
+                  "context menu).")
+                   .arg(runId));
+    return false;
+  }
+  if (!fromCheckpoint && row->hasCheckpoint) {
+    setMessage(tr("Run %1 has a checkpoint: resume it instead.").arg(runId));
     return false;
   }
   if (m_session->runs()->jobOfRun(runId) && m_session->runs()->activeCount() > 0) {
@@ -674,8 +704,13 @@ bool RunsView::resumeRun(qint64 runId) {
       }
     }
   }
-  m_session->runs()->enqueueResume(runId, tr("resume run %1").arg(runId));
-  setMessage(tr("Resuming run %1…").arg(runId));
+  if (fromCheckpoint) {
+    m_session->runs()->enqueueResume(runId, tr("resume run %1").arg(runId));
+    setMessage(tr("Resuming run %1…").arg(runId));
+  } else {
+    m_session->runs()->enqueueResume(runId, tr("start run %1 again").arg(runId));
+    setMessage(tr("Starting run %1 again from the beginning…").arg(runId));
+  }
   return true;
 }
 
@@ -721,9 +756,7 @@ void RunsView::showLogOf(qint64 runId) {
 
 void RunsView::updateButtons() {
   const auto ids = selectedRuns();
-  bool canCancel = false, canResume = false, noCheckpoint = false;
-  // A stopped run resumes from its newest valid checkpoint; one without starts again from
-  // the beginning (growbench-cli run --resume does either, and records which).
+  bool canCancel = false, canResume = false, canRestart = false;
   for (qint64 id : ids) {
     const RunRow* r = m_session->runModel()->run(id);
     if (!r) continue;
@@ -731,17 +764,12 @@ void RunsView::updateButtons() {
     canCancel = canCancel || s == st::RunStatus::Running || s == st::RunStatus::Queued;
     const bool stopped = s == st::RunStatus::Interrupted || s == st::RunStatus::Cancelled ||
                          s == st::RunStatus::Failed;
-    canResume = canResume || stopped;
-    noCheckpoint = noCheckpoint || (stopped && !r->hasCheckpoint);
+    canResume = canResume || (stopped && r->hasCheckpoint);
+    canRestart = canRestart || (stopped && !r->hasCheckpoint);
   }
   m_cancel->setEnabled(canCancel);
   m_resume->setEnabled(canResume);
-  m_resume->setToolTip(
-      noCheckpoint
-          ? tr("The selected run has no checkpoint to resume from: Resume starts it again from "
-               "the beginning")
-          : tr("Continue an interrupted, cancelled or failed run from its newest valid checkpoint, "
-               "or start it again when it has none (a queued run whose worker ended)"));
+  m_restart->setEnabled(canRestart);
   m_curves->setEnabled(!ids.isEmpty());
 }
 

@@ -83,6 +83,8 @@ class RunsView : public QWidget {
   int launchSpecFile(const QString& path);
   bool cancelRun(qint64 runId);
   bool resumeRun(qint64 runId);
+  // A stopped run without a checkpoint, from the beginning.
+  bool restartRun(qint64 runId);
   QList<qint64> selectedRuns() const;
   QTableView* table() const { return m_table; }
   QPlainTextEdit* logPane() const { return m_log; }
@@ -98,6 +100,7 @@ class RunsView : public QWidget {
   void editRunSpecRequested(qint64 runId);
 
  private:
+  bool enqueueStoppedRun(qint64 runId, bool fromCheckpoint);
   void buildUi();
   void showLogOf(qint64 runId);
   void updatePlansLabel();
@@ -132,6 +135,7 @@ class RunsView : public QWidget {
   JobQueueModel* m_queueModel = nullptr;
   QPushButton* m_cancel = nullptr;
   QPushButton* m_resume = nullptr;
+  QPushButton* m_restart = nullptr;
   QPushButton* m_curves = nullptr;
   QPlainTextEdit* m_log = nullptr;
   QLabel* m_logTitle = nullptr;
