@@ -808,6 +808,17 @@ void TestImportance::packedLayoutScoresEveryTokenOnceWithoutPadding() {
   auto t = imp::pack_stream(tiny, o, "tiny");
   QCOMPARE(t.rows(), int64_t(1));
   QCOMPARE(t.batches[0].length(), int64_t(2));
+  // The token budget: only the stream's first max_tokens tokens are packed (a run's probe
+  // and Fisher sets come from whole corpora), the documents cut at the budget.
+  s.loss_mask.clear();
+  o.max_tokens = 12;
+  auto b = imp::pack_stream(s, o, "budget");
+  QCOMPARE(b.rows(), int64_t(2));  // floor((12 - 1) / 5) windows
+  QCOMPARE(b.scored_tokens, int64_t(10));
+  QCOMPARE(b.examples, int64_t(2));
+  QCOMPARE(b.batches.back().targets[1][4].item<int64_t>(), int64_t(110));
+  o.max_tokens = 1000;  // a budget above the stream's size changes nothing
+  QCOMPARE(imp::pack_stream(s, o, "all").scored_tokens, int64_t(20));
 }
 
 void TestImportance::bucketedLayoutScoresOnlyContinuations() {

@@ -576,8 +576,15 @@ void TestReport::smokeSpecIsSmallAndKeepsTheStructure() {
   QCOMPARE(qs(s["name"].get<std::string>()), QString("grow-smoke"));
   QCOMPARE(s["seeds"].size(), size_t(1));
   QVERIFY(s["train"]["steps"].get<int>() <= 6);
-  for (const auto& st : s["model"]["stages"]) QVERIFY(st["steps"].get<int>() <= 20);
-  for (const auto& t : s["data"]["tasks"]) QVERIFY(t["cloze"]["items"].get<int>() <= 24);
+  QVERIFY(s["train"]["batch_size"].get<int>() <= 2);
+  QVERIFY(s["train"]["seq_len"].get<int>() <= 64);
+  QVERIFY(s["eval"]["tokens"].get<int>() <= 512);
+  for (const auto& st : s["model"]["stages"]) {
+    QVERIFY(st["steps"].get<int>() <= 10);
+    QVERIFY(st["batch_size"].get<int>() <= 4);
+    QVERIFY(st["seq_len"].get<int>() <= 64);
+  }
+  for (const auto& t : s["data"]["tasks"]) QVERIFY(t["cloze"]["items"].get<int>() <= 12);
   QCOMPARE(s["plans"].size(), full["plans"].size());
   QCOMPARE(s["report"].dump(), full["report"].dump());
   for (const auto& p : s["plans"]) {

@@ -170,13 +170,20 @@ std::string build(const PresetSpec& preset, uint64_t seed, const fs::path& final
   fs::path tmp = final_dir.parent_path() / (".tmp-" + key + "-" + std::to_string(::getpid()));
   fs::remove_all(tmp);
   fs::create_directories(tmp);
-  write_file_atomic((tmp / "tokenizer.json").string(), tok_json);
+  // export_hf writes its folder as a whole (staged, renamed into place), so the tokenizer
+  // goes in after it.
   export_hf(*model, tmp.string(), "");
+  write_file_atomic((tmp / "tokenizer.json").string(), tok_json);
   Json meta = {{"preset", preset.raw}, {"seed", seed},
                {"key", key},           {"builder_version", kBuilderVersion},
                {"stages", losses},     {"growbench_version", GB_VERSION}};
   write_file_atomic((tmp / "preset.json").string(), meta.dump(2) + "\n");
   std::error_code ec;
+  // A folder left incomplete (an interrupted copy by hand, an older builder) is replaced.
+  if (fs::exists(final_dir) && !is_complete(final_dir)) {
+    logger->warn("replacing the incomplete preset folder {}", final_dir.string());
+    fs::remove_all(final_dir, ec);
+  }
   fs::rename(tmp, final_dir, ec);
   if (ec) {
     fs::remove_all(tmp);

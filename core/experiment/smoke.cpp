@@ -22,11 +22,11 @@ void cap(Json& j, const char* key, int64_t most, int64_t fallback) {
 // Smaller cloze tasks and biography sets wherever a source or task holds them.
 void shrink_sources(Json& j) {
   if (j.is_object()) {
-    if (j.contains("cloze") && j["cloze"].is_object()) cap(j["cloze"], "items", 24, 200);
+    if (j.contains("cloze") && j["cloze"].is_object()) cap(j["cloze"], "items", 12, 200);
     if (j.contains("biography") && j["biography"].is_object()) {
       cap(j["biography"], "num_people", 200, 200000);
     }
-    if (j.contains("max_items")) cap(j, "max_items", 24, 24);
+    if (j.contains("max_items")) cap(j, "max_items", 12, 12);
     for (auto it = j.begin(); it != j.end(); ++it) shrink_sources(*it);
   } else if (j.is_array()) {
     for (auto& e : j) shrink_sources(e);
@@ -50,8 +50,7 @@ Json smoke_spec(const Json& in) {
     }
     if (p.contains("t_update")) cap(p, "t_update", 3, 500);
     if (p.contains("train") && p["train"].is_object()) {
-      p["train"].erase("steps");
-      p["train"].erase("warmup");
+      for (const char* k : {"steps", "warmup", "batch_size", "seq_len"}) p["train"].erase(k);
     }
   };
   if (s.contains("plans") && s["plans"].is_array()) {
@@ -60,16 +59,23 @@ Json smoke_spec(const Json& in) {
   if (s.contains("plan")) shrink_plan(s["plan"]);
   Json& t = s["train"];
   if (!t.is_object()) t = Json::object();
+  // Short sequences and small batches: the smoke version checks the pipeline, so a step
+  // needs to be cheap, not representative.
   cap(t, "steps", 6, 100);
+  cap(t, "batch_size", 2, 8);
+  cap(t, "seq_len", 64, 128);
   t["warmup"] = 0;
   Json& e = s["eval"];
   if (!e.is_object()) e = Json::object();
   e["interval"] = 3;
-  cap(e, "tokens", 1024, 16384);
-  cap(e, "max_items", 24, 200);
+  cap(e, "tokens", 512, 16384);
+  cap(e, "batch_size", 4, 8);
+  cap(e, "max_items", 12, 200);
   if (s.contains("probe") && s["probe"].is_object()) {
-    cap(s["probe"], "tokens", 1024, 8192);
+    cap(s["probe"], "tokens", 512, 8192);
     cap(s["probe"], "steps", 3, 50);
+    cap(s["probe"], "seq_len", 64, 128);
+    cap(s["probe"], "batch_size", 2, 8);
   }
   if (s.contains("checkpoint") && s["checkpoint"].is_object() &&
       s["checkpoint"].value("interval", 0) > 0) {
@@ -77,13 +83,15 @@ Json smoke_spec(const Json& in) {
   }
   if (s.contains("sequence") && s["sequence"].is_array()) {
     for (auto& st : s["sequence"]) {
-      if (st.is_object() && st.contains("steps")) cap(st, "steps", 4, 4);
+      if (st.is_object() && st.contains("steps")) cap(st, "steps", 2, 2);
     }
   }
   if (s.contains("model") && s["model"].is_object() && s["model"].contains("stages")) {
     for (auto& st : s["model"]["stages"]) {
       if (!st.is_object()) continue;
-      cap(st, "steps", 20, 100);
+      cap(st, "steps", 10, 100);
+      cap(st, "batch_size", 4, 16);
+      cap(st, "seq_len", 64, 128);
       st["warmup"] = 0;
     }
   }

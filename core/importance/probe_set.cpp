@@ -130,6 +130,13 @@ void finish(ProbeSet& s) {
 ProbeSet pack_stream(const data::TokenStream& stream, const ProbeSetOptions& o,
                      const std::string& description) {
   check_options(o);
+  if (o.max_tokens >= 0 && stream.size() > static_cast<uint64_t>(o.max_tokens)) {
+    // The token budget: the stream's first max_tokens tokens (a run's probe and Fisher sets
+    // come from whole corpora, and a training stream can hold millions of tokens).
+    data::TokenStream cut = stream;
+    data::limit_tokens(cut, o.max_tokens);
+    return pack_stream(cut, o, description);
+  }
   const uint64_t n = stream.size();
   if (n < 2) fail("probe set {}: needs at least 2 tokens, found {}", description, n);
   const bool masked = !stream.loss_mask.empty();

@@ -90,8 +90,9 @@ struct ProbeSet {
   nlohmann::json summary() const;  // sizes, layout and description
 };
 
-// Packed layout from a token stream (already selected and budgeted). The stream's loss
-// mask, if any, marks which targets count.
+// Packed layout from a token stream (already selected). The token budget
+// options.max_tokens applies here too: only the stream's first max_tokens tokens are packed.
+// The stream's loss mask, if any, marks which targets count.
 ProbeSet pack_stream(const data::TokenStream& stream, const ProbeSetOptions& options,
                      const std::string& description = {});
 
