@@ -917,7 +917,9 @@ void TestBranches::mhMoeWithOneHeadEqualsLoraMoe() {
   auto y1 = lm.forward(x, s1);
   auto y2 = mh.forward(x, s2);
   QVERIFY(y1.abs().max().item<double>() > 1e-3);
-  QVERIFY2(max_abs_diff(y1, y2) <= 1e-5, qPrintable(QString("diff %1").arg(max_abs_diff(y1, y2))));
+  // One head slices nothing, but the two paths sum in different orders: relative bound.
+  const double tol = 1e-5 * std::max(1.0, y1.abs().max().item<double>());
+  QVERIFY2(max_abs_diff(y1, y2) <= tol, qPrintable(QString("diff %1").arg(max_abs_diff(y1, y2))));
   QVERIFY(find_term(a1, "balance") && find_term(a2, "balance"));
   QVERIFY(std::fabs(find_term(a1, "balance")->value.item<double>() -
                     find_term(a2, "balance")->value.item<double>()) <= 1e-6);

@@ -2,6 +2,7 @@
 // files and writes the results shaped like lm-evaluation-harness output (eval/harness_json.h).
 #include <chrono>
 #include <cstdio>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -29,6 +30,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
+
+// The scores of an item came from non-finite logits: no accuracy is reported.
+[[noreturn]] void non_finite(const std::string& path, size_t item) {
+  fail("{}: item {}: the model's log-likelihoods are not finite (NaN or Inf logits); its "
+       "weights or inputs are broken, so no accuracy is reported",
+       path, item + 1);
+}
 
 struct EvalOptions {
   ModelArg model;
@@ -157,8 +165,9 @@ int run_eval(const EvalOptions& o) {
       const auto tokens = eval::tokenize_mc(items, encoder);
       std::vector<bool> acc, acc_norm;
       // One item at a time through the evaluator the runs use (eval::mc_eval).
-      for (const auto& it : tokens) {
-        const auto r = eval::mc_eval(model, {it}, device, model.config.max_positions);
+      for (size_t i = 0; i < tokens.size(); ++i) {
+        const auto r = eval::mc_eval(model, {tokens[i]}, device, model.config.max_positions);
+        if (std::isnan(r.acc)) non_finite(f.path, i);
         acc.push_back(r.acc > 0.5);
         acc_norm.push_back(r.acc_norm > 0.5);
       }
@@ -173,8 +182,9 @@ int run_eval(const EvalOptions& o) {
       if (o.limit && *o.limit < t.original) items.resize(*o.limit);
       const auto tokens = eval::tokenize_qa_items(items, encoder);
       std::vector<bool> first, exact;
-      for (const auto& it : tokens) {
-        const auto r = eval::qa_eval(model, {it}, device, true);
+      for (size_t i = 0; i < tokens.size(); ++i) {
+        const auto r = eval::qa_eval(model, {tokens[i]}, device, true);
+        if (std::isnan(r.first_token_acc)) non_finite(f.path, i);
         first.push_back(r.first_token_acc > 0.5);
         exact.push_back(r.exact_match > 0.5);
       }

@@ -223,6 +223,14 @@ int run_probe(const ProbeCommandOptions& args) {
   // masking and the unit methods also run on it (calibrated importance).
   const imp::ProbeSet* train_set = domain ? &domain->set : nullptr;
   imp::ProbeResult result = imp::run_probe(model, general.set, options, progress, train_set);
+  // Non-finite logits make the probe's loss NaN or Inf, and every score derived from it
+  // meaningless: refuse rather than print them.
+  if ((method == imp::methods::kMasking || imp::is_unit_method(method)) &&
+      !std::isfinite(result.base_loss)) {
+    fail("probe: the model's loss on the probe set is {} (NaN or Inf logits): its weights or "
+         "inputs are broken, so no importance is reported",
+         result.base_loss);
+  }
   const ProbeData* recorded_data = domain && imp::fine_tunes(options) ? &*domain : &general;
   std::optional<imp::ProbeResult> domain_result;
   if (domain && imp::measures_probe_set(method)) {

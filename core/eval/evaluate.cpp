@@ -123,12 +123,14 @@ McResult mc_eval(CausalLMImpl& model, const std::vector<McTokens>& items, const 
                  int64_t max_len) {
   McResult r;
   int64_t hits = 0, hits_norm = 0;
+  bool finite = true;
   for (const auto& it : items) {
     // As lm-evaluation-harness: acc = argmax ll, acc_norm = argmax ll / len(choice), the
     // length in characters of the choice text without the target delimiter.
     const std::vector<double> lls = mc_loglikelihoods(model, it, device, max_len);
     std::vector<double> norm(lls.size());
     for (size_t c = 0; c < lls.size(); ++c) {
+      finite = finite && std::isfinite(lls[c]);
       norm[c] = lls[c] / static_cast<double>(std::max<int64_t>(1, it.choice_chars[c]));
     }
     hits += argmax(lls) == it.answer;
@@ -139,6 +141,9 @@ McResult mc_eval(CausalLMImpl& model, const std::vector<McTokens>& items, const 
     r.acc = static_cast<double>(hits) / r.n;
     r.acc_norm = static_cast<double>(hits_norm) / r.n;
   }
+  // Non-finite logits give NaN log-likelihoods, and an argmax over NaN would still pick a
+  // choice: the accuracy is not a number then, so that no caller reports one.
+  if (!finite) r.acc = r.acc_norm = std::nan("");
   return r;
 }
 
@@ -183,6 +188,8 @@ QaResult qa_eval(CausalLMImpl& model, const std::vector<QaTokens>& items, const 
     r.exact_match = exact_match ? static_cast<double>(exact) / r.n : -1.0;
     r.answer_loss = answer_tokens > 0 ? nll / answer_tokens : 0.0;
   }
+  // Non-finite logits: the argmax-based accuracies mean nothing (see mc_eval).
+  if (!std::isfinite(nll)) r.first_token_acc = r.exact_match = std::nan("");
   return r;
 }
 

@@ -189,15 +189,19 @@ void prepare_base_model(Prepared& p, const Progress& progress) {
     if (fs::exists(cfg)) {
       const ModelConfig c = load_config(cfg.string());
       const bool declared = c.family == Family::Gpt2 || c.raw.contains("max_position_embeddings");
-      if (spec.train.seq_len > c.max_positions) {
+      // Training and evaluation windows, and the importance probes' windows.
+      const std::pair<const char*, int64_t> windows[] = {{"train.seq_len", spec.train.seq_len},
+                                                         {"probe.seq_len", spec.probe.seq_len}};
+      for (const auto& [key, len] : windows) {
+        if (len <= c.max_positions) continue;
         if (declared) {
-          fail("train.seq_len {} exceeds the model's {} positions ({})", spec.train.seq_len,
-               c.max_positions, cfg.string());
+          fail("{} {} exceeds the model's {} positions ({})", key, len, c.max_positions,
+               cfg.string());
         }
         log::get("runner")->warn(
-            "train.seq_len {} is beyond the {} positions assumed for {} (its config declares no "
+            "{} {} is beyond the {} positions assumed for {} (its config declares no "
             "max_position_embeddings)",
-            spec.train.seq_len, c.max_positions, cfg.string());
+            key, len, c.max_positions, cfg.string());
       }
     }
   }

@@ -551,9 +551,13 @@ ExportResult export_adapter(CausalLMImpl& model, const std::string& out_dir,
   if (alpha == std::floor(alpha) && std::abs(alpha) < 1e15) {
     cfg["lora_alpha"] = static_cast<int64_t>(alpha);
   }
-  fs::create_directories(out_dir);
-  st::write_tensors((fs::path(out_dir) / kWeightsFile).string(), tensors, {{"format", "pt"}});
-  write_file_atomic((fs::path(out_dir) / kConfigFile).string(), cfg.dump(2) + "\n");
+  // Written as a whole (staged, then renamed into place): a kill or a full disk never
+  // leaves weights of one adapter beside the config of another.
+  StagedFolder staged(out_dir);
+  const fs::path dir(staged.path());
+  st::write_tensors((dir / kWeightsFile).string(), tensors, {{"format", "pt"}});
+  write_file_atomic((dir / kConfigFile).string(), cfg.dump(2) + "\n");
+  staged.commit();
   ExportResult r;
   r.folder = out_dir;
   r.tensors = static_cast<int64_t>(tensors.size());

@@ -309,15 +309,16 @@ void TestHostile::hostileInputs_data() {
         // Another model (the GPT-2 fixture) exported over it, on a disk that fills up.
         Outcome full =
             cli_on_full_disk(16, {E, qs(gb::test::fixture_dir("gpt2")), u"--out"_s, qs(out)});
-        Outcome o;
-        if (full.code == 0) o.problem = "the export on a full disk succeeded";
+        QString problem;
+        if (full.code == 0) problem = "the export on a full disk succeeded";
         if (read_text(out + "/config.json") != cfg ||
             read_text(out + "/model.safetensors") != weights) {
-          o.problem = "the old folder was changed by the failed export";
+          problem = "the old folder was changed by the failed export";
         }
         // A leftover of a killed writer (a pid that does not exist) is removed, with a warning.
         fs::create_directories(out + ".tmp-999999999");
-        o = cli({E, qs(m_model), u"--out"_s, qs(out)});
+        Outcome o = cli({E, qs(m_model), u"--out"_s, qs(out)});
+        if (!problem.isEmpty()) o.problem = problem;  // the full-disk checks above still count
         if (fs::exists(out + ".tmp-999999999")) o.problem = "the leftover is still there";
         for (const auto& e : fs::directory_iterator(d)) {
           if (contains(e.path().filename().string(), ".tmp-")) o.problem = "a leftover remains";
@@ -595,6 +596,24 @@ void TestHostile::hostileInputs_data() {
         return cli({u"generate"_s, qs(m), u"--no-check"_s, u"--prompt"_s, u"the house"_s});
       });
 
+  add("11/eval-with-nan-logits-reports-no-accuracy", 1, {u"item 1"_s, u"not finite"_s},
+      [=](const std::string& d) {
+        const std::string m = nan_model(d);
+        write_text(d + "/task.jsonl",
+                   R"({"context": "the house", "choices": [" is red", " is blue"], "answer": 0})"
+                   "\n");
+        Outcome o = cli({u"eval"_s, qs(m), u"--no-check"_s, u"--tasks"_s, qs(d + "/task.jsonl"),
+                         u"--json"_s, qs(d + "/out.json")});
+        if (fs::exists(d + "/out.json")) o.problem = "an accuracy was written";
+        return o;
+      });
+  add("11/probe-with-nan-logits-reports-no-importance", 1, {u"NaN or Inf"_s, u"probe set"_s},
+      [=](const std::string& d) {
+        const std::string m = nan_model(d);
+        return cli({u"probe"_s, qs(m), u"--no-check"_s, u"--method"_s, u"masking"_s, u"--data"_s,
+                    qs(m_dir + "/data/orig_eval.txt"), u"--seq-len"_s, u"32"_s});
+      });
+
   // ---- 12: divergence -------------------------------------------------------------------------
   add("12/learning-rate-10-diverges", 3, {u"\"status\":\"diverged\""_s}, [=](const std::string& d) {
     Json j = spec(m_model, m_dir + "/data");
@@ -626,6 +645,13 @@ void TestHostile::hostileInputs_data() {
     j["train"]["seq_len"] = positions + 1;
     return cli({u"run"_s, qs(write_spec(d, j)), u"--db"_s, qs(d + "/s.db")});
   });
+
+  add("13/run-probe-seq-len-beyond-positions", 1, {u"probe.seq_len"_s, u"exceeds the model's"_s},
+      [=](const std::string& d) {
+        Json j = spec(m_model, m_dir + "/data");
+        j["probe"] = {{"method", "masking"}, {"seq_len", positions + 1}};
+        return cli({u"run"_s, qs(write_spec(d, j)), u"--db"_s, qs(d + "/s.db")});
+      });
 
   // ---- 14: a tied model with a stored head that differs ---------------------------------------
   add("14/tied-embeddings-with-a-different-stored-head-warns", 0,
