@@ -101,7 +101,7 @@ check "desktop-file-validate growbench.desktop" \
   bash -c "out=\$(desktop-file-validate '$usr/share/applications/growbench.desktop' 2>&1);
            echo \"\$out\"; [ -z \"\$out\" ]"
 check "desktop entry runs growbench with icon growbench" \
-  bash -c "grep -qx 'Exec=growbench' '$usr/share/applications/growbench.desktop' &&
+  bash -c "grep -qxE 'Exec=growbench( %F)?' '$usr/share/applications/growbench.desktop' &&
            grep -qx 'Icon=growbench' '$usr/share/applications/growbench.desktop'"
 check "appstreamcli validate --no-net $(basename "${metainfo[0]}")" \
   appstreamcli validate --no-net "${metainfo[0]}"
@@ -136,8 +136,8 @@ check "growbench --version (offscreen)" \
 # the top-level CMakeLists.txt sets it; an explicit other prefix is what this catches).
 datadir="$(strings "$usr/lib/growbench/libgrowbench_core.so" |
            grep -E '^/.*/share/growbench$' | head -n 1 || true)"
-check "compiled-in resource folder is /usr/share/growbench (got '$datadir'; configure" \
-      "package builds with -DCMAKE_INSTALL_PREFIX=/usr)" test "$datadir" = /usr/share/growbench
+check "compiled-in resource folder is /usr/share/growbench (got '$datadir'; configure package builds with -DCMAKE_INSTALL_PREFIX=/usr)" \
+      test "$datadir" = /usr/share/growbench
 
 echo "package-check: $deb checked in $(($(date +%s) - start)) s"
 echo "package-check: $passes passed, $failures failed"
