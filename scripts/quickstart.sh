@@ -6,8 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh
 BUILD_DIR=${GB_BUILD_DIR:-build}
+# Only what runs here: the worker and the workbench (scripts/test.sh builds everything).
+GB_TARGETS="growbench-cli growbench" scripts/build.sh
 WORKSPACE=${GROWBENCH_WORKSPACE:-${XDG_DATA_HOME:-$HOME/.local/share}/growbench}
 mkdir -p "$WORKSPACE"
 DB="$WORKSPACE/growbench.db"

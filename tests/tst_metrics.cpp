@@ -80,8 +80,8 @@ class TestMetrics : public QObject {
 };
 
 void TestMetrics::everyEntryDocumented() {
-  const std::set<std::string> units = {"",   "nats/token", "tokens/s",
-                                       "MB", "fraction",   "parameters"};
+  const std::set<std::string> units = {"",         "nats/token", "tokens/s", "MB",
+                                       "fraction", "parameters", "s"};
   std::set<std::string> seen;
   QVERIFY(m::all().size() >= 20);
   for (const auto& info : m::all()) {

@@ -1551,6 +1551,34 @@ void TestRunner::accNormIsTheHarnessDefinition() {
   QCOMPARE(r.n, int64_t(3));
   QCOMPARE(r.acc, hits / 3.0);
   QCOMPARE(r.acc_norm, hits_norm / 3.0);
+
+  // QA items of different lengths are scored in one right-padded batch: the same answer loss
+  // (up to the summation order) and the same argmax decisions as one item at a time.
+  std::vector<gb::data::QaItem> qa(3);
+  qa[0].question = "Where was Anna born?";
+  qa[0].answer = "Graz";
+  qa[1].question = "What did she study at the university?";
+  qa[1].answer = "Physik";
+  qa[2].question = "Wer?";
+  qa[2].answer = "日本語です und mehr";
+  const auto qt = gb::eval::tokenize_qa_items(qa, encoder);
+  const auto together = gb::eval::qa_eval(*m.model, qt, cpu, true);
+  double loss = 0, first = 0, exact = 0;
+  int64_t tokens = 0;
+  for (const auto& q : qt) {
+    const auto one = gb::eval::qa_eval(*m.model, {q}, cpu, true);
+    const auto n = static_cast<int64_t>(q.answer.size());
+    loss += one.answer_loss * static_cast<double>(n);
+    tokens += n;
+    first += one.first_token_acc;
+    exact += one.exact_match;
+  }
+  QCOMPARE(together.n, int64_t(3));
+  QVERIFY2(std::abs(together.answer_loss - loss / static_cast<double>(tokens)) <=
+               1e-5 * std::max(1.0, together.answer_loss),
+           qPrintable(QString("%1 vs %2").arg(together.answer_loss).arg(loss / tokens)));
+  QCOMPARE(together.first_token_acc, first / 3.0);
+  QCOMPARE(together.exact_match, exact / 3.0);
 }
 
 // The replay fraction is a plan option as well as the train default: one experiment compares
@@ -2102,6 +2130,26 @@ void TestRunner::cliRunsAndCompareFollowTheContract() {
   for (const char* k : {"name", "plan", "seed", "train.lr"}) QVERIFY2(dry[5].contains(k), k);
   QCOMPARE(dry[5]["seed"].get<int>(), 2);
   QCOMPARE(dry[5]["train.lr"].get<double>(), 3e-4);
+  // The timing pilot's estimate: positive, and the same for runs that differ only in rate
+  // and seed (one pilot per plan).
+  const double est = dry[0]["estimated_s"].get<double>();
+  QVERIFY2(est > 0, dry.dump().c_str());
+  for (const auto& r : dry) QCOMPARE(r["estimated_s"].get<double>(), est);
+  QVERIFY(!fs::exists(dry_db));
+  // Twice the steps: a longer estimate (steps and interval evaluations scale, setup does not).
+  spec["train"]["steps"] = 2 * spec["train"].value("steps", 100);
+  std::ofstream(spec_path) << spec.dump();
+  std::tie(code, out) = cli({"run", qs(spec_path), "--dry-run", "--json", "--db", qs(dry_db)});
+  QCOMPARE(code, 0);
+  QVERIFY(Json::parse(out)[0]["estimated_s"].get<double>() > est);
+  // --no-pilot lists the runs without estimates; the text form states the total.
+  std::tie(code, out) =
+      cli({"run", qs(spec_path), "--dry-run", "--json", "--no-pilot", "--db", qs(dry_db)});
+  QCOMPARE(code, 0);
+  QVERIFY(!Json::parse(out)[0].contains("estimated_s"));
+  std::tie(code, out) = cli({"run", qs(spec_path), "--dry-run", "--db", qs(dry_db)});
+  QCOMPARE(code, 0);
+  QVERIFY2(out.find("estimated: ") != std::string::npos, out.c_str());
   QVERIFY(!fs::exists(dry_db));
 }
 

@@ -7,6 +7,7 @@
 #include "dist/launcher.h"
 #include "dist/world.h"
 #include "experiment/expand.h"
+#include "experiment/pilot.h"
 #include "experiment/runner.h"
 #include "experiment/smoke.h"
 #include "experiment/spec.h"
@@ -25,6 +26,7 @@ struct RunOptions {
   bool dry_run = false;
   bool json = false;
   bool smoke = false;
+  bool no_pilot = false;
   // Data-parallel (docs/distributed.md).
   int64_t nproc = 1;
   std::string dist_backend = "auto";
@@ -59,9 +61,13 @@ void declare_run(CLI::App& app, RunOptions& o) {
   add_flag(app, "--dry-run", o.dry_run,
            "list the runs the spec stands for (plans x sweep points x seeds) and\n"
            "start nothing");
+  add_flag(app, "--no-pilot", o.no_pilot,
+           "with --dry-run: no timing pilot (without it, each plan runs 2 steps per\n"
+           "phase in a scratch store first, and every run is listed with its estimated time)");
   auto* json = add_flag(app, "--json", o.json,
                         "with --dry-run: one JSON array, an object per run: {\"name\",\n"
-                        "\"plan\", \"seed\", and every swept key with its value}");
+                        "\"plan\", \"seed\", every swept key with its value, and\n"
+                        "\"estimated_s\" (seconds, from the timing pilot)}");
   (void)json;
   add_flag(app, "--smoke", o.smoke,
            "the smoke version of the spec: a few steps, one seed, no sweep, small\n"
@@ -87,25 +93,55 @@ void declare_run(CLI::App& app, RunOptions& o) {
   add_option(app, "--inject-nan-at", o.inject_nan_at, "STEP", "")->check(at_least(0))->group("");
 }
 
-// The runs a spec stands for, in the order they would run.
-int dry_run(const std::string& path, bool json, bool smoke) {
-  const auto spec = experiment::load_spec_for(path, smoke);
+std::string minutes(double s) {
+  return fmt::format("{:.1f} min", s / 60.0);
+}
+
+// The runs a spec stands for, in the order they would run, each with the time a short
+// timing pilot (experiment/pilot.h) estimates for it unless --no-pilot.
+int dry_run(const RunOptions& in) {
+  const auto spec = experiment::load_spec_for(in.spec, in.smoke);
   const auto runs = experiment::expand_runs(spec);
+  std::optional<experiment::PilotResult> pilot;
+  if (!in.no_pilot) {
+    experiment::RunnerOptions o;
+    o.cache_dir = in.cache;
+    pilot = experiment::timing_pilot(spec, runs,
+                                     std::filesystem::absolute(in.spec).parent_path().string(), o);
+  }
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& r : runs) {
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
     nlohmann::json o = {
         {"name", r.name}, {"plan", spec.plans[r.plan_index].label()}, {"seed", r.seed}};
     for (auto it = r.swept.begin(); it != r.swept.end(); ++it) o[it.key()] = *it;
+    if (pilot) o["estimated_s"] = pilot->run_seconds[i];
     out.push_back(std::move(o));
   }
-  if (json) {
+  if (in.json) {
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
   std::printf("%zu run%s from %s (group spec hash %s):\n", runs.size(), runs.size() == 1 ? "" : "s",
-              path.c_str(), experiment::spec_hash(spec).c_str());
+              in.spec.c_str(), experiment::spec_hash(spec).c_str());
   for (size_t i = 0; i < runs.size(); ++i) {
-    std::printf("%4zu  %s\n", i + 1, runs[i].name.c_str());
+    if (pilot) {
+      std::printf("%4zu  %-9s %s\n", i + 1, minutes(pilot->run_seconds[i]).c_str(),
+                  runs[i].name.c_str());
+    } else {
+      std::printf("%4zu  %s\n", i + 1, runs[i].name.c_str());
+    }
+  }
+  if (pilot) {
+    std::printf(
+        "estimated: %s in all, one run after another (preparation %s; per plan from "
+        "a timing pilot of 2 steps per phase:",
+        minutes(pilot->total_s()).c_str(), minutes(pilot->prepare_s).c_str());
+    for (const auto& t : pilot->plans) {
+      std::printf(" %s: setup %.1f s, %.3f s/step, %.2f s/evaluation;", t.plan.c_str(), t.setup_s,
+                  t.step_s, t.eval_s);
+    }
+    std::printf(")\n");
   }
   return 0;
 }
@@ -158,11 +194,12 @@ int run_run(const RunOptions& in) {
     throw UsageError("missing argument SPEC.json (or --resume RUN_ID)");
   }
   if (in.json && !in.dry_run) throw UsageError("--json applies to --dry-run only");
+  if (in.no_pilot && !in.dry_run) throw UsageError("--no-pilot applies to --dry-run only");
   if (in.smoke && in.resume) throw UsageError("--smoke applies to a spec, not to --resume");
   if (in.force_resume && !in.resume) throw UsageError("--force-resume applies to --resume only");
   if (in.dry_run) {
     if (in.resume) throw UsageError("--dry-run lists the runs of a spec, not --resume");
-    return dry_run(in.spec, in.json, in.smoke);
+    return dry_run(in);
   }
   CancelToken cancel;
   cancel_on_signals(cancel);

@@ -1,5 +1,6 @@
 #include "eval/evaluate.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <torch/torch.h>
@@ -20,31 +21,97 @@ struct EvalMode {
   bool was_training;
 };
 
-// Log-probabilities of `target` tokens following `context` (one sequence, batch of 1):
-// returns (log-prob per target token (n), argmax per target position (n)).
-std::pair<torch::Tensor, torch::Tensor> score_continuation(CausalLMImpl& model,
-                                                           const std::vector<int32_t>& context,
-                                                           const std::vector<int32_t>& target,
-                                                           const c10::Device& device,
-                                                           int64_t max_len) {
-  std::vector<int64_t> ids(context.begin(), context.end());
-  ids.insert(ids.end(), target.begin(), target.end());
-  const int64_t n = static_cast<int64_t>(target.size());
-  int64_t start = 0;
-  if (max_len > 0 && static_cast<int64_t>(ids.size()) > max_len) {
-    start = static_cast<int64_t>(ids.size()) - max_len;  // keep the end, drop the oldest context
+// A scoring row: the tokens of context + continuation (the oldest context dropped beyond
+// max_len), of which the last n are scored.
+struct ScoreRow {
+  std::vector<int64_t> ids;
+  int64_t n = 0;
+};
+
+ScoreRow make_row(const std::vector<int32_t>& context, const std::vector<int32_t>& target,
+                  int64_t max_len) {
+  ScoreRow r;
+  r.ids.assign(context.begin(), context.end());
+  r.ids.insert(r.ids.end(), target.begin(), target.end());
+  if (max_len > 0 && static_cast<int64_t>(r.ids.size()) > max_len) {
+    r.ids.erase(r.ids.begin(), r.ids.end() - max_len);  // keep the end, drop the oldest context
   }
-  std::vector<int64_t> window(ids.begin() + start, ids.end());
-  auto input = torch::tensor(window, torch::kLong).unsqueeze(0).to(device);
-  auto logits = model.forward(input).squeeze(0).to(torch::kFloat);  // (T, V)
-  const int64_t t = logits.size(0);
-  // Target i is predicted at position t - n - 1 + i.
-  auto pred = logits.narrow(0, t - n - 1, n);
-  auto logp = torch::log_softmax(pred, -1);
-  auto tgt =
-      torch::tensor(std::vector<int64_t>(target.begin(), target.end()), torch::kLong).to(device);
-  auto lp = logp.gather(1, tgt.unsqueeze(1)).squeeze(1);
-  return {lp.cpu(), pred.argmax(-1).cpu()};
+  r.n = static_cast<int64_t>(target.size());
+  if (static_cast<int64_t>(r.ids.size()) <= r.n) {
+    fail("scoring: a continuation of {} tokens needs at least one token of context before it", r.n);
+  }
+  return r;
+}
+
+// Log-probability of each scored token and the argmax at its position, for every row:
+// (n) and (n) on the CPU. Rows are sorted by length and scored in right-padded batches (a
+// real token never attends to a later position under causal attention, so padding changes
+// nothing; the pad is the row's own last token). A batch holds at most 64 rows and at most
+// 2^26 logits (256 MB in float32), so large vocabularies get smaller batches.
+std::vector<std::pair<torch::Tensor, torch::Tensor>> score_rows(CausalLMImpl& model,
+                                                                const std::vector<ScoreRow>& rows,
+                                                                const c10::Device& device) {
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> out(rows.size());
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return rows[a].ids.size() < rows[b].ids.size(); });
+  const int64_t vocab = std::max<int64_t>(1, model.config.vocab_size);
+  constexpr int64_t kMaxRows = 64, kMaxLogits = int64_t(1) << 26;
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i + 1;
+    while (j < order.size() && static_cast<int64_t>(j - i) < kMaxRows &&
+           static_cast<int64_t>(j - i + 1) * static_cast<int64_t>(rows[order[j]].ids.size()) *
+                   vocab <=
+               kMaxLogits) {
+      ++j;
+    }
+    const int64_t b = static_cast<int64_t>(j - i);
+    const int64_t t = static_cast<int64_t>(rows[order[j - 1]].ids.size());
+    std::vector<int64_t> flat(static_cast<size_t>(b * t));
+    for (int64_t k = 0; k < b; ++k) {
+      const auto& ids = rows[order[i + static_cast<size_t>(k)]].ids;
+      std::copy(ids.begin(), ids.end(), flat.begin() + k * t);
+      std::fill(flat.begin() + k * t + static_cast<int64_t>(ids.size()), flat.begin() + (k + 1) * t,
+                ids.back());
+    }
+    auto input = torch::tensor(flat, torch::kLong).view({b, t}).to(device);
+    auto logits = model.forward(input);  // (b, t, V)
+    for (int64_t k = 0; k < b; ++k) {
+      const size_t r = order[i + static_cast<size_t>(k)];
+      const ScoreRow& row = rows[r];
+      const int64_t len = static_cast<int64_t>(row.ids.size());
+      // Target i is predicted at position len - n - 1 + i.
+      auto pred = logits[k].narrow(0, len - row.n - 1, row.n).to(torch::kFloat);  // (n, V)
+      auto tgt =
+          torch::tensor(std::vector<int64_t>(row.ids.end() - row.n, row.ids.end()), torch::kLong)
+              .to(device);
+      auto lp = torch::log_softmax(pred, -1).gather(1, tgt.unsqueeze(1)).squeeze(1);
+      out[r] = {lp.cpu(), pred.argmax(-1).cpu()};
+    }
+    i = j;
+  }
+  return out;
+}
+
+// All choices of all items in batches; lls[item][choice] = summed log-likelihood.
+std::vector<std::vector<double>> mc_scores(CausalLMImpl& model, const std::vector<McTokens>& items,
+                                           const c10::Device& device, int64_t max_len) {
+  std::vector<ScoreRow> rows;
+  for (const auto& it : items) {
+    for (const auto& c : it.choices) rows.push_back(make_row(it.context, c, max_len));
+  }
+  const auto scored = score_rows(model, rows, device);
+  std::vector<std::vector<double>> lls;
+  size_t k = 0;
+  for (const auto& it : items) {
+    std::vector<double> item;
+    for (size_t c = 0; c < it.choices.size(); ++c) {
+      item.push_back(scored[k++].first.sum().item<double>());
+    }
+    lls.push_back(std::move(item));
+  }
+  return lls;
 }
 
 }  // namespace
@@ -110,24 +177,22 @@ std::vector<double> mc_loglikelihoods(CausalLMImpl& model, const McTokens& item,
                                       const c10::Device& device, int64_t max_len) {
   EvalMode mode(model);
   torch::NoGradGuard no_grad;
-  std::vector<double> lls;
-  for (const auto& choice : item.choices) {
-    lls.push_back(score_continuation(model, item.context, choice, device, max_len)
-                      .first.sum()
-                      .item<double>());
-  }
-  return lls;
+  return mc_scores(model, {item}, device, max_len).front();
 }
 
 McResult mc_eval(CausalLMImpl& model, const std::vector<McTokens>& items, const c10::Device& device,
                  int64_t max_len) {
+  EvalMode mode(model);
+  torch::NoGradGuard no_grad;
   McResult r;
   int64_t hits = 0, hits_norm = 0;
   bool finite = true;
-  for (const auto& it : items) {
+  const auto all = mc_scores(model, items, device, max_len);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const McTokens& it = items[i];
     // As lm-evaluation-harness: acc = argmax ll, acc_norm = argmax ll / len(choice), the
     // length in characters of the choice text without the target delimiter.
-    const std::vector<double> lls = mc_loglikelihoods(model, it, device, max_len);
+    const std::vector<double>& lls = all[i];
     std::vector<double> norm(lls.size());
     for (size_t c = 0; c < lls.size(); ++c) {
       finite = finite && std::isfinite(lls[c]);
@@ -169,10 +234,14 @@ QaResult qa_eval(CausalLMImpl& model, const std::vector<QaTokens>& items, const 
   QaResult r;
   int64_t first = 0, exact = 0, answer_tokens = 0;
   double nll = 0;
-  for (const auto& it : items) {
+  std::vector<ScoreRow> rows;
+  for (const auto& it : items) rows.push_back(make_row(it.prompt, it.answer, 0));
+  const auto scored = score_rows(model, rows, device);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const QaTokens& it = items[i];
     // Teacher-forced scoring of the whole answer: the argmax at every answer position equal
     // to the answer token means greedy decoding reproduces the answer exactly.
-    auto [lp, am] = score_continuation(model, it.prompt, it.answer, device, 0);
+    const auto& [lp, am] = scored[i];
     first += am[0].item<int64_t>() == it.answer[0];
     nll -= lp.sum().item<double>();
     answer_tokens += static_cast<int64_t>(it.answer.size());

@@ -1,7 +1,7 @@
 #pragma once
 // Evaluation of a (possibly grown) model: next-token loss and perplexity on packed token
-// sets, multiple-choice accuracy by log-likelihood (sum, and normalised by the byte length
-// of the continuation, as lm-evaluation-harness's acc_norm), exact match of greedy answers
+// sets, multiple-choice accuracy by log-likelihood (sum, and normalised by the choice's
+// length in characters, as lm-evaluation-harness's acc_norm), exact match of greedy answers
 // and hard first-token accuracy for QA (the biography benchmark), representation drift
 // (cosine of final hidden states to a reference), and OP/BWT of a task-sequence accuracy
 // matrix. All evaluation runs without gradients and in eval mode.
@@ -67,7 +67,8 @@ struct QaResult {
   double answer_loss = 0;      // mean cross-entropy over the answer tokens
   int64_t n = 0;
 };
-// exact_match greedily decodes len(answer) tokens when `exact_match` is set.
+// exact_match greedily decodes len(answer) tokens when `exact_match` is set. Items (and the
+// choices of multiple-choice items) are scored in right-padded batches sorted by length.
 QaResult qa_eval(CausalLMImpl& model, const std::vector<QaTokens>& items, const c10::Device& device,
                  bool exact_match);
 

@@ -760,11 +760,11 @@ void RunExecutor::train_step(const Phase& phase, const train::Schedule& schedule
     if (d.unit_lr && m_state.phase_step % d.t_update == 0) update_unit_lrs(d.unit_importance);
   }
   inject_dist_fault();
-  MemoryContext mc(fmt::format("a training step (batch {} x {} tokens, accumulation {})",
-                               m_spec.train.batch_size, m_spec.train.seq_len,
-                               m_spec.train.accumulation),
-                   "train.batch_size (raise train.accumulation instead), train.seq_len or "
-                   "threads");
+  MemoryContext mc(
+      fmt::format("a training step (batch {} x {} tokens, accumulation {})",
+                  m_spec.train.batch_size, m_spec.train.seq_len, m_spec.train.accumulation),
+      "train.batch_size (raise train.accumulation instead), train.seq_len or "
+      "threads");
   std::vector<data::Batch> micro;
   for (int64_t a = 0; a < m_spec.train.accumulation; ++a) micro.push_back(m_source->next());
   if (m_p.options.inject_nan_at == m_state.global_step) {
@@ -1002,6 +1002,7 @@ void RunExecutor::check_guard(int64_t step) {
 }
 
 void RunExecutor::evaluate(int64_t step) {
+  const auto started = Clock::now();
   auto& model = *m_model.model;
   std::map<std::string, double> metrics;
   auto put_m = [&](const std::string& k, double v) {
@@ -1058,6 +1059,7 @@ void RunExecutor::evaluate(int64_t step) {
   if (const int64_t peak = compat::peak_memory_bytes(m_p.device); peak >= 0) {
     put_m(mk::kPeakMemoryMb, static_cast<double>(peak) / 1e6);
   }
+  put(step, mk::kEvalSeconds, seconds_since(started));  // timing pilots read it (pilot.h)
   m_writer.flush();
   m_state.last_eval_step = step;
   emit(m_p, ev::Eval{m_run, step, metrics});
@@ -1127,10 +1129,9 @@ void RunExecutor::update_unit_lrs(const std::string& method) {
     // unit importance each recomputation chose the learning rates from.
     const auto& data = importance::probe_data(options, set, nullptr);
     const importance::ProbeDataInfo info{data.description, "", m_p.general_kind};
-    auto record = importance::probe_record(fmt::format("{}+run{}", m_p.model_key, m_run),
-                                           m_model.model->config, *m_model.model, data, info,
-                                           m_p.probe_set_options, options,
-                                           seconds_since(start), m_run);
+    auto record = importance::probe_record(
+        fmt::format("{}+run{}", m_p.model_key, m_run), m_model.model->config, *m_model.model, data,
+        info, m_p.probe_set_options, options, seconds_since(start), m_run);
     record.params["adept_step"] = m_state.global_step;
     importance::record_probe(m_store, res, record);
   }
@@ -1251,8 +1252,7 @@ void RunExecutor::save_checkpoint(const std::string& reason) {
   // worker resumed from it has every metric of an uninterrupted run.
   m_writer.flush();
   const FolderDigest digest = checkpoint_digest(dir.string());  // verified on resume
-  m_store.add_checkpoint(m_run, m_state.global_step, dir.string(), digest.bytes,
-                         digest.checksum);
+  m_store.add_checkpoint(m_run, m_state.global_step, dir.string(), digest.bytes, digest.checksum);
   emit(m_p, ev::Checkpoint{m_run, m_state.global_step, dir.string()});
 }
 
@@ -1503,8 +1503,8 @@ RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
     if (why.empty()) {
       ckpt = *it;
     } else {
-      skipped.push_back(fmt::format("checkpoint of step {} ({}) is not usable: {}", it->step,
-                                    it->path, why));
+      skipped.push_back(
+          fmt::format("checkpoint of step {} ({}) is not usable: {}", it->step, it->path, why));
     }
   }
   if (g) {

@@ -66,6 +66,7 @@ struct Registry {
         "", L, "N_eff");
     fix(kTokensPerS, "training throughput", "tokens/s", H, "throughput");
     fix(kPeakMemoryMb, "peak accelerator memory allocated", "MB", L, "peak memory");
+    fix(kEvalSeconds, "wall time of the evaluation at this step", "s", L, "evaluation time");
     fix(kTotalParams, "parameters of the grown model", "parameters", N, "total parameters");
     fix(kTrainableParams, "parameters the optimizer updates", "parameters", N,
         "trainable parameters");
@@ -200,10 +201,9 @@ std::string axis_title(const std::string& key) {
   const MetricInfo* info = find(key);
   if (!info) return key;
   std::string title = info->label;
-  const std::string as_eval =
-      starts_with(key, kTestPrefix)
-          ? kEvalPrefix + key.substr(std::string_view(kTestPrefix).size())
-          : key;
+  const std::string as_eval = starts_with(key, kTestPrefix)
+                                  ? kEvalPrefix + key.substr(std::string_view(kTestPrefix).size())
+                                  : key;
   if (auto tk = split_task_key(as_eval)) {
     title = replace_placeholder(title, kTaskPlaceholder, tk->task);
     if (as_eval != key) title = "test " + title;

@@ -63,6 +63,7 @@ inline constexpr const char* kRouteNeff = "route/neff";
 // Performance and size.
 inline constexpr const char* kTokensPerS = "perf/tokens_per_s";
 inline constexpr const char* kPeakMemoryMb = "perf/peak_memory_mb";
+inline constexpr const char* kEvalSeconds = "perf/eval_s";
 inline constexpr const char* kTotalParams = "perf/total_params";
 inline constexpr const char* kTrainableParams = "perf/trainable_params";
 inline constexpr const char* kAddedParams = "perf/added_params";
