@@ -37,6 +37,7 @@
 #include "eval/evaluate.h"
 #include "experiment/compare.h"
 #include "experiment/expand.h"
+#include "experiment/pilot.h"
 #include "experiment/runner.h"
 #include "util/events.h"
 #include "util/metrics.h"
@@ -2066,6 +2067,7 @@ void TestRunner::cliRunsAndCompareFollowTheContract() {
   auto cli = [&](QStringList args) {
     QProcess p;
     p.start(QStringLiteral(GB_CLI_PATH), args);
+    p.closeWriteChannel();  // a question on stdin gets no answer
     p.waitForFinished(120000);
     return std::make_pair(p.exitCode(), p.readAllStandardOutput().toStdString());
   };
@@ -2112,10 +2114,21 @@ void TestRunner::cliRunsAndCompareFollowTheContract() {
   QCOMPARE(cmp["plans"][0]["runs"].size(), size_t(2));
   QVERIFY(std::fabs(cmp["plans"][0]["learning"]["mean"].get<double>() - 30.0) < 1e-12);
   QCOMPARE(cmp["plans"][1]["meets_budget"].get<bool>(), false);
-  // runs delete --yes
+  // runs delete: without --yes it asks (no answer: nothing deleted, exit 1); with --yes the
+  // run goes with its metrics and its checkpoint folders, the other runs stay.
+  const fs::path ckpt = fs::path(m_dir) / fmt::format("cli-runs-ckpt-{}", m_counter++);
+  fs::create_directories(ckpt / "step-10");
+  std::ofstream(ckpt / "step-10" / "model.safetensors") << "weights";
+  Store::open(db).add_checkpoint(ids[2], 10, (ckpt / "step-10").string(), 7, "");
+  std::tie(code, out) = cli({"runs", "delete", QString::number(ids[2]), "--db", qdb});
+  QCOMPARE(code, 1);
+  QVERIFY(Store::open(db).find_run(ids[2]));
+  QVERIFY(fs::exists(ckpt / "step-10" / "model.safetensors"));
   std::tie(code, out) = cli({"runs", "delete", QString::number(ids[2]), "--yes", "--db", qdb});
   QCOMPARE(code, 0);
   QVERIFY(!Store::open(db).find_run(ids[2]));
+  QVERIFY(!fs::exists(ckpt / "step-10"));
+  QVERIFY(Store::open(db).find_run(ids[0]) && Store::open(db).find_run(ids[1]));
   // run --dry-run --json lists the runs of a spec and starts nothing.
   Json spec = base_spec({{"variant", "full"}});
   spec["seeds"] = {0, 1, 2};
@@ -2136,13 +2149,24 @@ void TestRunner::cliRunsAndCompareFollowTheContract() {
   QVERIFY2(est > 0, dry.dump().c_str());
   for (const auto& r : dry) QCOMPARE(r["estimated_s"].get<double>(), est);
   QVERIFY(!fs::exists(dry_db));
-  // Twice the steps: a longer estimate (steps and interval evaluations scale, setup does not).
-  spec["train"]["steps"] = 2 * spec["train"].value("steps", 100);
-  std::ofstream(spec_path) << spec.dump();
-  std::tie(code, out) = cli({"run", qs(spec_path), "--dry-run", "--json", "--db", qs(dry_db)});
-  QCOMPARE(code, 0);
-  QVERIFY(Json::parse(out)[0]["estimated_s"].get<double>() > est);
+  // The estimate from a pilot's timings (fixed numbers here: the pilot's own are wall times):
+  // setup + ends + steps x step time (per the pilot's tokens per step) + interval evaluations
+  // x evaluation time.
+  {
+    ex::ExperimentSpec s = ex::parse_spec(spec, m_dir, "estimate");
+    ex::PlanTiming t;
+    t.setup_s = 1, t.ends_s = 2, t.step_s = 0.5, t.eval_s = 3;
+    t.tokens_per_step = s.train.batch_size * s.train.seq_len * s.train.accumulation;
+    s.train.steps = 100, s.eval.interval = 10;
+    QCOMPARE(ex::interval_evaluations(s), int64_t(9));
+    QCOMPARE(ex::estimate_seconds(t, s), 1 + 2 + 100 * 0.5 + 9 * 3.0);
+    s.train.steps = 200;  // twice the steps: steps and interval evaluations scale, setup not
+    QCOMPARE(ex::estimate_seconds(t, s), 1 + 2 + 200 * 0.5 + 19 * 3.0);
+    s.train.batch_size *= 2;  // twice the tokens per step: twice the step time
+    QCOMPARE(ex::estimate_seconds(t, s), 1 + 2 + 200 * 1.0 + 19 * 3.0);
+  }
   // --no-pilot lists the runs without estimates; the text form states the total.
+  std::ofstream(spec_path) << spec.dump();
   std::tie(code, out) =
       cli({"run", qs(spec_path), "--dry-run", "--json", "--no-pilot", "--db", qs(dry_db)});
   QCOMPARE(code, 0);

@@ -135,13 +135,12 @@ int dry_run(const RunOptions& in) {
   if (pilot) {
     std::printf(
         "estimated: %s in all, one run after another (preparation %s; per plan from "
-        "a timing pilot of 2 steps per phase:",
+        "a timing pilot of 2 steps per phase)\n",
         minutes(pilot->total_s()).c_str(), minutes(pilot->prepare_s).c_str());
     for (const auto& t : pilot->plans) {
-      std::printf(" %s: setup %.1f s, %.3f s/step, %.2f s/evaluation;", t.plan.c_str(), t.setup_s,
-                  t.step_s, t.eval_s);
+      std::printf("  %s: setup %.1f s, %.3f s/step, %.2f s/evaluation\n", t.plan.c_str(),
+                  t.setup_s, t.step_s, t.eval_s);
     }
-    std::printf(")\n");
   }
   return 0;
 }
@@ -281,7 +280,7 @@ int run_run(const RunOptions& in) {
 GB_REGISTER_COMMAND(
     "run",
     "run SPEC.json [--db DB] [--resume RUN_ID [--force-resume]] [--workspace DIR] [--cache DIR] "
-    "[--smoke] [--dry-run [--json]] [--nproc-per-node N]",
+    "[--smoke] [--dry-run [--json] [--no-pilot]] [--nproc-per-node N]",
     "Runs an experiment spec (see docs/experiments.md): one run per plan, sweep point and\n"
     "seed (all in one group of the store), each probed,\n"
     "grown, trained and evaluated, everything recorded in the SQLite run store.\n"

@@ -104,6 +104,14 @@ int64_t interval_evaluations(const ExperimentSpec& spec) {
   return (total - 1) / spec.eval.interval;  // g in [1, total - 1] with g % interval == 0
 }
 
+double estimate_seconds(const PlanTiming& t, const ExperimentSpec& run) {
+  const double ratio = t.tokens_per_step > 0 ? static_cast<double>(tokens_per_step(run)) /
+                                                   static_cast<double>(t.tokens_per_step)
+                                             : 1.0;
+  return t.setup_s + t.ends_s + static_cast<double>(total_steps(run)) * t.step_s * ratio +
+         static_cast<double>(interval_evaluations(run)) * t.eval_s;
+}
+
 PilotResult timing_pilot(const ExperimentSpec& spec, const std::vector<ExpandedRun>& runs,
                          const std::string& base_dir, const RunnerOptions& options) {
   PilotResult out;
@@ -162,16 +170,12 @@ PilotResult timing_pilot(const ExperimentSpec& spec, const std::vector<ExpandedR
     const double rate = tps.values.empty() ? 0.0 : tps.values.back();
     t.step_s = rate > 0 ? static_cast<double>(tokens_per_step(pilot)) / rate : 0.0;
     t.setup_s = std::max(0.0, t.pilot_s - evals - static_cast<double>(steps) * t.step_s);
+    t.tokens_per_step = tokens_per_step(pilot);
     out.plans.push_back(t);
   }
   for (const auto& r : runs) {
-    const ExperimentSpec s = parse_spec(r.spec, base_dir, r.name);
-    const PlanTiming& t = out.plans.at(r.plan_index);
-    const double ratio =
-        static_cast<double>(tokens_per_step(s)) / static_cast<double>(tokens_per_step(pilot));
-    out.run_seconds.push_back(t.setup_s + t.ends_s +
-                              static_cast<double>(total_steps(s)) * t.step_s * ratio +
-                              static_cast<double>(interval_evaluations(s)) * t.eval_s);
+    out.run_seconds.push_back(
+        estimate_seconds(out.plans.at(r.plan_index), parse_spec(r.spec, base_dir, r.name)));
   }
   log::get("runner")->info("timing pilot: {} plan(s) in {:.1f} s (preparation {:.1f} s)",
                            out.plans.size(), seconds(start, Clock::now()), out.prepare_s);

@@ -32,7 +32,8 @@ namespace gb::experiment {
 struct PlanTiming {
   std::string plan;  // the plan's label
   double setup_s = 0, step_s = 0, eval_s = 0, ends_s = 0;
-  double pilot_s = 0;  // wall time of the pilot run itself
+  double pilot_s = 0;           // wall time of the pilot run itself
+  int64_t tokens_per_step = 0;  // training tokens of one pilot step (step_s is per these)
 };
 
 struct PilotResult {
@@ -47,6 +48,10 @@ struct PilotResult {
 // last, and at the last).
 int64_t total_steps(const ExperimentSpec& spec);
 int64_t interval_evaluations(const ExperimentSpec& spec);
+
+// A run's estimate from its plan's pilot: setup_s + ends_s + steps · step_s (scaled by the
+// run's tokens per step against the pilot's) + E · eval_s.
+double estimate_seconds(const PlanTiming& timing, const ExperimentSpec& run);
 
 // `base_dir` resolves the relative paths of the runs' specs (the spec file's folder);
 // `options` gives the cache folder and the progress callback (db_path and workspace are
