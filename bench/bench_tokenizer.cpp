@@ -1,5 +1,7 @@
-// Tokenizer throughput: this implementation against @huggingface/tokenizers (node) on the
-// same corpus in the same run, for the Qwen 3, Llama 3 and Gemma 3 tokenizer.json files.
+// Tokenizer throughput: this implementation against Hugging Face's Rust library (the npm
+// package tokenizers, a prebuilt Node addon) and its JavaScript port (@huggingface/tokenizers)
+// on the same corpus in the same run, for the Qwen 3, Llama 3 and Gemma 3 tokenizer.json
+// files (bench/tokenizer_bench.mjs runs the references).
 //
 // Run from the repository root, pinned to one core (both sides are single-threaded):
 //   taskset -c 0 build/bench/bench_tokenizer [--passes N] [--root DIR]
@@ -160,10 +162,11 @@ int main(int argc, char** argv) {
       "corpus: %zu fortunes, %.2f MB (English and German); %d timed passes each, "
       "best pass reported\n\n",
       corpus.size(), bytes / 1e6, passes);
-  std::printf("%-8s %17s | %17s | %9s %9s %6s | %9s %9s %6s |\n", "", "load wall s", "load cpu s",
-              "wall MB/s", "wall MB/s", "", "cpu MB/s", "cpu MB/s", "");
-  std::printf("%-8s %8s %8s | %8s %8s | %9s %9s %6s | %9s %9s %6s | %s\n", "model", "ours", "js",
-              "ours", "js", "ours", "js", "ratio", "ours", "js", "ratio", "ids per pass");
+  std::printf("%-8s %-5s %17s | %17s | %9s %9s %6s | %9s %9s %6s |\n", "", "", "load wall s",
+              "load cpu s", "wall MB/s", "wall MB/s", "", "cpu MB/s", "cpu MB/s", "");
+  std::printf("%-8s %-5s %8s %8s | %8s %8s | %9s %9s %6s | %9s %9s %6s | %s\n", "model", "ref",
+              "ours", "ref", "ours", "ref", "ours", "ref", "ratio", "ours", "ref", "ratio",
+              "ids per pass");
   int status_all = 0;
   for (const char* name : {"qwen3", "llama3", "gemma3"}) {
     const std::string dir = models + "/tokenizer-" + name + "/models";
@@ -183,32 +186,38 @@ int main(int argc, char** argv) {
       best = std::min(best, seconds_since(t));
       if (n != ids) std::fprintf(stderr, "bench_tokenizer: passes differ\n");
     }
-    int status = 0;
-    std::string out = run_capture(
-        {"node", root + "/bench/tokenizer_bench.mjs", dir, corpus_path, std::to_string(passes)},
-        status);
-    double js_load = 0, js_load_cpu = 0, js_best = 1e30, js_best_cpu = 1e30;
-    size_t js_ids = 0;
-    try {
-      nlohmann::json j = nlohmann::json::parse(out);
-      js_load = j.at("load_s").get<double>();
-      js_load_cpu = j.at("load_cpu_s").get<double>();
-      for (const auto& s : j.at("pass_s")) js_best = std::min(js_best, s.get<double>());
-      for (const auto& s : j.at("pass_cpu_s")) js_best_cpu = std::min(js_best_cpu, s.get<double>());
-      js_ids = j.at("ids").get<size_t>();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "bench_tokenizer: node failed (status %d): %s\n%s\n", status, e.what(),
-                   out.c_str());
-      status_all = 1;
-      continue;
+    // rust: Hugging Face's Rust library (npm tokenizers, the reference); js: its
+    // JavaScript port (@huggingface/tokenizers).
+    for (const char* reference : {"rust", "js"}) {
+      int status = 0;
+      std::string out = run_capture({"node", root + "/bench/tokenizer_bench.mjs", dir, corpus_path,
+                                     std::to_string(passes), reference},
+                                    status);
+      double js_load = 0, js_load_cpu = 0, js_best = 1e30, js_best_cpu = 1e30;
+      size_t js_ids = 0;
+      try {
+        nlohmann::json j = nlohmann::json::parse(out);
+        js_load = j.at("load_s").get<double>();
+        js_load_cpu = j.at("load_cpu_s").get<double>();
+        for (const auto& v : j.at("pass_s")) js_best = std::min(js_best, v.get<double>());
+        for (const auto& v : j.at("pass_cpu_s"))
+          js_best_cpu = std::min(js_best_cpu, v.get<double>());
+        js_ids = j.at("ids").get<size_t>();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_tokenizer: node (%s) failed (status %d): %s\n%s\n", reference,
+                     status, e.what(), out.c_str());
+        status_all = 1;
+        continue;
+      }
+      double ours = bytes / best / 1e6, theirs = bytes / js_best / 1e6;
+      double ours_cpu = bytes / best_cpu / 1e6, theirs_cpu = bytes / js_best_cpu / 1e6;
+      std::printf(
+          "%-8s %-5s %8.2f %8.2f | %8.2f %8.2f | %9.2f %9.2f %5.1fx | %9.2f %9.2f %5.1fx | %zu%s\n",
+          name, reference, load, js_load, load_cpu, js_load_cpu, ours, theirs, ours / theirs,
+          ours_cpu, theirs_cpu, ours_cpu / theirs_cpu, ids,
+          ids == js_ids ? "" : " (reference: different count!)");
+      std::fflush(stdout);
     }
-    double ours = bytes / best / 1e6, theirs = bytes / js_best / 1e6;
-    double ours_cpu = bytes / best_cpu / 1e6, theirs_cpu = bytes / js_best_cpu / 1e6;
-    std::printf(
-        "%-8s %8.2f %8.2f | %8.2f %8.2f | %9.2f %9.2f %5.1fx | %9.2f %9.2f %5.1fx | %zu%s\n", name,
-        load, js_load, load_cpu, js_load_cpu, ours, theirs, ours / theirs, ours_cpu, theirs_cpu,
-        ours_cpu / theirs_cpu, ids, ids == js_ids ? "" : " (node: different count!)");
-    std::fflush(stdout);
   }
   std::remove(corpus_path.c_str());
   rmdir(tmpl);

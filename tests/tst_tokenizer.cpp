@@ -135,11 +135,12 @@ struct Corpus {
   }
 };
 
-Corpus build_corpus() {
+// Every fortune of the given folders (English and German by default), then the edge cases.
+Corpus build_corpus(const QStringList& dirs = {QStringLiteral("/usr/share/games/fortunes"),
+                                               QStringLiteral("/usr/share/games/fortunes/de")}) {
   Corpus c;
   QStringList files;
-  for (const QString& dir : {QStringLiteral("/usr/share/games/fortunes"),
-                             QStringLiteral("/usr/share/games/fortunes/de")}) {
+  for (const QString& dir : dirs) {
     const QFileInfoList infos =
         QDir(dir).entryInfoList(QDir::Files | QDir::System | QDir::Hidden, QDir::Name);
     for (const QFileInfo& fi : infos) {
@@ -225,9 +226,13 @@ class TestTokenizer : public QObject {
   QTemporaryDir m_tmp;
   QString m_node;
   QString m_corpusPath;
+  Corpus m_multilingual;  // built by the first row of encodeMatchesRustLibrary
+  QString m_multilingualPath;
 
-  // Runs tests/npm/encode.mjs; returns its output or fails the test (empty object).
-  Json runReference(const QString& dir, const QString& inputPath) {
+  // Runs tests/npm/encode.mjs with the reference `js` (@huggingface/tokenizers) or `rust`
+  // (the npm package tokenizers); returns its output or fails the test (empty object).
+  Json runReference(const QString& dir, const QString& inputPath,
+                    const QString& reference = QStringLiteral("js")) {
     if (m_node.isEmpty()) {
       qWarning("%s", kNpmHint);
       return Json();
@@ -237,7 +242,7 @@ class TestTokenizer : public QObject {
     QProcess node;
     node.setWorkingDirectory(kNpmDir);
     node.setProcessChannelMode(QProcess::MergedChannels);
-    node.start(m_node, {kNpmDir + "/encode.mjs", dir, inputPath, out});
+    node.start(m_node, {kNpmDir + "/encode.mjs", dir, inputPath, out, reference});
     if (!node.waitForFinished(600000) || node.exitStatus() != QProcess::NormalExit ||
         node.exitCode() != 0) {
       qWarning("node encode.mjs failed (%s): %s", kNpmHint, node.readAll().constData());
@@ -323,6 +328,38 @@ class TestTokenizer : public QObject {
         "reference run %.1f s (encode %.1f s), ours %.2f s for both passes",
         qPrintable(name), m_parity.inputs.size(), s(t0, t1), s(t1, t2), ref.value("seconds", 0.0),
         s(t2, t3));
+  }
+
+  // ---- parity with Hugging Face's Rust library (npm tokenizers) on four languages -----------
+
+  void encodeMatchesRustLibrary_data() { encodeMatchesReference_data(); }
+  void encodeMatchesRustLibrary() {
+    QFETCH(QString, name);
+    QVERIFY2(!m_node.isEmpty(), kNpmHint);
+    QVERIFY2(QFileInfo::exists(kNpmDir + "/node_modules/tokenizers/package.json"), kNpmHint);
+    // English, German, Italian and Spanish fortunes (fortunes-it and fortunes-es: accents,
+    // apostrophes, inverted marks) and the edge cases (scripts, emoji, invalid sequences).
+    if (m_multilingual.inputs.empty()) {
+      const QString root = QStringLiteral("/usr/share/games/fortunes");
+      Corpus all = build_corpus({root, root + "/de", root + "/it", root + "/es"});
+      m_multilingual = all.sample(400000);
+      for (const char* lang : {"/it", "/es"}) {
+        QVERIFY2(QDir(root + lang).exists(),
+                 "the Italian or Spanish fortunes are missing: install fortunes-it and "
+                 "fortunes-es (scripts/setup.sh)");
+      }
+      m_multilingualPath = m_tmp.filePath("multilingual.json");
+      write_all(m_multilingualPath, Json(m_multilingual.inputs).dump());
+    }
+    Tokenizer tok = Tokenizer::from_file(modelDir(name).toStdString());
+    Json ref = runReference(modelDir(name), m_multilingualPath, QStringLiteral("rust"));
+    QVERIFY2(ref.is_object(), kNpmHint);
+    compareAll(tok, ref, "special", true, m_multilingual.inputs, m_multilingual.labels, name);
+    compareAll(tok, ref, "plain", false, m_multilingual.inputs, m_multilingual.labels, name);
+    qInfo(
+        "%s: %zu inputs (%.2f MB, four languages and edge cases) identical to the Rust "
+        "library with and without special tokens",
+        qPrintable(name), m_multilingual.inputs.size(), m_multilingual.bytes / 1e6);
   }
 
   // ---- decode inverts encode ------------------------------------------------------------------
