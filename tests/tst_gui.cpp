@@ -992,6 +992,35 @@ class TstGui : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(id) == nullptr, 10000);
   }
 
+  // The Task matrix tab opens on an overlaid run that has a matrix, not on the first run.
+  void taskMatrixTabShowsARunWithAMatrix() {
+    st::Store store = st::Store::open((m_ws + u"/growbench.db"_s).toStdString());
+    st::NewRun nr;
+    nr.name = "no sequence";
+    nr.spec = R"({"plans":[{"variant":"full"}],"train":{"steps":10}})";
+    nr.variant = "full";
+    const int64_t plain = store.create_run(nr);
+    nr.name = "three tasks";
+    const int64_t seq = store.create_run(nr);
+    for (int after = 0; after < 3; ++after) {
+      for (int task = 0; task < 3; ++task) {
+        store.set_task_value(seq, after, task, 0.5 + 0.1 * after - 0.05 * task);
+      }
+    }
+    store.set_status(plain, st::RunStatus::Finished);
+    store.set_status(seq, st::RunStatus::Finished);
+    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(seq) != nullptr, 10000);
+    CurvesView* cv = m_window->curvesView();
+    s()->setCurveRuns({plain, seq});
+    QTRY_COMPARE_WITH_TIMEOUT(cv->taskRunCombo()->currentData().toLongLong(), qint64(seq), 10000);
+    QCOMPARE(cv->taskRunCombo()->count(), 2);
+    // The user's choice stays: selecting the run without a matrix shows it.
+    cv->taskRunCombo()->setCurrentIndex(0);
+    QCOMPARE(cv->taskRunCombo()->currentData().toLongLong(), qint64(plain));
+    QVERIFY(m_window->compareView()->deleteRuns({plain, seq}, false));
+    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(seq) == nullptr, 10000);
+  }
+
   // Dropping a model folder, a spec or a run store onto the window opens it; other files are
   // refused (the drag is not accepted).
   void dropOpensModelsSpecsAndStores() {

@@ -1026,6 +1026,14 @@
         <translation>Genauigkeit</translation>
     </message>
     <message>
+        <source>R = −loss (nats)</source>
+        <translation>R = −Verlust (nats)</translation>
+    </message>
+    <message>
+        <source>accuracy, or −loss (nats) for lm tasks</source>
+        <translation>Genauigkeit, oder −Verlust (nats) für lm-Aufgaben</translation>
+    </message>
+    <message>
         <source>OP (mean accuracy after the last task) = %1 · BWT (mean change of earlier tasks) = %2</source>
         <translation>OP (mittlere Genauigkeit nach der letzten Aufgabe) = %1 · BWT (mittlere Änderung früherer Aufgaben) = %2</translation>
     </message>

@@ -1021,6 +1021,14 @@
         <translation>准确率</translation>
     </message>
     <message>
+        <source>R = −loss (nats)</source>
+        <translation>R = −损失（nats）</translation>
+    </message>
+    <message>
+        <source>accuracy, or −loss (nats) for lm tasks</source>
+        <translation>准确率；lm 任务为 −损失（nats）</translation>
+    </message>
+    <message>
         <source>OP (mean accuracy after the last task) = %1 · BWT (mean change of earlier tasks) = %2</source>
         <translation>OP（最后一个任务之后的平均准确率）= %1 · BWT（先前任务的平均变化）= %2</translation>
     </message>

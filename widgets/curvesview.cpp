@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QSignalBlocker>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -75,6 +76,16 @@ CurvesView::CurvesView(Session* session, QWidget* parent) : QWidget(parent), m_s
   connect(m_session->store(), &StoreService::taskMatrixReady, this,
           [this](const TaskMatrixData& m) {
             m_tasks.insert(m.runId, m);
+            // The Task matrix tab opens on a run that has one: while the selected run has
+            // none, the first overlaid run with a matrix is selected.
+            const auto shown = m_tasks.constFind(m_taskRun->currentData().toLongLong());
+            if (!m.values.empty() && (shown == m_tasks.constEnd() || shown->values.empty())) {
+              const int index = m_taskRun->findData(QVariant::fromValue<qlonglong>(m.runId));
+              if (index >= 0) {
+                QSignalBlocker block(m_taskRun);
+                m_taskRun->setCurrentIndex(index);
+              }
+            }
             replotTask();
           });
   connect(m_session, &Session::curveRunsChanged, this, &CurvesView::setRuns);
@@ -663,7 +674,12 @@ void CurvesView::replotTask() {
     rows << name;
     cols << name;
   }
-  m_task->setMatrix(rows, cols, v, tr("accuracy"), false);
+  // R is an accuracy for multiple-choice and QA tasks, minus the held-out loss for lm tasks.
+  const qsizetype lm = it->taskKinds.count(u"lm"_s);
+  const QString label = lm == 0                      ? tr("accuracy")
+                        : lm == it->taskKinds.size() ? tr("R = −loss (nats)")
+                                                     : tr("accuracy, or −loss (nats) for lm tasks");
+  m_task->setMatrix(rows, cols, v, label, false);
   const OpBwt m = computeOpBwt(v);
   m_taskInfo->setText(tr("OP (mean accuracy after the last task) = %1 · BWT (mean change of "
                          "earlier tasks) = %2")

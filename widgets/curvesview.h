@@ -45,6 +45,7 @@ class CurvesView : public QWidget {
   void setSmoothing(double weight);  // 0 … 0.99
   void setLogScale(bool on);
   QTabWidget* tabs() const { return m_tabs; }
+  QComboBox* taskRunCombo() const { return m_taskRun; }
   QCustomPlot* curvesPlot() const { return m_curves; }
   QCustomPlot* tradeoffPlot() const { return m_tradeoff; }
   HeatmapPlot* taskPlot() const { return m_task; }

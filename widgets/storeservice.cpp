@@ -400,6 +400,9 @@ void StoreWorker::taskMatrix(qint64 runId) {
       if (!spec.is_discarded() && spec.contains("sequence") && spec["sequence"].is_array()) {
         for (const auto& s : spec["sequence"]) {
           m.taskNames << qs(s.is_object() ? s.value("name", std::string("?")) : "?");
+          const bool kind = s.is_object() && s.contains("eval") && s["eval"].is_object() &&
+                            s["eval"].contains("kind") && s["eval"]["kind"].is_string();
+          m.taskKinds << (kind ? qs(s["eval"]["kind"].get<std::string>()) : QString());
         }
       }
     }

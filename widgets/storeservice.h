@@ -78,6 +78,8 @@ struct TaskMatrixData {
   qint64 runId = 0;
   std::vector<std::vector<double>> values;  // R[after][eval], NaN where missing
   QStringList taskNames;                    // from the spec's sequence, when known
+  // The evaluation kind of each task (mc, qa: accuracy; lm: R is minus the held-out loss).
+  QStringList taskKinds;
 };
 
 class StoreWorker;
