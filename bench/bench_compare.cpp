@@ -246,8 +246,7 @@ int main(int argc, char** argv) {
       "bench_compare: grouped view filled (%d runs, %d groups; table, statistics, parallel "
       "coordinates, trade-off) in %.0f ms wall, %.0f ms process CPU (median of %zu; first %.0f "
       "ms wall); goal < 1000 ms\n",
-      rows, gv->statsModel()->rowCount(), median(fill), median(fillCpu), fill.size(),
-      fill.front());
+      rows, gv->statsModel()->rowCount(), median(fill), median(fillCpu), fill.size(), fill.front());
 
   // Curves: mean ± std bands of one metric over the seeds (series read lazily).
   {

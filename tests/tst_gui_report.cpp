@@ -70,12 +70,14 @@ void TestGuiReport::writesTheGroupsReportAndShowsItsVerdicts() {
   dlg.write();
   QVERIFY(spy.wait(120000));
   QCOMPARE(spy.at(0).at(0).toString(), out);
-  QCOMPARE(dlg.verdicts(), QStringList({QStringLiteral("a-beats-b: holds"), QStringLiteral("b-beats-a: does not hold")}));
+  QCOMPARE(dlg.verdicts(), QStringList({QStringLiteral("a-beats-b: holds"),
+                                        QStringLiteral("b-beats-a: does not hold")}));
   const std::string page = gb::read_file(out.toStdString());
   QVERIFY(page.find("A beats B") != std::string::npos);
   QVERIFY(page.find("<svg") == std::string::npos || page.find("</svg>") != std::string::npos);
   if (qEnvironmentVariableIsSet("GB_SCREENSHOT_DIR")) {
-    dlg.grab().save(qEnvironmentVariable("GB_SCREENSHOT_DIR") + QStringLiteral("/report-dialog.png"));
+    dlg.grab().save(qEnvironmentVariable("GB_SCREENSHOT_DIR") +
+                    QStringLiteral("/report-dialog.png"));
   }
 }
 

@@ -309,8 +309,8 @@ class TstGuiTranslations : public QObject {
         << u"de_AT"_s << mw << u"&Help"_s << QString() << -1 << u"&Hilfe"_s;
     QTest::newRow("zh menu") << u"zh_CN"_s << mw << u"&File"_s << QString() << -1 << u"文件(&F)"_s;
     QTest::newRow("zh term") << u"zh_CN"_s << u"gb::gui::RunTableModel"_s
-                             << u"Original-domain perplexity: %1 at step 0, %2 at step %3"_s << QString()
-                             << -1 << u"原始领域困惑度：第 0 步为 %1，第 %3 步为 %2"_s;
+                             << u"Original-domain perplexity: %1 at step 0, %2 at step %3"_s
+                             << QString() << -1 << u"原始领域困惑度：第 0 步为 %1，第 %3 步为 %2"_s;
     QTest::newRow("zh plural") << u"zh_CN"_s << ws << u"%n run(s)"_s << QString() << 3
                                << u"3 个运行"_s;
     QTest::newRow("zh disambiguated")

@@ -489,16 +489,15 @@ void TestModel::bfloat16ForwardIsCloseToFloat32() {
   constexpr double kRoundings = 8;
   auto head = std::dynamic_pointer_cast<gb::LinearHeadImpl>(f32.model->lm_head);
   QVERIFY(head);
-  auto h = f32.model->hidden_states(ids);                                     // (1, T, d)
-  auto terms = torch::matmul(h.abs(), head->weight.abs().t());               // (1, T, V): S_v
+  auto h = f32.model->hidden_states(ids);                       // (1, T, d)
+  auto terms = torch::matmul(h.abs(), head->weight.abs().t());  // (1, T, V): S_v
   auto err = (a - b).abs();
   const double worst = (err / (kUnit * terms)).max().item<double>();
   const double diff = err.max().item<double>();
   qInfo("bf16 vs f32: max |diff| %.4g; max |diff| / (u S) %.3g", diff, worst);
-  QVERIFY2(worst <= kRoundings,
-           qPrintable(QString("bf16 vs f32: |diff| up to %1 u S (max |diff| %2)")
-                          .arg(worst)
-                          .arg(diff)));
+  QVERIFY2(
+      worst <= kRoundings,
+      qPrintable(QString("bf16 vs f32: |diff| up to %1 u S (max |diff| %2)").arg(worst).arg(diff)));
   QVERIFY(diff > 0);  // the bf16 model really computes in bf16
 }
 

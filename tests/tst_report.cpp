@@ -36,7 +36,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 std::vector<gb::data::Document> docs(std::initializer_list<const char*> texts) {
   std::vector<gb::data::Document> d;
@@ -133,11 +135,11 @@ void TestReport::initTestCase() {
 }
 
 void TestReport::clozeItemsFollowTheirPassage() {
-  auto d = docs({"the quick brown fox jumps over the lazy dog every single morning",
-                 "a stitch in time saves nine when the wind blows from the north",
-                 "all that glitters is not gold said the old man to the young girl",
-                 "early to bed and early to rise makes a man healthy wealthy and wise",
-                 "too short"});
+  auto d =
+      docs({"the quick brown fox jumps over the lazy dog every single morning",
+            "a stitch in time saves nine when the wind blows from the north",
+            "all that glitters is not gold said the old man to the young girl",
+            "early to bed and early to rise makes a man healthy wealthy and wise", "too short"});
   gb::data::ClozeOptions o;
   o.items = 10;
   o.choices = 3;
@@ -169,9 +171,9 @@ void TestReport::clozeItemsFollowTheirPassage() {
 void TestReport::shuffledDistractorsArePermutationsOfTheTruth() {
   std::vector<gb::data::Document> d;
   for (int i = 0; i < 20; ++i) {
-    d.push_back({fmt::format("the {} cat sat on the warm mat near the old red door of house {}",
-                             i, i * 3),
-                 std::to_string(i)});
+    d.push_back(
+        {fmt::format("the {} cat sat on the warm mat near the old red door of house {}", i, i * 3),
+         std::to_string(i)});
   }
   // A passage whose continuation has too few distinct word orders gives no item.
   d.push_back({"alpha beta gamma delta epsilon same same same same same", "repetitive"});
@@ -234,11 +236,13 @@ void TestReport::clozeRefusesACorpusTooSmall() {
   const std::string e = gb::test::error_of([&] { gb::data::make_cloze_task(d, o); });
   QVERIFY2(e.find("1 usable documents") != std::string::npos, e.c_str());
   QVERIFY2(e.find("3 choices") != std::string::npos, e.c_str());
-  const std::string e2 = gb::test::error_of(
-      [&] { gb::data::cloze_options_from_json(Json{{"choices", 1}}, "task x.cloze"); });
+  const std::string e2 = gb::test::error_of([&] {
+    gb::data::cloze_options_from_json(Json{{"choices", 1}}, "task x.cloze");
+  });
   QVERIFY2(e2.find("task x.cloze.choices") != std::string::npos, e2.c_str());
-  const std::string e3 = gb::test::error_of(
-      [&] { gb::data::cloze_options_from_json(Json{{"itmes", 3}}, "task x.cloze"); });
+  const std::string e3 = gb::test::error_of([&] {
+    gb::data::cloze_options_from_json(Json{{"itmes", 3}}, "task x.cloze");
+  });
   QVERIFY2(e3.find("itmes") != std::string::npos, e3.c_str());
 }
 
@@ -248,9 +252,10 @@ std::string write_corpus(const std::string& dir, int n) {
   fs::create_directories(dir);
   std::string text;
   for (int i = 0; i < n; ++i) {
-    text += fmt::format("fortune number {} says that word{} and word{} lead to word{} after "
-                        "word{} in the end\n%\n",
-                        i, i, i * 7 + 1, i * 3 + 2, i + 40);
+    text += fmt::format(
+        "fortune number {} says that word{} and word{} lead to word{} after "
+        "word{} in the end\n%\n",
+        i, i, i * 7 + 1, i * 3 + 2, i + 40);
   }
   const std::string path = dir + "/sayings";
   gb::write_file_atomic(path, text);
@@ -262,22 +267,21 @@ std::string write_corpus(const std::string& dir, int n) {
 
 void TestReport::clozeTaskInASpecAndItsTestVersion() {
   const std::string corpus = write_corpus(m_dir + "/corpus-spec", 80);
-  Json spec = {
-      {"version", 1},
-      {"name", "t"},
-      {"model", "/nonexistent"},
-      {"data",
-       {{"new", {{"train", corpus}}},
-        {"tasks",
-         {{{"name", "c"},
-           {"kind", "mc"},
-           {"cloze",
-            {{"source", {{"path", corpus}, {"part", "validation"}, {"heldout", 0.5}}},
-             {"items", 7}}},
-           {"test",
-            {{"cloze",
-              {{"source", {{"path", corpus}, {"part", "test"}, {"heldout", 0.5}}},
-               {"items", 9}}}}}}}}}}};
+  Json spec = {{"version", 1},
+               {"name", "t"},
+               {"model", "/nonexistent"},
+               {"data",
+                {{"new", {{"train", corpus}}},
+                 {"tasks",
+                  {{{"name", "c"},
+                    {"kind", "mc"},
+                    {"cloze",
+                     {{"source", {{"path", corpus}, {"part", "validation"}, {"heldout", 0.5}}},
+                      {"items", 7}}},
+                    {"test",
+                     {{"cloze",
+                       {{"source", {{"path", corpus}, {"part", "test"}, {"heldout", 0.5}}},
+                        {"items", 9}}}}}}}}}}};
   auto s = ex::parse_spec(spec);
   QCOMPARE(s.tasks.size(), size_t(1));
   QVERIFY(s.tasks[0].is_cloze());
@@ -323,8 +327,9 @@ void TestReport::validationAndTestHalvesAreDisjoint() {
     QVERIFY(held.count(t));
   }
   for (const auto& t : test) QVERIFY(!train.count(t) && held.count(t));
-  const std::string e = gb::test::error_of(
-      [&] { ex::parse_source(Json{{"path", corpus}, {"part", "valid"}}, "", "s"); });
+  const std::string e = gb::test::error_of([&] {
+    ex::parse_source(Json{{"path", corpus}, {"part", "valid"}}, "", "s");
+  });
   QVERIFY2(e.find("validation or test") != std::string::npos, e.c_str());
 }
 
@@ -348,8 +353,7 @@ void TestReport::makeTaskWritesTheEvaluatorsFormat() {
   // Usage and data errors.
   std::tie(code, text) = run_cli({"make-task", qs(corpus), "--out", qs(out2), "--choices", "1"});
   QCOMPARE(code, 2);
-  std::tie(code, text) =
-      run_cli({"make-task", qs(m_dir + "/nothing-here"), "--out", qs(out2)});
+  std::tie(code, text) = run_cli({"make-task", qs(m_dir + "/nothing-here"), "--out", qs(out2)});
   QCOMPARE(code, 1);
 }
 
@@ -359,11 +363,14 @@ void TestReport::claimVerdicts_data() {
   // A: acc 0.80 → {0.70, 0.72, 0.74} (change −0.10, −0.08, −0.06); B: 0.80 → {0.79, 0.80,
   // 0.81} (change −0.01, 0, +0.01); C: one run only.
   QTest::newRow("less holds beyond the spread")
-      << R"({"kind":"less","metric":"eval/x/acc","a":"A","b":"B"})" << "holds";
+      << R"({"kind":"less","metric":"eval/x/acc","a":"A","b":"B"})"
+      << "holds";
   QTest::newRow("greater does not hold beyond the spread")
-      << R"({"kind":"greater","metric":"eval/x/acc","a":"A","b":"B"})" << "does not hold";
+      << R"({"kind":"greater","metric":"eval/x/acc","a":"A","b":"B"})"
+      << "does not hold";
   QTest::newRow("change below zero holds")
-      << R"({"kind":"less","metric":"eval/x/acc","of":"change","a":"A","value":0})" << "holds";
+      << R"({"kind":"less","metric":"eval/x/acc","of":"change","a":"A","value":0})"
+      << "holds";
   QTest::newRow("within the spread is inconclusive")
       << R"({"kind":"less","metric":"eval/x/acc","of":"change","a":"B","value":0})"
       << "inconclusive";
@@ -377,9 +384,11 @@ void TestReport::claimVerdicts_data() {
       << R"({"kind":"near","metric":"eval/x/acc","of":"change","a":"A","value":0,"tolerance":0.065})"
       << "inconclusive";
   QTest::newRow("one run cannot tell the spread")
-      << R"({"kind":"less","metric":"eval/x/acc","a":"C","b":"B"})" << "inconclusive";
+      << R"({"kind":"less","metric":"eval/x/acc","a":"C","b":"B"})"
+      << "inconclusive";
   QTest::newRow("unknown plan is inconclusive")
-      << R"({"kind":"less","metric":"eval/x/acc","a":"Nope","b":"B"})" << "inconclusive";
+      << R"({"kind":"less","metric":"eval/x/acc","a":"Nope","b":"B"})"
+      << "inconclusive";
 }
 
 void TestReport::claimVerdicts() {
@@ -393,7 +402,9 @@ void TestReport::claimVerdicts() {
   }
   add_run(store, "g", "C", 0, {{"eval/x/acc", {0.80, 0.50}}});
   Json rj = {{"claims",
-              {{{"id", "c"}, {"text", "t"}, {"all", Json::array({Json::parse(condition.toStdString())})}}}}};
+              {{{"id", "c"},
+                {"text", "t"},
+                {"all", Json::array({Json::parse(condition.toStdString())})}}}}};
   auto spec = ex::parse_report_spec(rj, "report");
   auto methods = ex::group_methods(store, "g");
   auto r = ex::evaluate_claim(store, methods, spec.claims[0]);
@@ -448,8 +459,7 @@ void TestReport::unfinishedRunsAndSweepsAreNotCompared() {
     add_run(store, "g", "B", s, {{"eval/x/acc", {0.5, 0.6}}});
   }
   // An interrupted run with only its step-0 value is not counted as perfect.
-  const int64_t partial =
-      add_run(store, "g", "A", 9, {}, gb::store::RunStatus::Interrupted);
+  const int64_t partial = add_run(store, "g", "A", 9, {}, gb::store::RunStatus::Interrupted);
   auto methods = ex::group_methods(store, "g");
   QCOMPARE(methods.size(), size_t(2));
   QCOMPARE(methods[0].runs.size(), size_t(2));
@@ -476,8 +486,10 @@ void TestReport::unfinishedRunsAndSweepsAreNotCompared() {
 void TestReport::reportSectionErrorsNameTheKey_data() {
   QTest::addColumn<QString>("section");
   QTest::addColumn<QString>("words");
-  QTest::newRow("unknown key") << R"({"claimz": []})" << "claimz";
-  QTest::newRow("unknown metric") << R"({"columns": ["eval/bogus"]})" << "unknown metric 'eval/bogus'";
+  QTest::newRow("unknown key") << R"({"claimz": []})"
+                               << "claimz";
+  QTest::newRow("unknown metric") << R"({"columns": ["eval/bogus"]})"
+                                  << "unknown metric 'eval/bogus'";
   QTest::newRow("bad kind")
       << R"({"claims":[{"id":"a","text":"t","all":[{"kind":"lower","metric":"eval/op","a":"x","value":0}]}]})"
       << "must be less, greater or near";
@@ -490,7 +502,8 @@ void TestReport::reportSectionErrorsNameTheKey_data() {
   QTest::newRow("duplicate id")
       << R"({"claims":[{"id":"a","text":"t","all":[{"kind":"less","metric":"eval/op","a":"x","value":0}]},{"id":"a","text":"t","all":[{"kind":"less","metric":"eval/op","a":"x","value":0}]}]})"
       << "appears twice";
-  QTest::newRow("unknown figure") << R"({"figures":[{"kind":"pie"}]})" << "unknown figure 'pie'";
+  QTest::newRow("unknown figure") << R"({"figures":[{"kind":"pie"}]})"
+                                  << "unknown figure 'pie'";
 }
 
 void TestReport::reportSectionErrorsNameTheKey() {
@@ -506,21 +519,21 @@ void TestReport::reportCommandWritesHtmlAndJson() {
   const std::string db = m_dir + "/report-cli.db";
   {
     Store store = Store::open(db);
-    Json spec = {{"name", "hand"},
-                 {"report",
-                  {{"paper", "p.txt"},
-                   {"claim", "A learns <more> & forgets less"},
-                   {"columns", {"eval/x/acc"}},
-                   {"claims",
-                    {{{"id", "a-better"},
-                      {"text", "A beats B"},
-                      {"all", {{{"kind", "greater"}, {"metric", "eval/x/acc"}, {"a", "A"},
-                                {"b", "B"}}}}}}},
-                   {"figures",
-                    {{{"kind", "curves"}, {"metric", "eval/x/acc"}},
-                     {{"kind", "bars"}, {"metric", "eval/x/acc"}},
-                     {{"kind", "tradeoff"}, {"x", "eval/x/acc"}, {"y", "eval/x/acc"}},
-                     {{"kind", "probe-layers"}, {"method", "masking"}}}}}}};
+    Json spec = {
+        {"name", "hand"},
+        {"report",
+         {{"paper", "p.txt"},
+          {"claim", "A learns <more> & forgets less"},
+          {"columns", {"eval/x/acc"}},
+          {"claims",
+           {{{"id", "a-better"},
+             {"text", "A beats B"},
+             {"all", {{{"kind", "greater"}, {"metric", "eval/x/acc"}, {"a", "A"}, {"b", "B"}}}}}}},
+          {"figures",
+           {{{"kind", "curves"}, {"metric", "eval/x/acc"}},
+            {{"kind", "bars"}, {"metric", "eval/x/acc"}},
+            {{"kind", "tradeoff"}, {"x", "eval/x/acc"}, {"y", "eval/x/acc"}},
+            {{"kind", "probe-layers"}, {"method", "masking"}}}}}}};
     for (int s = 0; s < 3; ++s) {
       for (const char* plan : {"A", "B"}) {
         gb::store::NewRun nr;
@@ -540,7 +553,8 @@ void TestReport::reportCommandWritesHtmlAndJson() {
     }
   }
   const std::string html = m_dir + "/r.html", js = m_dir + "/r.json";
-  auto [code, text] = run_cli({"report", "grp", "--db", qs(db), "--out", qs(html), "--json", qs(js)});
+  auto [code, text] =
+      run_cli({"report", "grp", "--db", qs(db), "--out", qs(html), "--json", qs(js)});
   QVERIFY2(code == 0, text.constData());
   QVERIFY(text.contains("holds"));
   auto j = gb::json::parse_file(js);
@@ -558,7 +572,8 @@ void TestReport::reportCommandWritesHtmlAndJson() {
   QVERIFY(page.rfind("<!DOCTYPE html>", 0) == 0);
   QVERIFY(page.find("<svg") != std::string::npos);
   QVERIFY(page.find("A learns &lt;more&gt; &amp; forgets less") != std::string::npos);
-  QVERIFY(page.find("http://") == std::string::npos || page.find("xmlns=\"http://www.w3.org/2000/svg\"") != std::string::npos);
+  QVERIFY(page.find("http://") == std::string::npos ||
+          page.find("xmlns=\"http://www.w3.org/2000/svg\"") != std::string::npos);
   QVERIFY(page.find("<script") == std::string::npos);
   QVERIFY(page.find("no &#39;masking&#39; probe was recorded") != std::string::npos);
   // A group that does not exist is a usage error; a store that does not exist an error.
@@ -612,8 +627,8 @@ void TestReport::paperSpecsParseAndTheirClaimsNamePlans_data() {
 
 void TestReport::paperSpecsParseAndTheirClaimsNamePlans() {
   QFETCH(QString, name);
-  const std::string path = std::string(GB_SOURCE_DIR) + "/resources/experiments/papers/" +
-                           name.toStdString() + ".json";
+  const std::string path =
+      std::string(GB_SOURCE_DIR) + "/resources/experiments/papers/" + name.toStdString() + ".json";
   auto spec = ex::load_spec(path);
   auto runs = ex::expand_runs(spec);
   QVERIFY(!runs.empty());
@@ -662,9 +677,9 @@ void TestReport::paperSmokeRunsGiveACompleteReport_data() {
 // evidence has the contract's fields, and every figure the spec asks for is drawn.
 void TestReport::paperSmokeRunsGiveACompleteReport() {
   QFETCH(QString, name);
-  const QString spec = QString::fromStdString(std::string(GB_SOURCE_DIR) +
-                                              "/resources/experiments/papers/") +
-                       name + ".json";
+  const QString spec =
+      QString::fromStdString(std::string(GB_SOURCE_DIR) + "/resources/experiments/papers/") + name +
+      ".json";
   const QString db = QString::fromStdString(m_dir + "/papers-smoke.db");
   auto [code, text] = run_cli({"run", spec, "--smoke", "--db", db, "--quiet"});
   QVERIFY2(code == 0, text.right(3000).constData());

@@ -558,13 +558,13 @@ void TestScale::initPairsProduceDocumentedBlocks() {
         // s_i, the rows are orthogonal, each row's direction v satisfies WᵀW v = s_i² v, and
         // its largest-magnitude entry is positive (the documented sign convention).
         const int64_t k = std::min(out_up, r);
-        auto top = w21.narrow(0, 0, k);                                   // (k, in)
-        auto s2 = sv.narrow(0, 0, k).pow(2);                              // (k)
+        auto top = w21.narrow(0, 0, k);       // (k, in)
+        auto s2 = sv.narrow(0, 0, k).pow(2);  // (k)
         const double tol2 = 1e-4 * sv[0].item<double>() * sv[0].item<double>();
-        auto gram = top.matmul(top.t());                                  // (k, k)
+        auto gram = top.matmul(top.t());  // (k, k)
         QVERIFY2(max_abs(gram - torch::diag(s2)) <= tol2, (where + " W21 rows: S²").c_str());
         auto w = s->weight.to(torch::kDouble);
-        auto dirs = top / sv.narrow(0, 0, k).unsqueeze(1);                 // (k, in) rows v_i
+        auto dirs = top / sv.narrow(0, 0, k).unsqueeze(1);                   // (k, in) rows v_i
         auto resid = dirs.matmul(w.t().matmul(w)) - s2.unsqueeze(1) * dirs;  // WᵀW v − s² v
         QVERIFY2(max_abs(resid) <= tol2, (where + " W21 rows: singular directions").c_str());
         auto lead = top.gather(1, top.abs().argmax(1, true));

@@ -40,9 +40,8 @@ QStringList ReportDialog::groupsOf(const QString& dbPath) {
       if (r.experiment.empty() || !seen.insert(r.experiment).second) continue;
       groups.emplace_back(r.created, r.experiment);
     }
-    std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
-      return a.first > b.first;
-    });
+    std::sort(groups.begin(), groups.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first; });
     for (const auto& g : groups) out << QString::fromStdString(g.second);
   } catch (const std::exception&) {
     // An unreadable store lists no groups; writing the report then says why.
@@ -123,7 +122,9 @@ ReportDialog::ReportDialog(const QString& dbPath, const QString& group, QWidget*
   }
 }
 
-QString ReportDialog::outputPath() const { return m_out->text().trimmed(); }
+QString ReportDialog::outputPath() const {
+  return m_out->text().trimmed();
+}
 
 void ReportDialog::chooseOutput() {
   const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), outputPath(),
@@ -158,9 +159,10 @@ void ReportDialog::showVerdicts(const QString& jsonPath) {
     rule->setToolTip(rule->text());
     m_table->setItem(i, 2, rule);
   }
-  if (claims.isEmpty()) m_status->setText(m_status->text() + QLatin1Char('\n') +
-                                          tr("This group's spec states no claims: the report "
-                                             "holds its table and curves."));
+  if (claims.isEmpty())
+    m_status->setText(m_status->text() + QLatin1Char('\n') +
+                      tr("This group's spec states no claims: the report "
+                         "holds its table and curves."));
   m_table->resizeRowsToContents();
 }
 

@@ -297,12 +297,14 @@ void RunsView::buildUi() {
   m_cancel = new QPushButton(tr("Cancel run"));
   m_resume = new QPushButton(tr("Resume"));
   m_resume->setObjectName(u"resumeButton"_s);
-  m_resume->setToolTip(tr("Continue an interrupted, cancelled or failed run from its newest "
-                          "valid checkpoint"));
+  m_resume->setToolTip(
+      tr("Continue an interrupted, cancelled or failed run from its newest "
+         "valid checkpoint"));
   m_restart = new QPushButton(tr("Start again"));
   m_restart->setObjectName(u"restartButton"_s);
-  m_restart->setToolTip(tr("Start a stopped run that has no checkpoint (killed before its "
-                           "first one, or queued by a worker that ended) from the beginning"));
+  m_restart->setToolTip(
+      tr("Start a stopped run that has no checkpoint (killed before its "
+         "first one, or queued by a worker that ended) from the beginning"));
   m_curves = new QPushButton(tr("Show curves"));
   filterRow->addWidget(m_filter, 1);
   filterRow->addWidget(m_statusFilter);
@@ -670,9 +672,13 @@ bool RunsView::cancelRun(qint64 runId) {
 // Resume (from a checkpoint) and start again (without one) both run `growbench-cli run
 // --resume ID`, which continues from the newest valid checkpoint or, when there is none,
 // starts the run from the beginning; the GUI offers each only where it applies.
-bool RunsView::resumeRun(qint64 runId) { return enqueueStoppedRun(runId, true); }
+bool RunsView::resumeRun(qint64 runId) {
+  return enqueueStoppedRun(runId, true);
+}
 
-bool RunsView::restartRun(qint64 runId) { return enqueueStoppedRun(runId, false); }
+bool RunsView::restartRun(qint64 runId) {
+  return enqueueStoppedRun(runId, false);
+}
 
 bool RunsView::enqueueStoppedRun(qint64 runId, bool fromCheckpoint) {
   const RunRow* row = m_session->runModel()->run(runId);

@@ -507,8 +507,7 @@ SourceEditor::SourceEditor(const QString& title, bool required, QWidget* parent)
                                  tr("A document-level split seeded by the spec's seed: the "
                                     "held-out documents never appear in the training part; "
                                     "validation and test are its two disjoint halves"),
-                                 {u"all"_s, u"train"_s, u"heldout"_s, u"validation"_s,
-                                  u"test"_s}));
+                                 {u"all"_s, u"train"_s, u"heldout"_s, u"validation"_s, u"test"_s}));
   auto* heldout = new SpecField(def(u"heldout"_s, T::Number, Json(), tr("Held-out fraction"),
                                     tr("Fraction of documents held out (default 0.1 for the "
                                        "train, heldout, validation and test parts, 0 for all)")));

@@ -33,9 +33,10 @@ using Json = nlohmann::json;
 
 // The scores of an item came from non-finite logits: no accuracy is reported.
 [[noreturn]] void non_finite(const std::string& path, size_t item) {
-  fail("{}: item {}: the model's log-likelihoods are not finite (NaN or Inf logits); its "
-       "weights or inputs are broken, so no accuracy is reported",
-       path, item + 1);
+  fail(
+      "{}: item {}: the model's log-likelihoods are not finite (NaN or Inf logits); its "
+      "weights or inputs are broken, so no accuracy is reported",
+      path, item + 1);
 }
 
 struct EvalOptions {

@@ -76,18 +76,18 @@ int run_export(const ExportOptions& o) {
 
 }  // namespace
 
-GB_REGISTER_COMMAND("export",
-                    "export MODEL|--run ID [--db DB] --out DIR [--format hf|peft] [--dtype T] [--force]",
-                    "Writes MODEL, or run ID's latest checkpoint (the run's base model with its\n"
-                    "plan and trained tensors), as a complete Hugging Face folder: config.json,\n"
-                    "model.safetensors and the tokenizer files of the base model's folder. A\n"
-                    "plain model that loads back from DIR gives bit-identical tensors and\n"
-                    "logits (LoRA units are merged: W + (alpha/r) B A).\n\n"
-                    "--format peft writes a LoRA model (a LoRA run, or a GrowBench checkpoint\n"
-                    "of a LoRA plan) as a PEFT adapter folder instead: adapter_config.json\n"
-                    "(peft_type LORA, r, lora_alpha, target_modules, ...) and\n"
-                    "adapter_model.safetensors (base_model.model.<module>.lora_A.weight, ...),\n"
-                    "which PEFT's PeftModel.from_pretrained loads onto the base model.",
-                    &declare_export, &run_export);
+GB_REGISTER_COMMAND(
+    "export", "export MODEL|--run ID [--db DB] --out DIR [--format hf|peft] [--dtype T] [--force]",
+    "Writes MODEL, or run ID's latest checkpoint (the run's base model with its\n"
+    "plan and trained tensors), as a complete Hugging Face folder: config.json,\n"
+    "model.safetensors and the tokenizer files of the base model's folder. A\n"
+    "plain model that loads back from DIR gives bit-identical tensors and\n"
+    "logits (LoRA units are merged: W + (alpha/r) B A).\n\n"
+    "--format peft writes a LoRA model (a LoRA run, or a GrowBench checkpoint\n"
+    "of a LoRA plan) as a PEFT adapter folder instead: adapter_config.json\n"
+    "(peft_type LORA, r, lora_alpha, target_modules, ...) and\n"
+    "adapter_model.safetensors (base_model.model.<module>.lora_A.weight, ...),\n"
+    "which PEFT's PeftModel.from_pretrained loads onto the base model.",
+    &declare_export, &run_export);
 
 }  // namespace gb::cli

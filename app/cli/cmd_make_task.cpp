@@ -27,7 +27,8 @@ struct MakeTaskOptions {
 };
 
 void declare_make_task(CLI::App& app, MakeTaskOptions& o) {
-  app.add_option("CORPUS", o.corpus, "a text file or folder, a JSONL file, or a fortune file or folder")
+  app.add_option("CORPUS", o.corpus,
+                 "a text file or folder, a JSONL file, or a fortune file or folder")
       ->type_name("CORPUS")
       ->required();
   add_option(app, "--out", o.out, "FILE", "the task file to write (JSONL, one item per line)")
@@ -52,7 +53,8 @@ void declare_make_task(CLI::App& app, MakeTaskOptions& o) {
              "passages: continuations of other documents cut to the same number of words;\n"
              "shuffled: permutations of the true continuation's own words")
       ->check(one_of({"passages", "shuffled"}));
-  add_option(app, "--seed", o.seed, "N", "the passages' order, the distractors and the answer position")
+  add_option(app, "--seed", o.seed, "N",
+             "the passages' order, the distractors and the answer position")
       ->check(at_least(0));
   add_option(app, "--min-context-words", o.min_context_words, "N", "")->check(at_least(1));
   add_option(app, "--max-context-words", o.max_context_words, "N", "")->check(at_least(1));
@@ -77,8 +79,7 @@ int run_make_task(const MakeTaskOptions& o) {
                             {"max_continuation_words", o.max_continuation_words},
                             {"distractors", o.distractors}};
   const auto cloze = data::cloze_options_from_json(options, "make-task");
-  const auto docs =
-      experiment::source_documents(source, static_cast<uint64_t>(o.split_seed));
+  const auto docs = experiment::source_documents(source, static_cast<uint64_t>(o.split_seed));
   const auto items = data::make_cloze_task(docs, cloze);
   data::write_mc_jsonl(o.out, items);
   if (o.json) {
@@ -88,8 +89,8 @@ int run_make_task(const MakeTaskOptions& o) {
                 {"source", source.raw},
                 {"cloze", data::to_json(cloze)}});
   } else {
-    fmt::print("{} items of {} choices from {} documents written to {}\n", items.size(),
-               o.choices, docs.size(), o.out);
+    fmt::print("{} items of {} choices from {} documents written to {}\n", items.size(), o.choices,
+               docs.size(), o.out);
   }
   return 0;
 }

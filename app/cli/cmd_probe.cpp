@@ -227,9 +227,10 @@ int run_probe(const ProbeCommandOptions& args) {
   // meaningless: refuse rather than print them.
   if ((method == imp::methods::kMasking || imp::is_unit_method(method)) &&
       !std::isfinite(result.base_loss)) {
-    fail("probe: the model's loss on the probe set is {} (NaN or Inf logits): its weights or "
-         "inputs are broken, so no importance is reported",
-         result.base_loss);
+    fail(
+        "probe: the model's loss on the probe set is {} (NaN or Inf logits): its weights or "
+        "inputs are broken, so no importance is reported",
+        result.base_loss);
   }
   const ProbeData* recorded_data = domain && imp::fine_tunes(options) ? &*domain : &general;
   std::optional<imp::ProbeResult> domain_result;

@@ -36,8 +36,9 @@ void declare_report(CLI::App& app, ReportCmdOptions& o) {
   add_option(app, "--json", o.json, "FILE.json",
              "also write the verdicts as JSON: {\"experiment\", \"claims\": [{\"id\", \"text\",\n"
              "\"verdict\", \"evidence\", \"rule\"}], ...} (an array for several experiments)");
-  add_option(app, "--cache", o.cache, "DIR", "presets and tokenised corpora (figures that load "
-                                             "checkpoints rebuild models from them)");
+  add_option(app, "--cache", o.cache, "DIR",
+             "presets and tokenised corpora (figures that load "
+             "checkpoints rebuild models from them)");
   add_option(app, "--title", o.title, "TEXT", "the page's title");
   add_flag(app, "--smoke", o.smoke, "report the runs of `run SPEC --smoke` (for spec inputs)");
   add_flag(app, "--no-weights", o.no_weights,

@@ -138,8 +138,8 @@ int dry_run(const RunOptions& in) {
         "a timing pilot of 2 steps per phase)\n",
         minutes(pilot->total_s()).c_str(), minutes(pilot->prepare_s).c_str());
     for (const auto& t : pilot->plans) {
-      std::printf("  %s: setup %.1f s, %.3f s/step, %.2f s/evaluation\n", t.plan.c_str(),
-                  t.setup_s, t.step_s, t.eval_s);
+      std::printf("  %s: setup %.1f s, %.3f s/step, %.2f s/evaluation\n", t.plan.c_str(), t.setup_s,
+                  t.step_s, t.eval_s);
     }
   }
   return 0;

@@ -96,8 +96,7 @@ nlohmann::json to_json(const ClozeOptions& o) {
           {"distractors", o.distractors}};
 }
 
-std::vector<McItem> make_cloze_task(const std::vector<Document>& documents,
-                                    const ClozeOptions& o) {
+std::vector<McItem> make_cloze_task(const std::vector<Document>& documents, const ClozeOptions& o) {
   // Usable passages in a seeded order.
   std::vector<Passage> pool;
   const auto order = permutation(documents.size(), derive_seed(o.seed, 1));
@@ -115,9 +114,10 @@ std::vector<McItem> make_cloze_task(const std::vector<Document>& documents,
     pool.push_back(std::move(p));
   }
   if (pool.size() < static_cast<size_t>(o.choices)) {
-    fail("cloze task: {} usable documents (at least {} words each) of {}, but {} choices need "
-         "at least {}",
-         pool.size(), need, documents.size(), o.choices, o.choices);
+    fail(
+        "cloze task: {} usable documents (at least {} words each) of {}, but {} choices need "
+        "at least {}",
+        pool.size(), need, documents.size(), o.choices, o.choices);
   }
   Rng rng(derive_seed(o.seed, 2));
   std::vector<McItem> items;
@@ -145,9 +145,10 @@ std::vector<McItem> make_cloze_task(const std::vector<Document>& documents,
           skip = true;
           break;
         }
-        fail("cloze task: could not find {} distinct continuations of {} words for {} (the "
-             "corpus is too repetitive or too short)",
-             o.choices, len, p.source);
+        fail(
+            "cloze task: could not find {} distinct continuations of {} words for {} (the "
+            "corpus is too repetitive or too short)",
+            o.choices, len, p.source);
       }
       std::string c;
       if (o.distractors == "shuffled") {

@@ -35,8 +35,8 @@
 namespace gb::data {
 
 struct ClozeOptions {
-  int64_t items = 200;   // at most this many items (fewer when the corpus has fewer usable)
-  int choices = 3;       // the true continuation and choices - 1 distractors
+  int64_t items = 200;  // at most this many items (fewer when the corpus has fewer usable)
+  int choices = 3;      // the true continuation and choices - 1 distractors
   uint64_t seed = 0;
   int min_context_words = 4;
   int max_context_words = 40;

@@ -21,10 +21,9 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 const std::set<std::string>& figure_kinds() {
-  static const std::set<std::string> k = {"curves",         "bars",     "tradeoff",
-                                          "probe-layers",   "probe-units",
-                                          "effective-rank", "spectrum", "task-matrix",
-                                          "neff"};
+  static const std::set<std::string> k = {"curves",       "bars",        "tradeoff",
+                                          "probe-layers", "probe-units", "effective-rank",
+                                          "spectrum",     "task-matrix", "neff"};
   return k;
 }
 
@@ -73,8 +72,7 @@ ReportSpec parse_report_spec(const Json& j, const std::string& ctx) {
   ReportSpec r;
   if (j.is_null()) return r;
   if (!j.is_object()) fail("{}: expected an object, found {}", ctx, js::type_name(j));
-  js::check_keys(j, {"paper", "section", "claim", "setting", "columns", "claims", "figures"},
-                 ctx);
+  js::check_keys(j, {"paper", "section", "claim", "setting", "columns", "claims", "figures"}, ctx);
   r.defined = true;
   r.paper = js::get_or<std::string>(j, "paper", "", ctx);
   r.section = js::get_or<std::string>(j, "section", "", ctx);
@@ -247,12 +245,10 @@ std::vector<MethodRuns> group_methods(store::Store& store, const std::string& gr
 }
 
 Json Evidence::to_json() const {
-  Json j = {{"run_ids", run_ids},
-            {"method", method},
-            {"metric", metric},
-            {"mean", std::isfinite(stat.mean) ? Json(stat.mean) : Json(nullptr)},
-            {"std", stat.std},
-            {"n", stat.n}};
+  Json j = {
+      {"run_ids", run_ids}, {"method", method},
+      {"metric", metric},   {"mean", std::isfinite(stat.mean) ? Json(stat.mean) : Json(nullptr)},
+      {"std", stat.std},    {"n", stat.n}};
   j["step"] = step ? Json(*step) : Json("final");
   return j;
 }
@@ -296,8 +292,8 @@ ClaimResult evaluate_claim(store::Store& store, const std::vector<MethodRuns>& m
     std::string what;
     std::string verdict = kInconclusive;
     if (!a || (!c.b.empty() && !b)) {
-      what = fmt::format("{}: no finished runs of '{}' in the group", c.ref.label(),
-                         !a ? c.a : c.b);
+      what =
+          fmt::format("{}: no finished runs of '{}' in the group", c.ref.label(), !a ? c.a : c.b);
     } else if (a->configurations > 1 || (b && b->configurations > 1)) {
       what = fmt::format(
           "{}: '{}' has several configurations in the group (a sweep); a claim compares one "
@@ -310,10 +306,9 @@ ClaimResult evaluate_claim(store::Store& store, const std::vector<MethodRuns>& m
       const Stat sb = b ? stat_of(run_values(store, b->runs, c.ref)) : Stat{*c.value, 0, 0};
       const double d = sa.mean - sb.mean;
       const double spread = std::sqrt(sa.std * sa.std + sb.std * sb.std);
-      const std::string rhs =
-          b ? fmt::format("{} ({} ± {}, n = {})", b->method, fmt_num(sb.mean), fmt_num(sb.std),
-                          sb.n)
-            : fmt_num(*c.value);
+      const std::string rhs = b ? fmt::format("{} ({} ± {}, n = {})", b->method, fmt_num(sb.mean),
+                                              fmt_num(sb.std), sb.n)
+                                : fmt_num(*c.value);
       const std::string lhs =
           fmt::format("{} ({} ± {}, n = {})", a->method, fmt_num(sa.mean), fmt_num(sa.std), sa.n);
       const bool enough = sa.n >= 2 && (!b || sb.n >= 2) && std::isfinite(d);
@@ -325,9 +320,9 @@ ClaimResult evaluate_claim(store::Store& store, const std::vector<MethodRuns>& m
             verdict = kDoesNotHold;
           }
         }
-        what = fmt::format("{}: |{} − {}| = {} against tolerance {} (seed spread {})",
-                           c.ref.label(), lhs, rhs, fmt_num(std::fabs(d)), fmt_num(c.tolerance),
-                           fmt_num(spread));
+        what =
+            fmt::format("{}: |{} − {}| = {} against tolerance {} (seed spread {})", c.ref.label(),
+                        lhs, rhs, fmt_num(std::fabs(d)), fmt_num(c.tolerance), fmt_num(spread));
       } else {
         const double signed_d = c.kind == "less" ? -d : d;  // > 0 when the claim's way
         if (enough) {
@@ -337,9 +332,8 @@ ClaimResult evaluate_claim(store::Store& store, const std::vector<MethodRuns>& m
             verdict = kDoesNotHold;
           }
         }
-        what = fmt::format("{}: {} {} {}: difference {} against the seed spread {}",
-                           c.ref.label(), lhs, c.kind == "less" ? "<" : ">", rhs, fmt_num(d),
-                           fmt_num(spread));
+        what = fmt::format("{}: {} {} {}: difference {} against the seed spread {}", c.ref.label(),
+                           lhs, c.kind == "less" ? "<" : ">", rhs, fmt_num(d), fmt_num(spread));
       }
       if (!enough) what += " (fewer than 2 finished runs on a side: the spread cannot be told)";
     }

@@ -49,9 +49,9 @@ struct MetricRef {
 struct Condition {
   std::string kind;  // less | greater | near
   MetricRef ref;
-  std::string a, b;                // plan labels (b empty: compared with `value`)
-  std::optional<double> value;     // the constant b stands for
-  double tolerance = 0;            // near
+  std::string a, b;             // plan labels (b empty: compared with `value`)
+  std::optional<double> value;  // the constant b stands for
+  double tolerance = 0;         // near
 };
 
 struct ClaimSpec {
@@ -79,10 +79,10 @@ ReportSpec parse_report_spec(const nlohmann::json& j, const std::string& context
 // The finished runs of a group, by method (plan label), with their values.
 struct MethodRuns {
   std::string method;
-  std::vector<int64_t> runs;                       // finished runs, by seed
-  std::vector<int64_t> unfinished;                 // runs without a final evaluation
-  std::map<std::string, nlohmann::json> params;    // hyper-parameters shared by its runs
-  int64_t configurations = 1;                      // distinct configurations (seed aside)
+  std::vector<int64_t> runs;                     // finished runs, by seed
+  std::vector<int64_t> unfinished;               // runs without a final evaluation
+  std::map<std::string, nlohmann::json> params;  // hyper-parameters shared by its runs
+  int64_t configurations = 1;                    // distinct configurations (seed aside)
 };
 
 struct Stat {

@@ -202,9 +202,10 @@ std::vector<ExpandedRun> expand_runs(const ExperimentSpec& spec) {
         bool ok = false;
         for (const auto& k : sweepable_train_keys()) ok = ok || k == it.key();
         if (!ok) {
-          fail("{}.train.{}: a plan may set train.lr, steps, warmup, replay, weight_decay, "
-               "batch_size, ... but not '{}' (the evaluation sets are shared)",
-               pctx, it.key(), it.key());
+          fail(
+              "{}.train.{}: a plan may set train.lr, steps, warmup, replay, weight_decay, "
+              "batch_size, ... but not '{}' (the evaluation sets are shared)",
+              pctx, it.key(), it.key());
         }
       }
     }

@@ -29,7 +29,9 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string esc(const std::string& s) { return svg::escape(s); }
+std::string esc(const std::string& s) {
+  return svg::escape(s);
+}
 
 std::string fmt_value(double v) {
   if (!std::isfinite(v)) return "–";
@@ -99,7 +101,9 @@ struct Figure {
   Json json;
 };
 
-std::string axis(const std::string& key) { return metrics::axis_title(key); }
+std::string axis(const std::string& key) {
+  return metrics::axis_title(key);
+}
 
 Figure fig_curves(store::Store& store, const std::vector<MethodRuns>& methods, const Json& o) {
   const std::string key = o.at("metric").get<std::string>();
@@ -200,15 +204,12 @@ Figure fig_probe_layers(store::Store& store, const std::vector<MethodRuns>& meth
   f.svg = svg::bar_chart(groups, {""}, a);
   f.note = fmt::format("probe {} ({}), recorded by run {} on {}", p->id, method,
                        p->run_id.value_or(0), p->probe_set);
-  f.json = {{"kind", "probe-layers"},
-            {"probe", p->id},
-            {"method", method},
-            {"layers", imp.layer_values}};
+  f.json = {
+      {"kind", "probe-layers"}, {"probe", p->id}, {"method", method}, {"layers", imp.layer_values}};
   return f;
 }
 
-Figure fig_probe_units(store::Store& store, const std::vector<MethodRuns>& methods,
-                       const Json& o) {
+Figure fig_probe_units(store::Store& store, const std::vector<MethodRuns>& methods, const Json& o) {
   const std::string method = o.at("method").get<std::string>();
   Figure f;
   f.title = o.value("title", "unit importance: " + method);
@@ -235,7 +236,8 @@ Figure fig_probe_units(store::Store& store, const std::vector<MethodRuns>& metho
         }
       }
       for (auto& row : h.values) {
-        if (c < row.size() && std::isfinite(row[c])) row[c] = hi > lo ? (row[c] - lo) / (hi - lo) : 0;
+        if (c < row.size() && std::isfinite(row[c]))
+          row[c] = hi > lo ? (row[c] - lo) / (hi - lo) : 0;
       }
     }
   }
@@ -247,15 +249,14 @@ Figure fig_probe_units(store::Store& store, const std::vector<MethodRuns>& metho
   std::string step;
   try {
     auto params = json::parse(p->params, "probe params");
-    if (params.contains("adept_step")) step = fmt::format(" at step {}", params["adept_step"].dump());
+    if (params.contains("adept_step"))
+      step = fmt::format(" at step {}", params["adept_step"].dump());
   } catch (const std::exception&) {
   }
-  f.note = fmt::format("probe {} ({}), recorded by run {}{}", p->id, method,
-                       p->run_id.value_or(0), step);
-  f.json = {{"kind", "probe-units"},
-            {"probe", p->id},
-            {"units", imp.units},
-            {"values", imp.unit_values}};
+  f.note = fmt::format("probe {} ({}), recorded by run {}{}", p->id, method, p->run_id.value_or(0),
+                       step);
+  f.json = {
+      {"kind", "probe-units"}, {"probe", p->id}, {"units", imp.units}, {"values", imp.unit_values}};
   return f;
 }
 
@@ -304,10 +305,9 @@ Figure fig_effective_rank(store::Store& store, const std::vector<MethodRuns>& me
   a.title = f.title;
   a.y_label = "effective rank";
   f.svg = svg::heatmap(h, a);
-  f.note = fmt::format(
-      "run {} (seed {}), ΔW = W(step) − W({}), columns = checkpoint steps", run,
-      store.get_run(run).seed.value_or(0),
-      ref == importance::DeltaReference::Base ? "0" : "previous checkpoint");
+  f.note = fmt::format("run {} (seed {}), ΔW = W(step) − W({}), columns = checkpoint steps", run,
+                       store.get_run(run).seed.value_or(0),
+                       ref == importance::DeltaReference::Base ? "0" : "previous checkpoint");
   f.json = {{"kind", "effective-rank"}, {"run", run}, {"steps", names}, {"values", er.values}};
   return f;
 }
@@ -387,14 +387,15 @@ Figure fig_spectrum(store::Store& store, const std::vector<MethodRuns>& methods,
   a.x_label = "singular value index";
   a.y_label = "σ_i / σ_1";
   f.svg = series.empty() ? "" : svg::line_chart(series, a);
-  f.note = "each curve: the mean over layers of the normalised spectrum, from the final "
-           "checkpoint of the method's first run";
+  f.note =
+      "each curve: the mean over layers of the normalised spectrum, from the final "
+      "checkpoint of the method's first run";
   f.json = {{"kind", "spectrum"}, {"series", js}};
   return f;
 }
 
-Figure fig_task_matrix(store::Store& store, const std::vector<MethodRuns>& methods,
-                       const Json& o, const std::vector<std::string>& task_names) {
+Figure fig_task_matrix(store::Store& store, const std::vector<MethodRuns>& methods, const Json& o,
+                       const std::vector<std::string>& task_names) {
   Figure f;
   f.title = o.value("title", "accuracy matrix R[after task i][task j] (mean over seeds)");
   std::string svgs;
@@ -488,7 +489,9 @@ Figure fig_neff(store::Store& store, const std::vector<MethodRuns>& methods, con
 }
 
 std::string badge(const std::string& verdict) {
-  const char* colour = verdict == kHolds ? "#1a7f37" : verdict == kDoesNotHold ? "#cf222e" : "#9a6700";
+  const char* colour = verdict == kHolds         ? "#1a7f37"
+                       : verdict == kDoesNotHold ? "#cf222e"
+                                                 : "#9a6700";
   return fmt::format("<span class=\"badge\" style=\"background:{}\">{}</span>", colour,
                      esc(verdict));
 }
@@ -575,18 +578,19 @@ ExperimentReport build_report(store::Store& store, const std::string& group,
       esc(group), runs.size(), fmt::join(seeds, ", "), seconds / 60.0);
 
   // The table.
-  const auto columns = rep.spec.columns.empty() ? default_columns(store, rep.methods)
-                                                : rep.spec.columns;
+  const auto columns =
+      rep.spec.columns.empty() ? default_columns(store, rep.methods) : rep.spec.columns;
   Json jmethods = Json::array();
   h += "<table>\n<tr><th>method</th><th>seeds</th>";
   for (const auto& c : columns) h += fmt::format("<th>{}</th>", esc(c.label()));
   h += "</tr>\n";
   for (const auto& m : rep.methods) {
     h += fmt::format("<tr><td>{}</td><td>{}{}</td>", esc(m.method), m.runs.size(),
-                     m.unfinished.empty()
-                         ? std::string()
-                         : fmt::format(" (+{} unfinished)", m.unfinished.size()));
-    Json jm = {{"method", m.method}, {"runs", m.runs}, {"unfinished", m.unfinished},
+                     m.unfinished.empty() ? std::string()
+                                          : fmt::format(" (+{} unfinished)", m.unfinished.size()));
+    Json jm = {{"method", m.method},
+               {"runs", m.runs},
+               {"unfinished", m.unfinished},
                {"configurations", m.configurations}};
     for (const auto& c : columns) {
       const Stat s = stat_of(run_values(store, m.runs, c));
@@ -615,9 +619,10 @@ ExperimentReport build_report(store::Store& store, const std::string& group,
     for (const auto& c : rep.claims) {
       h += fmt::format("<div class=\"claim\"><p>{} <b>{}</b>: {}</p>\n", badge(c.verdict),
                        esc(c.id), esc(c.text));
-      h += fmt::format("<p class=\"rule\">{}</p>\n<table class=\"ev\"><tr><th>method</th><th>"
-                       "metric</th><th>step</th><th>mean ± std</th><th>runs</th></tr>\n",
-                       esc(c.rule));
+      h += fmt::format(
+          "<p class=\"rule\">{}</p>\n<table class=\"ev\"><tr><th>method</th><th>"
+          "metric</th><th>step</th><th>mean ± std</th><th>runs</th></tr>\n",
+          esc(c.rule));
       for (const auto& e : c.evidence) {
         h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                          esc(e.method), esc(e.metric), e.step ? std::to_string(*e.step) : "final",

@@ -20,8 +20,8 @@
 namespace gb::experiment {
 
 struct ReportOptions {
-  std::string cache_dir;     // token and preset cache (empty: the default)
-  bool weights = true;       // figures that load checkpoints (effective rank, spectra)
+  std::string cache_dir;  // token and preset cache (empty: the default)
+  bool weights = true;    // figures that load checkpoints (effective rank, spectra)
 };
 
 struct ExperimentReport {

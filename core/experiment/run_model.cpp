@@ -78,8 +78,8 @@ RunModel rebuild(store::Store& store, int64_t run_id, const store::CheckpointInf
            ckpt.path, name);
     }
     if (it->second.sizes() != value.sizes()) {
-      fail("run {}: checkpoint {} holds '{}' with shape {}, the plan's model {}", run_id,
-           ckpt.path, name, shape_text(value), shape_text(it->second));
+      fail("run {}: checkpoint {} holds '{}' with shape {}, the plan's model {}", run_id, ckpt.path,
+           name, shape_text(value), shape_text(it->second));
     }
     it->second.copy_(value);
   }

@@ -22,7 +22,7 @@ struct RunModel {
   grow::GrowthResult growth;  // the plan as applied
   int64_t step = 0;           // the checkpoint's step
   int64_t run_id = 0;
-  std::string checkpoint;     // the checkpoint's folder
+  std::string checkpoint;  // the checkpoint's folder
 };
 
 // The base model folder of a spec: its path, or its preset's folder (built if absent).
@@ -31,8 +31,7 @@ std::string spec_base_folder(const ExperimentSpec& spec, const std::string& cach
 // The run's model at `checkpoint` (one of store.checkpoints(run_id)). Throws naming the run
 // and the folder when the checkpoint is missing or does not fit the plan.
 RunModel load_run_model(store::Store& store, int64_t run_id,
-                        const store::CheckpointInfo& checkpoint,
-                        const std::string& cache_dir = {});
+                        const store::CheckpointInfo& checkpoint, const std::string& cache_dir = {});
 
 // The run's base model with its plan applied as at step 0 (before any training), for
 // comparisons against the run's checkpoints. The plan comes from `checkpoint` (resolved).

@@ -68,7 +68,8 @@ void parse_task_data(TaskSpec& t, const Json& j, const std::string& base_dir,
       const Json& c = j["cloze"];
       const std::string cctx = ctx + ".cloze";
       if (!c.is_object()) fail("{}: expected an object, found {}", cctx, js::type_name(c));
-      if (!c.contains("source")) fail("{}: missing 'source' (the corpus to cut passages from)", cctx);
+      if (!c.contains("source"))
+        fail("{}: missing 'source' (the corpus to cut passages from)", cctx);
       t.source = parse_source(c["source"], base_dir, cctx + ".source");
       if (t.source.kind != DataSource::Kind::Corpus) {
         fail("{}.source: a cloze task needs a text corpus", cctx);
@@ -325,12 +326,12 @@ Json with_resolved_paths(Json plan, const std::string& base_dir) {
 
 ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std::string& ctx) {
   if (!j.is_object()) fail("{}: expected a JSON object, found {}", ctx, js::type_name(j));
-  js::check_keys(j, {"version", "name",       "seed",     "device",     "dtype",       "threads",
-                     "model",   "data",       "sequence", "plans",      "plan",        "train",
-                     "eval",    "probe",      "adept",    "checkpoint", "description", "seeds",
-                     "sweep",   "sweep_mode", "samples",  "run_seed",   "guard",
-                     "report",  "comment"},
-                 ctx);
+  js::check_keys(
+      j, {"version",  "name",       "seed",        "device", "dtype", "threads",    "model",
+          "data",     "sequence",   "plans",       "plan",   "train", "eval",       "probe",
+          "adept",    "checkpoint", "description", "seeds",  "sweep", "sweep_mode", "samples",
+          "run_seed", "guard",      "report",      "comment"},
+      ctx);
   ExperimentSpec s;
   s.version = static_cast<int>(js::get_or<int64_t>(j, "version", kSpecVersion, ctx));
   if (s.version != kSpecVersion) {

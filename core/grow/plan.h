@@ -92,13 +92,13 @@ struct ScaleParams : VariantParamsOf<ScaleParams> {
   // Where the new part collaborates (trainable W12 above l_fp): "all" linears, "attention"
   // (q, k, v, o) or "ffn" (gate, up, down) only (§3.3's module ablation).
   std::string collaboration = "all";
-  bool attention_only = false;    // earlier specs: the same as collaboration "attention"
+  bool attention_only = false;  // earlier specs: the same as collaboration "attention"
   // The collaboration in effect (attention_only wins when set).
   std::string effective_collaboration() const {
     return attention_only ? "attention" : collaboration;
   }
-  double tau = 0.5;               // Route threshold on cos(Z_p, Z_a)
-  std::string init_w21 = "svd";   // "zero", "random" or "svd"
+  double tau = 0.5;              // Route threshold on cos(Z_p, Z_a)
+  std::string init_w21 = "svd";  // "zero", "random" or "svd"
   std::string init_w22 = "zero";
   std::string init() const { return init_w21 + "," + init_w22; }
 };

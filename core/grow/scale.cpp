@@ -444,8 +444,8 @@ GrowthResult apply_scale(CausalLMImpl& model, const GrowthPlan& plan, const Appl
         if (u.name == "gate" || u.name == "up") out_up = p.p_up;
         if (u.name == "down") in_up = p.p_up;
         const std::string collab = p.effective_collaboration();
-        const bool with_w12 =
-            layer_collab && (collab == "all" || (collab == "attention") == is_attention_unit(u.name));
+        const bool with_w12 = layer_collab && (collab == "all" || (collab == "attention") ==
+                                                                      is_attention_unit(u.name));
         auto unit =
             std::make_shared<ScaleLinearImpl>(dense->weight, dense->bias, in_up, out_up, with_w12);
         if (values) init_blocks(*unit, p, ctx.seed, name);

@@ -77,14 +77,14 @@ std::string open(const Axes& a) {
 }
 
 // Frame, ticks and labels of a plot area; returns the y mapping's inputs.
-std::string frame(const Axes& a, const Range& xr, const Range& yr, bool x_ticks,
-                  bool log_y) {
+std::string frame(const Axes& a, const Range& xr, const Range& yr, bool x_ticks, bool log_y) {
   const int pw = a.width - kLeft - kRight, ph = a.height - kTop - kBottom;
   std::string s = fmt::format(
-      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#444\"/>\n",
-      kLeft, kTop, pw, ph);
+      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#444\"/>\n", kLeft,
+      kTop, pw, ph);
   auto ymap = [&](double v) {
-    const double t = log_y ? (std::log10(v) - yr.lo) / (yr.hi - yr.lo) : (v - yr.lo) / (yr.hi - yr.lo);
+    const double t =
+        log_y ? (std::log10(v) - yr.lo) / (yr.hi - yr.lo) : (v - yr.lo) / (yr.hi - yr.lo);
     return kTop + ph - t * ph;
   };
   std::vector<double> yt;
@@ -142,21 +142,31 @@ std::string escape(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.push_back(c);
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out;
 }
 
 std::string colour(size_t i) {
-  static const char* const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                        "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-                                        "#bcbd22", "#17becf"};
+  static const char* const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                        "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
   return palette[i % 10];
 }
 
@@ -190,16 +200,17 @@ std::string line_chart(const std::vector<LineSeries>& series, const Axes& a) {
       for (size_t i = s.x.size(); i-- > 0;) {
         if (std::isfinite(yv(s.lo[i]))) pts += fmt::format("{:.1f},{:.1f} ", X(s.x[i]), Y(s.lo[i]));
       }
-      out += fmt::format("<polygon points=\"{}\" fill=\"{}\" fill-opacity=\"0.18\" stroke=\"none\"/>\n",
-                         pts, colour(k));
+      out += fmt::format(
+          "<polygon points=\"{}\" fill=\"{}\" fill-opacity=\"0.18\" stroke=\"none\"/>\n", pts,
+          colour(k));
     }
     std::string pts;
     for (size_t i = 0; i < s.x.size(); ++i) {
       if (std::isfinite(yv(s.y[i]))) pts += fmt::format("{:.1f},{:.1f} ", X(s.x[i]), Y(s.y[i]));
     }
-    out += fmt::format(
-        "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.8\"/>\n", pts,
-        colour(k));
+    out +=
+        fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.8\"/>\n",
+                    pts, colour(k));
   }
   out += legend(names, a);
   return out + "</svg>\n";
@@ -279,8 +290,8 @@ std::string scatter(const std::vector<Point>& points, const Axes& a) {
     }
     if (p.y_err > 0) {
       out += fmt::format(
-          "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/>\n",
-          X(p.x), X(p.x), Y(p.y - p.y_err), Y(p.y + p.y_err), c);
+          "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/>\n", X(p.x),
+          X(p.x), Y(p.y - p.y_err), Y(p.y + p.y_err), c);
     }
     out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4.5\" fill=\"{}\"/>\n", X(p.x),
                        Y(p.y), c);
@@ -298,7 +309,8 @@ std::string heatmap(const Heatmap& m, const Axes& a) {
     vr.lo = 0;
     vr.hi = 1;
   }
-  const int left = 150, top = kTop + 4, cell_h = std::max(14, std::min(28, 300 / std::max<int>(1, m.rows.size())));
+  const int left = 150, top = kTop + 4,
+            cell_h = std::max(14, std::min(28, 300 / std::max<int>(1, m.rows.size())));
   const int cell_w = std::max(18, std::min(60, 480 / std::max<int>(1, m.cols.size())));
   const int width = std::max(a.width, left + cell_w * static_cast<int>(m.cols.size()) + 90);
   const int height = top + cell_h * static_cast<int>(m.rows.size()) + 70;
@@ -330,12 +342,13 @@ std::string heatmap(const Heatmap& m, const Axes& a) {
       out += fmt::format(
           "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"#fff\">"
           "<title>{} / {}: {}</title></rect>\n",
-          x, y, cell_w, cell_h, shade(v), escape(m.rows[r]), escape(c < m.cols.size() ? m.cols[c] : ""),
-          num(v));
+          x, y, cell_w, cell_h, shade(v), escape(m.rows[r]),
+          escape(c < m.cols.size() ? m.cols[c] : ""), num(v));
       if (m.annotate) {
         const double t = vr.hi > vr.lo ? (v - vr.lo) / (vr.hi - vr.lo) : 0.5;
         out += fmt::format(
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\" fill=\"{}\">{}</text>\n",
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\" "
+            "fill=\"{}\">{}</text>\n",
             x + cell_w / 2, y + cell_h / 2 + 4, t > 0.55 ? "#fff" : "#000",
             escape(fmt::format(fmt::runtime(m.value_format), v)));
       }
@@ -345,7 +358,8 @@ std::string heatmap(const Heatmap& m, const Axes& a) {
   for (size_t c = 0; c < m.cols.size(); ++c) {
     const int x = left + static_cast<int>(c) * cell_w + cell_w / 2;
     out += fmt::format(
-        "<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate(-45 {0} {1})\">{2}</text>\n",
+        "<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate(-45 {0} "
+        "{1})\">{2}</text>\n",
         x, yb + 12, escape(m.cols[c]));
   }
   out += fmt::format("<text x=\"{}\" y=\"{}\">{}: {} … {}</text>\n", left, height - 6,

@@ -31,9 +31,9 @@ struct Axes {
 std::string line_chart(const std::vector<LineSeries>& series, const Axes& axes);
 
 struct BarGroup {
-  std::string label;            // category (x axis)
-  std::vector<double> values;   // one per series
-  std::vector<double> errors;   // ± (same length, 0 = none)
+  std::string label;           // category (x axis)
+  std::vector<double> values;  // one per series
+  std::vector<double> errors;  // ± (same length, 0 = none)
 };
 
 // Grouped bars: categories on x, one bar per series in each group.

@@ -173,9 +173,10 @@ VariantModule scale_module() {
     if (!p.attention_only) return;
     if (raw.contains("collaboration") && p.collaboration != "attention" &&
         p.collaboration != "all") {
-      fail("{}: 'attention_only' contradicts 'collaboration': '{}' (attention_only is the "
-           "earlier name of collaboration = attention; give only 'collaboration')",
-           ctx, p.collaboration);
+      fail(
+          "{}: 'attention_only' contradicts 'collaboration': '{}' (attention_only is the "
+          "earlier name of collaboration = attention; give only 'collaboration')",
+          ctx, p.collaboration);
     }
     // The earlier key becomes the current one, so the stored plan names it once.
     p.collaboration = "attention";
