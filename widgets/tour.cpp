@@ -482,8 +482,10 @@ int runMeasure(MainWindow* w, const MeasureOptions& o) {
         median(times), median(smooth));
     cv->setRuns({});
   }
-  // Opening a large store.
+  // Opening a large store (after the earlier figures' queued repaints have drained, so
+  // that they are not counted here).
   if (!o.storePath.isEmpty()) {
+    settle(1000);
     Session* s = w->session();
     bool got = false;
     qint64 rows = 0;
