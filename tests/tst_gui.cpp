@@ -201,6 +201,18 @@ class TstGui : public QObject {
       }
     }
     QVERIFY(foundUp);
+    // Expanding a layer fits the unit columns (kind and shape) to the units shown.
+    QTreeView* tree = mv->tree();
+    tree->expand(layer0);
+    for (int c : {int(ArchitectureModel::Shape), 1}) {
+      for (int r = 0; r < mv->architecture()->rowCount(layer0); ++r) {
+        const QString text = mv->architecture()->index(r, c, layer0).data().toString();
+        const int need = tree->fontMetrics().horizontalAdvance(text);
+        QVERIFY2(tree->columnWidth(c) >= need,
+                 qPrintable(u"%1: %2 < %3"_s.arg(text).arg(tree->columnWidth(c)).arg(need)));
+      }
+    }
+    tree->collapse(layer0);
     QTRY_VERIFY_WITH_TIMEOUT(mv->tokenizerSummary().contains(u"512"_s), 20000);
   }
 
@@ -821,6 +833,67 @@ class TstGui : public QObject {
     }
   }
 
+  // The runs' context menu exports a run as a model, a PEFT adapter, TensorBoard events,
+  // CSV or JSON lines through growbench-cli; refusals are said before anything starts.
+  void runsExportModelsAdaptersAndMetrics() {
+    RunsView* rv = m_window->runsView();
+    qint64 lora = -1, grow = -1;
+    for (const RunRow& r : s()->store()->snapshot().runs) {
+      if (r.info.status != st::RunStatus::Finished || !r.hasCheckpoint) continue;
+      if (r.variant == u"lora"_s) lora = r.info.id;
+      if (r.variant == u"grow"_s) grow = r.info.id;
+    }
+    QVERIFY(lora > 0 && grow > 0);
+    QVERIFY(!rv->exportRefusal(grow, RunExport::Peft).isEmpty());
+    QVERIFY(!rv->exportRun(grow, RunExport::Peft, QDir(m_tmp).filePath(u"x"_s)));
+    QVERIFY(rv->lastMessage().contains(u"LoRA"_s));
+    QVERIFY(rv->exportRefusal(lora, RunExport::Peft).isEmpty());
+    auto exportAndWait = [&](qint64 id, RunExport kind, const QString& out) {
+      QSignalSpy done(rv, &RunsView::exportFinished);
+      if (!rv->exportRun(id, kind, out)) return rv->lastMessage();
+      if (!done.wait(120000)) return u"timed out"_s;
+      return done.first().at(1).toBool() ? QString() : done.first().at(2).toString();
+    };
+    const QString peft = QDir(m_tmp).filePath(u"export-peft"_s);
+    QString err = exportAndWait(lora, RunExport::Peft, peft);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    QVERIFY(QFileInfo(QDir(peft).filePath(u"adapter_model.safetensors"_s)).size() > 0);
+    QFile cfg(QDir(peft).filePath(u"adapter_config.json"_s));
+    QVERIFY(cfg.open(QIODevice::ReadOnly));
+    const auto conf = nlohmann::json::parse(cfg.readAll().toStdString());
+    QCOMPARE(conf.value("peft_type", ""), std::string("LORA"));
+    QCOMPARE(conf.value("r", 0), 4);
+    // The grown run (layer 1's MLP doubled) is no plain Hugging Face model: the worker's
+    // refusal reaches the user without the internal prefix, and nothing is written.
+    const QString hf = QDir(m_tmp).filePath(u"export-hf"_s);
+    err = exportAndWait(grow, RunExport::HuggingFace, hf);
+    QVERIFY2(err.contains(u"different MLP sizes"_s), qPrintable(err));
+    QVERIFY(!QFileInfo::exists(hf));
+    // The LoRA run is (LoRA merged into the weights).
+    err = exportAndWait(lora, RunExport::HuggingFace, hf);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    QVERIFY(QFileInfo::exists(QDir(hf).filePath(u"config.json"_s)));
+    QVERIFY(QFileInfo::exists(QDir(hf).filePath(u"model.safetensors"_s)));
+    QVERIFY(QFileInfo::exists(QDir(hf).filePath(u"tokenizer.json"_s)));
+    const QString tb = QDir(m_tmp).filePath(u"export-tb"_s);
+    err = exportAndWait(grow, RunExport::TensorBoard, tb);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    const QStringList events = QDir(tb).entryList({u"events.out.tfevents.*"_s}, QDir::Files);
+    QCOMPARE(events.size(), 1);
+    QVERIFY(QFileInfo(QDir(tb).filePath(events.first())).size() > 100);
+    const QString csv = QDir(m_tmp).filePath(u"export.csv"_s);
+    err = exportAndWait(grow, RunExport::Csv, csv);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    QFile c(csv);
+    QVERIFY(c.open(QIODevice::ReadOnly));
+    const QByteArray text = c.readAll();
+    QVERIFY(text.startsWith("run,step,key,value"));
+    QVERIFY(text.contains("eval/orig/ppl"));
+    // A run that is not in the store is refused before anything starts.
+    QVERIFY(!rv->exportRun(999999, RunExport::Csv, csv));
+    QVERIFY(rv->lastMessage().contains(u"999999"_s));
+  }
+
   void compareFiltersExportsDiffsTagsAndDeletes() {
     CompareView* cmp = m_window->compareView();
     m_window->showView(MainWindow::View::Compare);
@@ -1014,10 +1087,27 @@ class TstGui : public QObject {
     s()->setCurveRuns({plain, seq});
     QTRY_COMPARE_WITH_TIMEOUT(cv->taskRunCombo()->currentData().toLongLong(), qint64(seq), 10000);
     QCOMPARE(cv->taskRunCombo()->count(), 2);
+    // Without task kinds in the spec, R is an accuracy, and OP and BWT say so.
+    QTRY_VERIFY_WITH_TIMEOUT(cv->taskSummary().contains(u"mean accuracy"_s), 10000);
     // The user's choice stays: selecting the run without a matrix shows it.
     cv->taskRunCombo()->setCurrentIndex(0);
     QCOMPARE(cv->taskRunCombo()->currentData().toLongLong(), qint64(plain));
-    QVERIFY(m_window->compareView()->deleteRuns({plain, seq}, false));
+    // A sequence of lm tasks: R is minus the loss, and the summary does not call it accuracy.
+    nr.name = "three lm tasks";
+    nr.spec = R"({"plans":[{"variant":"full"}],"train":{"steps":10},"sequence":[)"
+              R"({"name":"en","eval":{"kind":"lm"}},{"name":"de","eval":{"kind":"lm"}},)"
+              R"({"name":"it","eval":{"kind":"lm"}}]})";
+    const int64_t lm = store.create_run(nr);
+    for (int after = 0; after < 3; ++after) {
+      for (int task = 0; task < 3; ++task) store.set_task_value(lm, after, task, -3.0 - task);
+    }
+    store.set_status(lm, st::RunStatus::Finished);
+    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(lm) != nullptr, 10000);
+    s()->setCurveRuns({lm});
+    QTRY_COMPARE_WITH_TIMEOUT(cv->taskRunCombo()->currentData().toLongLong(), qint64(lm), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(cv->taskSummary().contains(u"−loss"_s), 10000);
+    QVERIFY2(!cv->taskSummary().contains(u"accuracy"_s), qPrintable(cv->taskSummary()));
+    QVERIFY(m_window->compareView()->deleteRuns({plain, seq, lm}, false));
     QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(seq) == nullptr, 10000);
   }
 

@@ -434,6 +434,17 @@ class TstModels : public QObject {
     QCOMPARE(userErrorMessage(line), shown);
   }
 
+  // Paths in labels: the home folder as "~", nothing else changed.
+  void pathsAreShownWithTheHomeFolderAbbreviated() {
+    const QString home = QDir::cleanPath(QDir::homePath());
+    QCOMPARE(displayPath(home + u"/models/tiny-llama"_s), u"~/models/tiny-llama"_s);
+    QCOMPARE(displayPath(home), u"~"_s);
+    QCOMPARE(displayPath(home + u"/"_s), u"~"_s);
+    QCOMPARE(displayPath(home + u"-other/x"_s), home + u"-other/x"_s);  // a sibling, not home
+    QCOMPARE(displayPath(u"/usr/share/growbench/presets"_s), u"/usr/share/growbench/presets"_s);
+    QCOMPARE(displayPath(QString()), QString());
+  }
+
   // What a dropped (or command-line) path opens as.
   void pathsAreClassifiedForOpening() {
     QTemporaryDir tmp;

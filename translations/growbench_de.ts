@@ -1034,10 +1034,6 @@
         <translation>Genauigkeit, oder −Verlust (nats) für lm-Aufgaben</translation>
     </message>
     <message>
-        <source>OP (mean accuracy after the last task) = %1 · BWT (mean change of earlier tasks) = %2</source>
-        <translation>OP (mittlere Genauigkeit nach der letzten Aufgabe) = %1 · BWT (mittlere Änderung früherer Aufgaben) = %2</translation>
-    </message>
-    <message>
         <source>Logarithmic metric axes (the curves&apos; y axes; both trade-off axes when it shows final values)</source>
         <translation>Logarithmische Metrik-Achsen (die y-Achsen der Kurven; beide Achsen des Zielkonflikts, wenn er Endwerte zeigt)</translation>
     </message>
@@ -1090,6 +1086,18 @@
     <message>
         <source>Not in the trade-off (no evaluation after step 0): %1</source>
         <translation>Nicht im Zielkonflikt (keine Auswertung nach Schritt 0): %1</translation>
+    </message>
+    <message>
+        <source>OP (mean accuracy after the last task) = %1 · BWT (mean change of the earlier tasks&apos; accuracy) = %2</source>
+        <translation>OP (mittlere Genauigkeit nach der letzten Aufgabe) = %1 · BWT (mittlere Änderung der Genauigkeit der früheren Aufgaben) = %2</translation>
+    </message>
+    <message>
+        <source>OP (mean −loss after the last task, nats) = %1 · BWT (mean change of the earlier tasks&apos; −loss, nats; negative: their loss rose) = %2</source>
+        <translation>OP (mittlerer −Verlust nach der letzten Aufgabe, nats) = %1 · BWT (mittlere Änderung des −Verlusts der früheren Aufgaben, nats; negativ: ihr Verlust stieg) = %2</translation>
+    </message>
+    <message>
+        <source>OP (mean R after the last task: accuracy, or −loss for lm tasks) = %1 · BWT (mean change of the earlier tasks&apos; R) = %2</source>
+        <translation>OP (mittleres R nach der letzten Aufgabe: Genauigkeit, bei lm-Aufgaben −Verlust) = %1 · BWT (mittlere Änderung des R der früheren Aufgaben) = %2</translation>
     </message>
 </context>
 <context>
@@ -4491,6 +4499,86 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Starting run %1 again from the beginning…</source>
         <translation>Lauf %1 wird von vorn neu gestartet…</translation>
+    </message>
+    <message>
+        <source>Export run %1</source>
+        <translation>Lauf %1 exportieren</translation>
+    </message>
+    <message>
+        <source>Model as a Hugging Face folder…</source>
+        <translation>Modell als Hugging-Face-Ordner…</translation>
+    </message>
+    <message>
+        <source>LoRA adapter as a PEFT folder…</source>
+        <translation>LoRA-Adapter als PEFT-Ordner…</translation>
+    </message>
+    <message>
+        <source>Metrics as TensorBoard events…</source>
+        <translation>Metriken als TensorBoard-Ereignisse…</translation>
+    </message>
+    <message>
+        <source>Metrics as CSV…</source>
+        <translation>Metriken als CSV…</translation>
+    </message>
+    <message>
+        <source>Metrics as JSON lines…</source>
+        <translation>Metriken als JSON-Zeilen…</translation>
+    </message>
+    <message>
+        <source>Run %1 is not in this store.</source>
+        <translation>Lauf %1 ist nicht in diesem Speicher.</translation>
+    </message>
+    <message>
+        <source>Run %1 has no checkpoint: the model of a run is exported from its latest checkpoint.</source>
+        <translation>Lauf %1 hat keinen Checkpoint: das Modell eines Laufs wird aus seinem letzten Checkpoint exportiert.</translation>
+    </message>
+    <message>
+        <source>Only LoRA runs can be written as a PEFT adapter (run %1 is %2).</source>
+        <translation>Nur LoRA-Läufe können als PEFT-Adapter geschrieben werden (Lauf %1 ist %2).</translation>
+    </message>
+    <message>
+        <source>of no known variant</source>
+        <translation>keiner bekannten Variante</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>JSON lines (*.jsonl)</source>
+        <translation>JSON-Zeilen (*.jsonl)</translation>
+    </message>
+    <message>
+        <source>Export run %1: the folder to write</source>
+        <translation>Lauf %1 exportieren: der zu schreibende Ordner</translation>
+    </message>
+    <message>
+        <source>Export the metrics of run %1</source>
+        <translation>Metriken von Lauf %1 exportieren</translation>
+    </message>
+    <message>
+        <source>Replace folder</source>
+        <translation>Ordner ersetzen</translation>
+    </message>
+    <message>
+        <source>%1 exists and is not empty. Replace it as a whole with the export?</source>
+        <translation>%1 existiert und ist nicht leer. Als Ganzes durch den Export ersetzen?</translation>
+    </message>
+    <message>
+        <source>An export is still running: wait for it to finish.</source>
+        <translation>Ein Export läuft noch: warten Sie, bis er fertig ist.</translation>
+    </message>
+    <message>
+        <source>Run %1 exported to %2.</source>
+        <translation>Lauf %1 nach %2 exportiert.</translation>
+    </message>
+    <message>
+        <source>Export of run %1 failed: %2</source>
+        <translation>Export von Lauf %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>Exporting run %1 to %2…</source>
+        <translation>Lauf %1 wird nach %2 exportiert…</translation>
     </message>
 </context>
 <context>

@@ -1029,10 +1029,6 @@
         <translation>准确率；lm 任务为 −损失（nats）</translation>
     </message>
     <message>
-        <source>OP (mean accuracy after the last task) = %1 · BWT (mean change of earlier tasks) = %2</source>
-        <translation>OP（最后一个任务之后的平均准确率）= %1 · BWT（先前任务的平均变化）= %2</translation>
-    </message>
-    <message>
         <source>Logarithmic metric axes (the curves&apos; y axes; both trade-off axes when it shows final values)</source>
         <translation>对数指标坐标轴（曲线的 y 轴；权衡图显示最终值时的两个坐标轴）</translation>
     </message>
@@ -1085,6 +1081,18 @@
     <message>
         <source>Not in the trade-off (no evaluation after step 0): %1</source>
         <translation>未显示在权衡图中（第 0 步之后没有评估）：%1</translation>
+    </message>
+    <message>
+        <source>OP (mean accuracy after the last task) = %1 · BWT (mean change of the earlier tasks&apos; accuracy) = %2</source>
+        <translation>OP（最后一个任务之后的平均准确率）= %1 · BWT（先前任务准确率的平均变化）= %2</translation>
+    </message>
+    <message>
+        <source>OP (mean −loss after the last task, nats) = %1 · BWT (mean change of the earlier tasks&apos; −loss, nats; negative: their loss rose) = %2</source>
+        <translation>OP（最后一个任务之后的平均 −损失，nats）= %1 · BWT（先前任务 −损失的平均变化，nats；为负表示其损失上升）= %2</translation>
+    </message>
+    <message>
+        <source>OP (mean R after the last task: accuracy, or −loss for lm tasks) = %1 · BWT (mean change of the earlier tasks&apos; R) = %2</source>
+        <translation>OP（最后一个任务之后的平均 R：准确率，lm 任务为 −损失）= %1 · BWT（先前任务 R 的平均变化）= %2</translation>
     </message>
 </context>
 <context>
@@ -4474,6 +4482,86 @@ Probe set: %2</source>
     <message>
         <source>Starting run %1 again from the beginning…</source>
         <translation>正在从头重新开始运行 %1…</translation>
+    </message>
+    <message>
+        <source>Export run %1</source>
+        <translation>导出运行 %1</translation>
+    </message>
+    <message>
+        <source>Model as a Hugging Face folder…</source>
+        <translation>模型为 Hugging Face 文件夹…</translation>
+    </message>
+    <message>
+        <source>LoRA adapter as a PEFT folder…</source>
+        <translation>LoRA 适配器为 PEFT 文件夹…</translation>
+    </message>
+    <message>
+        <source>Metrics as TensorBoard events…</source>
+        <translation>指标为 TensorBoard 事件文件…</translation>
+    </message>
+    <message>
+        <source>Metrics as CSV…</source>
+        <translation>指标为 CSV…</translation>
+    </message>
+    <message>
+        <source>Metrics as JSON lines…</source>
+        <translation>指标为 JSON 行…</translation>
+    </message>
+    <message>
+        <source>Run %1 is not in this store.</source>
+        <translation>运行 %1 不在此存储中。</translation>
+    </message>
+    <message>
+        <source>Run %1 has no checkpoint: the model of a run is exported from its latest checkpoint.</source>
+        <translation>运行 %1 没有检查点：运行的模型从其最新检查点导出。</translation>
+    </message>
+    <message>
+        <source>Only LoRA runs can be written as a PEFT adapter (run %1 is %2).</source>
+        <translation>只有 LoRA 运行可以写为 PEFT 适配器（运行 %1 是 %2）。</translation>
+    </message>
+    <message>
+        <source>of no known variant</source>
+        <translation>未知变体</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>JSON lines (*.jsonl)</source>
+        <translation>JSON 行 (*.jsonl)</translation>
+    </message>
+    <message>
+        <source>Export run %1: the folder to write</source>
+        <translation>导出运行 %1：要写入的文件夹</translation>
+    </message>
+    <message>
+        <source>Export the metrics of run %1</source>
+        <translation>导出运行 %1 的指标</translation>
+    </message>
+    <message>
+        <source>Replace folder</source>
+        <translation>替换文件夹</translation>
+    </message>
+    <message>
+        <source>%1 exists and is not empty. Replace it as a whole with the export?</source>
+        <translation>%1 已存在且不为空。用导出内容整体替换它吗？</translation>
+    </message>
+    <message>
+        <source>An export is still running: wait for it to finish.</source>
+        <translation>仍有导出在运行：请等待其完成。</translation>
+    </message>
+    <message>
+        <source>Run %1 exported to %2.</source>
+        <translation>运行 %1 已导出到 %2。</translation>
+    </message>
+    <message>
+        <source>Export of run %1 failed: %2</source>
+        <translation>运行 %1 导出失败：%2</translation>
+    </message>
+    <message>
+        <source>Exporting run %1 to %2…</source>
+        <translation>正在将运行 %1 导出到 %2…</translation>
     </message>
 </context>
 <context>

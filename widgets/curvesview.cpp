@@ -681,9 +681,17 @@ void CurvesView::replotTask() {
                                                      : tr("accuracy, or −loss (nats) for lm tasks");
   m_task->setMatrix(rows, cols, v, label, false);
   const OpBwt m = computeOpBwt(v);
-  m_taskInfo->setText(tr("OP (mean accuracy after the last task) = %1 · BWT (mean change of "
-                         "earlier tasks) = %2")
-                          .arg(formatValue(m.op), formatValue(m.bwt)));
+  // OP and BWT are means of R: accuracies, or minus losses for lm tasks (then a BWT of −0.3
+  // means the earlier tasks' losses rose by 0.3 nats on average).
+  const QString text =
+      lm == 0 ? tr("OP (mean accuracy after the last task) = %1 · BWT (mean change of the "
+                   "earlier tasks' accuracy) = %2")
+      : lm == it->taskKinds.size()
+          ? tr("OP (mean −loss after the last task, nats) = %1 · BWT (mean change of the "
+               "earlier tasks' −loss, nats; negative: their loss rose) = %2")
+          : tr("OP (mean R after the last task: accuracy, or −loss for lm tasks) = %1 · BWT "
+               "(mean change of the earlier tasks' R) = %2");
+  m_taskInfo->setText(text.arg(formatValue(m.op), formatValue(m.bwt)));
 }
 
 QString CurvesView::taskSummary() const {

@@ -183,6 +183,15 @@ OpBwt computeOpBwt(const std::vector<std::vector<double>>& r) {
   return out;
 }
 
+QString displayPath(const QString& path) {
+  const QString home = QDir::cleanPath(QDir::homePath());
+  const QString clean = QDir::cleanPath(path);
+  if (home.size() > 1 && (clean == home || clean.startsWith(home + u'/'))) {
+    return QDir::toNativeSeparators(u"~"_s + clean.mid(home.size()));
+  }
+  return QDir::toNativeSeparators(path);
+}
+
 QString findCli() {
   const QString env = qEnvironmentVariable("GROWBENCH_CLI");
   if (!env.isEmpty() && QFileInfo(env).isExecutable()) return env;

@@ -66,6 +66,10 @@ QString findCli();
 // ("growbench-cli probe: error: ", "inspect: error: ", spdlog's "[12:00:01] [error] ").
 QString userErrorMessage(const QString& line);
 
+// A path as the views show it: the home folder abbreviated to "~" ("~/models/tiny-llama"),
+// native separators; other paths unchanged. Labels set the full path as their tooltip.
+QString displayPath(const QString& path);
+
 // Layer list as text: "0, 3, 5"; ranges are compacted: "0–3, 7".
 QString layersText(const QVector<int>& layers);
 // Parses "0-3, 7" / "0,1,2"; returns false on bad input.

@@ -201,6 +201,10 @@ void ModelView::buildUi() {
   m_tree->setAlternatingRowColors(true);
   m_tree->setUniformRowHeights(true);
   av->addWidget(m_tree, 1);
+  // Units (kind "Linear", shapes) become visible on expanding a layer: fit them then too.
+  connect(m_tree, &QTreeView::expanded, this, [this] {
+    for (int c = 1; c < ArchitectureModel::ColumnCount; ++c) m_tree->resizeColumnToContents(c);
+  });
   m_tabs->addTab(archPage, tr("Architecture"));
 
   m_configView = new QTableView;
@@ -386,7 +390,8 @@ bool ModelView::openFolder(const QString& folderIn) {
   m_configView->resizeColumnToContents(0);
   m_arch->clear();
   m_summary->clear();
-  m_path->setText(folder);
+  m_path->setText(displayPath(folder));
+  m_path->setToolTip(folder);
   AppSettings().setLastModelFolder(folder);
   m_session->setModel(ref);
   if (!configError.isEmpty()) {

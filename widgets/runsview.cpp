@@ -38,6 +38,7 @@
 #include <sys/types.h>
 
 #include "appsettings.h"
+#include "clijob.h"
 #include "dist/world.h"
 #include "experiment/expand.h"
 #include "experiment/spec.h"
@@ -134,7 +135,8 @@ RunsView::RunsView(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     updateButtons();
   });
   connect(m_session, &Session::modelChanged, this, [this](const ModelRef& m) {
-    m_model->setText(m.valid() ? m.folder : tr("none: open one in the Model view"));
+    m_model->setText(m.valid() ? displayPath(m.folder) : tr("none: open one in the Model view"));
+    m_model->setToolTip(m.valid() ? m.folder : QString());
   });
   connect(m_session, &Session::queuedPlansChanged, this, &RunsView::updatePlansLabel);
   updatePlansLabel();
@@ -405,9 +407,10 @@ void RunsView::buildUi() {
     if (ids.isEmpty()) return;
     QMenu menu;
     menu.addAction(tr("Show curves"), this, [this, ids] { emit showCurvesRequested(ids); });
-    menu.addAction(tr("Cancel"), this, [this, ids] {
+    QAction* cancel = menu.addAction(tr("Cancel"), this, [this, ids] {
       for (qint64 id : ids) cancelRun(id);
     });
+    cancel->setEnabled(m_cancel->isEnabled());
     QAction* resume = menu.addAction(tr("Resume"), this, [this, ids] {
       for (qint64 id : ids) resumeRun(id);
     });
@@ -419,6 +422,22 @@ void RunsView::buildUi() {
     menu.addSeparator();
     menu.addAction(tr("Open spec in the experiment editor"), this,
                    [this, ids] { emit editRunSpecRequested(ids.first()); });
+    // Exports of the run under the cursor's selection (the first selected run).
+    QMenu* exp = menu.addMenu(tr("Export run %1").arg(ids.first()));
+    exp->setToolTipsVisible(true);
+    const std::pair<RunExport, QString> kinds[] = {
+        {RunExport::HuggingFace, tr("Model as a Hugging Face folder…")},
+        {RunExport::Peft, tr("LoRA adapter as a PEFT folder…")},
+        {RunExport::TensorBoard, tr("Metrics as TensorBoard events…")},
+        {RunExport::Csv, tr("Metrics as CSV…")},
+        {RunExport::Jsonl, tr("Metrics as JSON lines…")}};
+    for (const auto& [kind, label] : kinds) {
+      const qint64 id = ids.first();
+      QAction* a = exp->addAction(label, this, [this, id, k = kind] { askAndExport(id, k); });
+      const QString why = exportRefusal(id, kind);
+      a->setEnabled(why.isEmpty());
+      a->setToolTip(why);
+    }
     menu.exec(m_table->viewport()->mapToGlobal(pos));
   });
   connect(m_queue, &QTableView::customContextMenuRequested, this, [this](const QPoint& pos) {
@@ -666,6 +685,128 @@ bool RunsView::cancelRun(qint64 runId) {
     return false;
   }
   setMessage(tr("Asked process %1 to cancel run %2.").arg(*row->info.worker_pid).arg(runId));
+  return true;
+}
+
+QString RunsView::exportRefusal(qint64 runId, RunExport kind) const {
+  const RunRow* row = m_session->runModel()->run(runId);
+  if (!row) return tr("Run %1 is not in this store.").arg(runId);
+  const bool model = kind == RunExport::HuggingFace || kind == RunExport::Peft;
+  if (model && !row->hasCheckpoint) {
+    return tr("Run %1 has no checkpoint: the model of a run is exported from its latest "
+              "checkpoint.")
+        .arg(runId);
+  }
+  if (kind == RunExport::Peft && row->variant != u"lora"_s) {
+    return tr("Only LoRA runs can be written as a PEFT adapter (run %1 is %2).")
+        .arg(runId)
+        .arg(row->variant.isEmpty() ? tr("of no known variant") : row->variant);
+  }
+  return {};
+}
+
+void RunsView::askAndExport(qint64 runId, RunExport kind) {
+  QString name, filter;
+  switch (kind) {
+    case RunExport::HuggingFace:
+      name = u"run-%1-model"_s;
+      break;
+    case RunExport::Peft:
+      name = u"run-%1-peft"_s;
+      break;
+    case RunExport::TensorBoard:
+      name = u"run-%1-tensorboard"_s;
+      break;
+    case RunExport::Csv:
+      name = u"run-%1.csv"_s;
+      filter = tr("CSV (*.csv)");
+      break;
+    case RunExport::Jsonl:
+      name = u"run-%1.jsonl"_s;
+      filter = tr("JSON lines (*.jsonl)");
+      break;
+  }
+  const bool folder = filter.isEmpty();
+  const QString out = pickPath(
+      this, PickKind::SaveFile, u"export"_s,
+      folder ? tr("Export run %1: the folder to write").arg(runId)
+             : tr("Export the metrics of run %1").arg(runId),
+      QDir(recentLocations(u"export"_s).value(0, QDir::homePath())).filePath(name.arg(runId)),
+      filter);
+  if (out.isEmpty()) return;
+  // The export replaces a folder as a whole: an existing, non-empty one only after asking.
+  if (folder && QFileInfo(out).isDir() && !QDir(out).isEmpty() &&
+      QMessageBox::question(this, tr("Replace folder"),
+                            tr("%1 exists and is not empty. Replace it as a whole with the export?")
+                                .arg(QDir::toNativeSeparators(out))) != QMessageBox::Yes) {
+    return;
+  }
+  exportRun(runId, kind, out);
+}
+
+bool RunsView::exportRun(qint64 runId, RunExport kind, const QString& out) {
+  const QString why = exportRefusal(runId, kind);
+  if (!why.isEmpty()) {
+    setMessage(why);
+    return false;
+  }
+  if (m_exportJob && m_exportJob->isRunning()) {
+    setMessage(tr("An export is still running: wait for it to finish."));
+    return false;
+  }
+  if (!m_exportJob) {
+    m_exportJob = new CliJob(this);
+    connect(m_exportJob, &CliJob::finished, this, [this](int code, bool crashed) {
+      const bool ok = code == 0 && !crashed;
+      const QString msg =
+          ok ? tr("Run %1 exported to %2.")
+                   .arg(m_exportRun)
+                   .arg(QDir::toNativeSeparators(m_exportOut))
+             : tr("Export of run %1 failed: %2").arg(m_exportRun).arg(m_exportJob->errorSummary());
+      setMessage(msg);
+      emit exportFinished(m_exportRun, ok, msg);
+    });
+    connect(m_exportJob, &CliJob::failed, this, [this](const QString& error) {
+      const QString msg = tr("Export of run %1 failed: %2").arg(m_exportRun).arg(error);
+      setMessage(msg);
+      emit exportFinished(m_exportRun, false, msg);
+    });
+  }
+  const QString id = QString::number(runId), db = m_session->databasePath();
+  QStringList args;
+  switch (kind) {
+    case RunExport::HuggingFace:
+    case RunExport::Peft:
+      args = {u"export"_s,
+              u"--run"_s,
+              id,
+              u"--db"_s,
+              db,
+              u"--out"_s,
+              out,
+              u"--format"_s,
+              kind == RunExport::Peft ? u"peft"_s : u"hf"_s};
+      break;
+    case RunExport::TensorBoard:
+    case RunExport::Csv:
+    case RunExport::Jsonl:
+      args = {u"runs"_s,
+              u"export"_s,
+              id,
+              u"--db"_s,
+              db,
+              u"--format"_s,
+              kind == RunExport::TensorBoard ? u"tensorboard"_s
+              : kind == RunExport::Csv       ? u"csv"_s
+                                             : u"jsonl"_s,
+              u"--out"_s,
+              out};
+      break;
+  }
+  m_exportRun = runId;
+  m_exportOut = out;
+  if (!m_exportJob->start(args)) return false;  // `failed` said why
+  setMessage(tr("Exporting run %1 to %2…").arg(runId).arg(QDir::toNativeSeparators(out)));
   return true;
 }
 

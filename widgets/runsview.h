@@ -24,6 +24,7 @@ class QTableView;
 
 namespace gb::gui {
 
+class CliJob;
 class JobQueueModel;
 class RunFilterProxy;
 class Session;
@@ -39,6 +40,11 @@ class ProgressDelegate : public QStyledItemDelegate {
              const QModelIndex& index) const override;
   QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override;
 };
+
+// What RunsView::exportRun writes: the run's model at its latest checkpoint as a Hugging
+// Face folder (LoRA merged) or as a PEFT LoRA adapter folder (`growbench-cli export --run`),
+// or its metrics as TensorBoard event files, CSV or JSONL (`growbench-cli runs export`).
+enum class RunExport { HuggingFace, Peft, TensorBoard, Csv, Jsonl };
 
 struct LaunchSettings {
   QString name = QStringLiteral("experiment");
@@ -86,6 +92,13 @@ class RunsView : public QWidget {
   // A stopped run without a checkpoint, from the beginning.
   bool restartRun(qint64 runId);
   QList<qint64> selectedRuns() const;
+  // Exports run `runId` to `out` (a folder for the model, PEFT and TensorBoard formats, a
+  // file for CSV and JSONL) through growbench-cli; false (and a message) when the run cannot
+  // be exported that way or another export is still running. `exportFinished` follows.
+  bool exportRun(qint64 runId, RunExport kind, const QString& out);
+  // Why run `runId` cannot be exported as `kind` (empty when it can): no checkpoint, not a
+  // LoRA run.
+  QString exportRefusal(qint64 runId, RunExport kind) const;
   QTableView* table() const { return m_table; }
   QPlainTextEdit* logPane() const { return m_log; }
   QString lastMessage() const { return m_message; }
@@ -98,8 +111,12 @@ class RunsView : public QWidget {
   void editSpecRequested(const nlohmann::json& spec);
   // A stored run's spec as the starting point of a new experiment.
   void editRunSpecRequested(qint64 runId);
+  // An export started by exportRun ended; `message` says where it went or why it failed.
+  void exportFinished(qint64 runId, bool ok, const QString& message);
 
  private:
+  // Asks where to write run `runId` as `kind`, then exports it.
+  void askAndExport(qint64 runId, RunExport kind);
   bool enqueueStoppedRun(qint64 runId, bool fromCheckpoint);
   void buildUi();
   void showLogOf(qint64 runId);
@@ -110,6 +127,9 @@ class RunsView : public QWidget {
 
   Session* m_session;
   std::function<nlohmann::json()> m_currentPlan;
+  CliJob* m_exportJob = nullptr;
+  qint64 m_exportRun = -1;
+  QString m_exportOut;
   QLineEdit* m_name = nullptr;
   QLabel* m_model = nullptr;
   QLabel* m_plans = nullptr;

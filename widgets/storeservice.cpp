@@ -270,8 +270,9 @@ void StoreWorker::relistRuns() {
     if (row.evalStep > 0 && row.newFirst > 0 && !std::isnan(row.newLast)) {
       row.learning = 1.0 - row.newLast / row.newFirst;
     }
+    // Stopped runs: resume or start again; finished ones: export of the model.
     if (r.status == st::RunStatus::Interrupted || r.status == st::RunStatus::Cancelled ||
-        r.status == st::RunStatus::Failed) {
+        r.status == st::RunStatus::Failed || r.status == st::RunStatus::Finished) {
       const auto ck = s.latest_checkpoint(r.id);
       row.hasCheckpoint = ck && QFileInfo::exists(qs(ck->path));
     }

@@ -46,8 +46,8 @@ struct RunRow {
   double duration = qQNaN();  // seconds: started → finished (or now)
   int worldSize = 1;          // data-parallel processes (run parameter dist.world_size)
   QString backend;            // their collective backend ("gloo", "nccl"), empty for one
-  // Interrupted, cancelled or failed runs: a checkpoint to resume from is recorded and its
-  // folder exists (resume is offered only then).
+  // Interrupted, cancelled, failed or finished runs: a checkpoint is recorded and its folder
+  // exists (resume, and the export of the run's model, are offered only then).
   bool hasCheckpoint = false;
 };
 

@@ -62,8 +62,9 @@ WorkspaceView::WorkspaceView(Session* session, QWidget* parent)
   connect(create, &QPushButton::clicked, this, &WorkspaceView::chooseAndCreate);
   connect(def, &QPushButton::clicked, this,
           [this] { m_session->openWorkspace(AppSettings::defaultWorkspace()); });
-  connect(m_recent, &QListWidget::itemActivated, this,
-          [this](QListWidgetItem* item) { m_session->openWorkspace(item->text()); });
+  connect(m_recent, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+    m_session->openWorkspace(item->data(Qt::UserRole).toString());
+  });
   connect(m_quickstart, &QPushButton::clicked, this, [this] {
     const QString spec = quickstartSpec();
     if (spec.isEmpty()) {
@@ -123,7 +124,9 @@ void WorkspaceView::chooseAndCreate() {
 void WorkspaceView::refreshRecent() {
   m_recent->clear();
   for (const QString& d : AppSettings().recentWorkspaces()) {
-    auto* item = new QListWidgetItem(d, m_recent);
+    auto* item = new QListWidgetItem(displayPath(d), m_recent);
+    item->setData(Qt::UserRole, d);
+    item->setToolTip(d);
     if (d == m_session->workspaceDir()) {
       QFont f = item->font();
       f.setBold(true);
@@ -134,7 +137,8 @@ void WorkspaceView::refreshRecent() {
 
 void WorkspaceView::refreshSummary() {
   const QString dir = m_session->workspaceDir();
-  m_path->setText(dir.isEmpty() ? tr("No workspace open.") : dir);
+  m_path->setText(dir.isEmpty() ? tr("No workspace open.") : displayPath(dir));
+  m_path->setToolTip(dir);
   if (dir.isEmpty()) {
     m_summary->clear();
     return;
@@ -150,9 +154,9 @@ void WorkspaceView::refreshSummary() {
   const qint64 bytes = QFileInfo(m_session->databasePath()).size();
   QString text = tr("%n run(s)", nullptr, static_cast<int>(s.runs.size()));
   if (!parts.isEmpty()) text += u" ("_s + parts.join(u", "_s) + u")"_s;
-  text +=
-      u"<br/>"_s + tr("Store: %1 (%2)")
-                       .arg(m_session->databasePath().toHtmlEscaped(), formatBytes(double(bytes)));
+  text += u"<br/>"_s + tr("Store: %1 (%2)")
+                           .arg(displayPath(m_session->databasePath()).toHtmlEscaped(),
+                                formatBytes(double(bytes)));
   if (s.runs.isEmpty()) {
     text += u"<br/>"_s +
             tr("Empty. Run the quickstart below, launch a run from the Runs view, or point "
