@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include "train/trainer.h"
 #include "util/error.h"
+#include "util/memory_context.h"
 
 namespace gb::eval {
 
@@ -123,6 +125,14 @@ LmResult lm_eval(CausalLMImpl& model, const std::vector<data::Batch>& batches,
   double sum = 0;
   int64_t tokens = 0;
   for (const auto& b : batches) {
+    const int64_t vocab = model.config.vocab_size;
+    MemoryContext mc(
+        fmt::format("an evaluation batch ({} x {} tokens, logits of {} x {} x {}: {})", b.rows,
+                    b.seq_len, b.rows, b.seq_len, vocab,
+                    format_bytes(4.0 * static_cast<double>(b.rows * b.seq_len) *
+                                 static_cast<double>(vocab))),
+        "eval.batch_size (the evaluation's batch; --batch for the commands) or the sequence "
+        "length");
     auto bt = train::to_tensors(b, device);
     auto logits = model.forward(bt.inputs);
     const int64_t v = logits.size(-1);
@@ -267,6 +277,12 @@ torch::Tensor final_hidden(CausalLMImpl& model, const std::vector<data::Batch>& 
   EvalMode mode(model);
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> parts;
+  int64_t rows = 0;
+  for (const auto& b : batches) rows += b.rows * b.seq_len;
+  MemoryContext mc(
+      fmt::format("the final hidden states of the drift measure ({} positions x {} values)", rows,
+                  width),
+      "eval.tokens, or switch the measure off (eval.drift: false)");
   for (const auto& b : batches) {
     auto bt = train::to_tensors(b, device);
     auto h = model.hidden_states(bt.inputs);

@@ -10,6 +10,7 @@
 #include "model/config.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/memory_context.h"
 
 namespace gb::importance {
 
@@ -52,6 +53,18 @@ ProbeResult run_probe(CausalLMImpl& model, const ProbeSet& set, const ProbeOptio
                       const ModelFactory& fresh_model) {
   validate(o, "probe");
   Progress progress = progress_in;
+  int64_t rows = 0, length = 0;
+  for (const auto& b : set.batches) {
+    rows = std::max(rows, b.rows());
+    length = std::max(length, b.length());
+  }
+  MemoryContext mc(
+      fmt::format("a {} probe (batches of {} x {} tokens, logits of {} x {} x {}: {})", o.method,
+                  rows, length, rows, length, model.config.vocab_size,
+                  format_bytes(4.0 * static_cast<double>(rows * length) *
+                               static_cast<double>(model.config.vocab_size))),
+      "the probe's batch size (--batch, probe.batch_size) or sequence length (--seq-len, "
+      "probe.seq_len)");
   if (o.method == methods::kMasking) {
     return to_probe_result(masking_importance(model, set, o.masking_mode, progress));
   }

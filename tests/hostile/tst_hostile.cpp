@@ -112,6 +112,14 @@ Outcome cli_on_full_disk(int kb, const QStringList& args) {
   return run_program(u"/bin/bash"_s, a + args);
 }
 
+// growbench-cli with its address space limited to `mb` MB: an allocation beyond it fails as
+// on a machine without the memory (libtorch's own buffers need about 1.5 GB here).
+Outcome cli_with_memory_limit(int mb, const QStringList& args) {
+  QStringList a = {u"-c"_s, u"ulimit -v %1; exec \"$0\" \"$@\""_s.arg(mb * 1024),
+                   QStringLiteral(GB_CLI_PATH)};
+  return run_program(u"/bin/bash"_s, a + args);
+}
+
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -694,6 +702,32 @@ void TestHostile::hostileInputs_data() {
         cfg["vocab_size"] = 4000000000LL;  // a 4e9 x d embedding: more than any machine here
         write_text(m + "/config.json", cfg.dump(2));
         return cli({u"inspect"_s, qs(m)});
+      });
+  // A large corpus (about 400 000 words) in one batch: its logits alone need more than the
+  // limit, and the message names the batch and the keys that shrink it.
+  auto large_corpus = [](const std::string& d) {
+    const std::string f = d + "/large.txt";
+    write_text(f, salad(kEnglish, 400000, 7));
+    return f;
+  };
+  add("17/evaluation-out-of-memory-names-the-batch", 3,
+      {u"out of memory while allocating an evaluation batch"_s, u"requested"_s,
+       u"eval.batch_size"_s},
+      [=](const std::string& d) {
+        Json j = spec(m_model, m_dir + "/data");
+        j["data"]["original"]["eval"] = large_corpus(d);
+        j["train"]["steps"] = 1;
+        j["eval"] = {
+            {"interval", 1}, {"tokens", 2000000}, {"batch_size", 100000}, {"drift", false}};
+        return cli_with_memory_limit(
+            2000, {u"run"_s, qs(write_spec(d, j)), u"--db"_s, qs(d + "/s.db"), u"--quiet"_s});
+      });
+  add("17/probe-out-of-memory-names-the-probe", 1,
+      {u"out of memory while allocating a taylor probe"_s, u"requested"_s, u"--batch"_s},
+      [=](const std::string& d) {
+        return cli_with_memory_limit(
+            2000, {u"probe"_s, qs(m_model), u"--data"_s, qs(large_corpus(d)), u"--method"_s,
+                   u"taylor"_s, u"--seq-len"_s, u"32"_s, u"--batch"_s, u"100000"_s});
       });
 }
 
