@@ -1176,7 +1176,7 @@ bool ExperimentEditor::loadFile(const QString& path) {
   m_fileLabel->setText(QFileInfo(m_file).fileName());
   m_fileLabel->setToolTip(m_file);
   addRecentLocation(u"spec"_s, m_file);
-  setMessage(tr("Loaded %1.").arg(m_file));
+  setMessage(tr("Loaded %1.").arg(displayPath(m_file)));
   return true;
 }
 

@@ -119,7 +119,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
               QMessageBox::warning(this, tr("Workspace"),
                                    tr("Could not open the run store %1:\n%2").arg(path, error));
             }
-            m_storeLabel->setText(error.isEmpty() ? path : tr("no store"));
+            m_storeLabel->setText(error.isEmpty() ? displayPath(path) : tr("no store"));
+            m_storeLabel->setToolTip(error.isEmpty() ? path : error);
             updateTitle();
           });
   connect(m_session->store(), &StoreService::errorOccurred, this, &MainWindow::showMessage);
