@@ -348,9 +348,9 @@ void TestGrow::frozenTensorsStayBitIdentical() {
                qPrintable(QString("frozen %1 changed").arg(QString::fromStdString(item.key()))));
       // No weight gradient was computed for it (backward only computes what requires one):
       // the frozen parts of growth methods cost no gradient work.
-      QVERIFY2(!item.value().grad().defined(),
-               qPrintable(
-                   QString("frozen %1 got a gradient").arg(QString::fromStdString(item.key()))));
+      QVERIFY2(
+          !item.value().grad().defined(),
+          qPrintable(QString("frozen %1 got a gradient").arg(QString::fromStdString(item.key()))));
       ++kept;
     }
   }

@@ -253,6 +253,7 @@ class TestRunner : public QObject {
   void cliRunsAndCompareFollowTheContract();
   void forgettingGuardStopsOrRollsBack_data();
   void forgettingGuardStopsOrRollsBack();
+  void forgettingGuardRollsBackToTheLastEvaluationWithinBudget();
   void testSetsAreEvaluatedAtTheStartAndTheEndOnly();
   void finiteButRunawayLossIsDivergence();
   void sequenceLongerThanTheModelIsRefused();
@@ -2224,6 +2225,53 @@ void TestRunner::forgettingGuardStopsOrRollsBack() {
     QCOMPARE(orig.values.back(), orig.values.front());
     QCOMPARE(store.latest_checkpoint(oc.run_id)->step, int64_t(2));
   }
+}
+
+// Rollback restores the weights of the last evaluation within the budget, not always the
+// base: a budget between the step-2 and the later increases rolls back to step 2.
+void TestRunner::forgettingGuardRollsBackToTheLastEvaluationWithinBudget() {
+  Json spec = base_spec({{"variant", "full"}});
+  spec["train"]["lr"] = 1e-2;
+  spec["train"]["steps"] = 6;
+  spec["eval"]["interval"] = 2;
+  // Without a guard: the increases of eval/orig/ppl at steps 2, 4, 6.
+  const std::string free_db = db_path(fmt::format("guard-free-{}", m_counter++));
+  auto free = run_one(spec, free_db);
+  QVERIFY2(free.status == "finished", free.error.c_str());
+  const auto ppl = Store::open(free_db).metric_series(free.run_id)["eval/orig/ppl"];
+  QCOMPARE(ppl.steps, (std::vector<int64_t>{0, 2, 4, 6}));
+  const double base = ppl.values[0];
+  const double at2 = ppl.values[1] / base - 1,
+               later = std::max(ppl.values[2], ppl.values[3]) / base - 1;
+  if (!(at2 > 0 && later > at2 * 1.01)) {
+    QSKIP("the free run's forgetting does not grow after step 2 on this machine");
+  }
+  // The first evaluation beyond the budget and the last one within it before that.
+  const double budget = (at2 + later) / 2;
+  size_t over = 1;
+  while (ppl.values[over] / base - 1 <= budget) ++over;
+  const int64_t back_to = ppl.steps[over - 1];
+  QVERIFY(back_to > 0);
+  spec["guard"] = {{"metric", "eval/orig/ppl"}, {"max_increase", budget}, {"action", "rollback"}};
+  const std::string db = db_path(fmt::format("guard-mid-{}", m_counter++));
+  auto oc = run_one(spec, db);
+  QCOMPARE(qs(oc.status), QString("finished"));
+  Store store = Store::open(db);
+  std::string guard_event;
+  for (const auto& e : store.events(oc.run_id)) {
+    if (e.message.find("guard") != std::string::npos) guard_event = e.message;
+  }
+  QVERIFY2(guard_event.find(fmt::format("rolled back to the weights of step {},", back_to)) !=
+               std::string::npos,
+           guard_event.c_str());
+  // Training ended at the first evaluation beyond the budget; the final evaluation is of the
+  // restored weights: the same figure as at that step, exactly (the same weights through the
+  // same arithmetic), equal to the free run's.
+  const auto series = store.metric_series(oc.run_id);
+  QCOMPARE(series.at("train/loss").steps.back(), ppl.steps[over]);
+  const auto& orig = series.at("eval/orig/ppl");
+  QCOMPARE(orig.values.back(), ppl.values[over - 1]);
+  QCOMPARE(orig.steps.back(), ppl.steps[over]);
 }
 
 void TestRunner::testSetsAreEvaluatedAtTheStartAndTheEndOnly() {
