@@ -220,6 +220,7 @@ class TestDist : public QObject {
   void killedRankFailsTheRunNamingItAndResumes_data();
   void killedRankFailsTheRunNamingItAndResumes();
   void hungRankFailsTheRunWithinTheTimeout();
+  void rankZeroHungWhilePreparingEndsTheWaitOfTheOthers();
   void externalLaunchEqualsOneProcess_data();
   void externalLaunchEqualsOneProcess();
   void mismatchedSpecsAreRefusedNamingTheRanks();
@@ -575,6 +576,27 @@ void TestDist::hungRankFailsTheRunWithinTheTimeout() {
   QVERIFY2(contains(info.error, "rank 1 on " + gb::dist::host_name() + " stopped responding"),
            info.error.c_str());
   QVERIFY2(contains(info.error, "timeout 5 s"), info.error.c_str());
+}
+
+// The other ranks wait up to hours for rank 0 to prepare (it may pretrain a preset), but not
+// for a rank 0 that stopped: its heartbeat ends their wait within seconds, with rank 0 named.
+void TestDist::rankZeroHungWhilePreparingEndsTheWaitOfTheOthers() {
+  REQUIRE_GLOO();
+  const Json s = spec({{"variant", "lora"}, {"rank", 4}});
+  const std::string db = m_dir + "/prepare-hang.db";
+  QProcess p;
+  p.setProcessEnvironment(clean_env());
+  p.start(QStringLiteral(GB_CLI_PATH),
+          QStringList{"run", qs(write_spec("prepare-hang", s)), "--nproc-per-node", "2",
+                      "--dist-timeout", "5", "--dist-fault", "0:prepare:hang"} +
+              common(db));
+  QVERIFY(p.waitForStarted());
+  const Result r = finish(p, 180000);
+  QVERIFY2(!contains(r.err, "TIMED OUT"), r.err.c_str());
+  QVERIFY(r.code != 0);
+  const std::string want = "rank 0 on " + gb::dist::host_name() + " stopped responding";
+  QVERIFY2(contains(r.err, want), r.err.c_str());
+  QVERIFY2(contains(r.err, "waited for 'gb/prepared'"), r.err.c_str());
 }
 
 void TestDist::externalLaunchEqualsOneProcess_data() {

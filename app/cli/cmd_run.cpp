@@ -151,7 +151,8 @@ experiment::DistFault parse_fault(const std::string& text) {
   try {
     if (a == std::string::npos || a == b) throw std::invalid_argument("format");
     f.rank = std::stoll(text.substr(0, a));
-    f.step = std::stoll(text.substr(a + 1, b - a - 1));
+    const std::string step = text.substr(a + 1, b - a - 1);
+    f.step = step == "prepare" ? experiment::DistFault::kPrepare : std::stoll(step);
     f.kind = text.substr(b + 1);
   } catch (const std::exception&) {
     throw UsageError("--dist-fault: expected RANK:STEP:KIND, got '" + text + "'");

@@ -412,9 +412,46 @@ void Group::store_set(const std::string& key, const std::string& value) {
 }
 
 std::string Group::store_get(const std::string& key, double timeout_s) {
+  // Polls (check, never a blocking wait: a timed-out wait would leave the store's answer to
+  // it in the connection) and checks the other ranks in between: a long wait (the followers
+  // wait up to hours for rank 0 to prepare) ends as soon as a rank left a failure notice or
+  // its heartbeat (every 0.5 s, on a connection of its own) stopped for kSilentS.
+  constexpr double kSilentS = 10.0;
+  const auto start = Clock::now();
+  std::map<int64_t, std::pair<int64_t, Clock::time_point>> beats;  // count, when it moved
   try {
-    m->store->wait({key}, ms(timeout_s));
-    return to_string(m->store->get(key));
+    for (;;) {
+      if (m->store->check({key})) return to_string(m->store->get(key));
+      const auto now = Clock::now();
+      if (std::chrono::duration<double>(now - start).count() >= timeout_s) {
+        throw PeerError(fmt::format("{} waited {:.0f} s for '{}' in vain (timeout)",
+                                    m->who(m->world.rank), timeout_s, key));
+      }
+      std::vector<std::string> silent;
+      for (int64_t r = 0; r < m->world.world_size; ++r) {
+        if (r == m->world.rank) continue;
+        if (m->store->check({failure_key(r)})) {
+          throw PeerError(fmt::format("{} failed while {} waited for '{}': {}", m->who(r),
+                                      m->who(m->world.rank), key,
+                                      to_string(m->store->get(failure_key(r)))));
+        }
+        const int64_t count = m->store->add(heartbeat_key(r), 0);
+        auto it = beats.find(r);
+        if (it == beats.end() || it->second.first != count) {
+          beats[r] = {count, now};
+        } else if (std::chrono::duration<double>(now - it->second.second).count() >= kSilentS) {
+          silent.push_back(m->who(r));
+        }
+      }
+      if (!silent.empty()) {
+        throw PeerError(fmt::format(
+            "{} stopped responding (no heartbeat for {:.0f} s) while {} waited for '{}'",
+            fmt::join(silent, ", "), kSilentS, m->who(m->world.rank), key));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  } catch (const PeerError&) {
+    throw;
   } catch (const std::exception& e) {
     throw PeerError(m->diagnose("wait for '" + key + "'", e));
   }

@@ -1281,7 +1281,8 @@ class ScratchStore {
 };
 
 // How long ranks other than 0 wait for rank 0 to prepare: at least the group's timeout,
-// and long enough for a preset to be pretrained.
+// and long enough for a preset to be pretrained (the wait ends early when rank 0 left a
+// failure notice or its heartbeat stopped: Group::store_get).
 constexpr double kPrepareWaitS = 4 * 3600;
 
 std::unique_ptr<Prepared> prepare_in_order(const ExperimentSpec& spec,
@@ -1289,6 +1290,13 @@ std::unique_ptr<Prepared> prepare_in_order(const ExperimentSpec& spec,
   const auto& g = options.dist;
   if (!g) return prepare(spec, options);
   const std::string key = "gb/prepared";
+  if (const DistFault& f = options.dist_fault;
+      f.rank == g->rank() && f.step == DistFault::kPrepare) {
+    log::get("runner")->warn("rank {}: injected fault '{}' while preparing", f.rank, f.kind);
+    if (f.kind == "kill") std::raise(SIGKILL);
+    if (f.kind == "hang") std::raise(SIGSTOP);
+    fail("injected failure of rank {} while preparing", f.rank);
+  }
   if (g->leader()) {
     std::unique_ptr<Prepared> p;
     try {

@@ -26,9 +26,11 @@ class Group;
 
 namespace gb::experiment {
 
-// Fault injection for the data-parallel tests: at `step`, rank `rank` dies (kill: SIGKILL),
-// hangs (hang: SIGSTOP) or fails (fail: an exception).
+// Fault injection for the data-parallel tests: at `step` (kPrepare: while preparing the
+// experiment), rank `rank` dies (kill: SIGKILL), hangs (hang: SIGSTOP) or fails (fail: an
+// exception).
 struct DistFault {
+  static constexpr int64_t kPrepare = -1;
   int64_t rank = -1;  // -1: off
   int64_t step = 0;
   std::string kind = "kill";
