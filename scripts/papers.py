@@ -104,6 +104,8 @@ def choose(name, opts):
         show = cli_json(["runs", "show", str(r["id"]), "--json"], opts)
         plan, lr = show["params"]["plan"], show["params"]["train.lr"]
         value = show["final_metrics"].get(key)
+        if isinstance(value, dict):  # {"step": N, "value": x}
+            value = value.get("value")
         if value is None:
             sys.exit(f"papers: run {r['id']} has no final {key}")
         table.setdefault(plan, []).append((lr, value, r["id"]))
