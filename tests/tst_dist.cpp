@@ -221,6 +221,7 @@ class TestDist : public QObject {
   void killedRankFailsTheRunNamingItAndResumes();
   void hungRankFailsTheRunWithinTheTimeout();
   void rankZeroHungWhilePreparingEndsTheWaitOfTheOthers();
+  void rankZeroKilledUnderAnExternalLauncherLeavesNoRunRunning();
   void externalLaunchEqualsOneProcess_data();
   void externalLaunchEqualsOneProcess();
   void mismatchedSpecsAreRefusedNamingTheRanks();
@@ -597,6 +598,53 @@ void TestDist::rankZeroHungWhilePreparingEndsTheWaitOfTheOthers() {
   const std::string want = "rank 0 on " + gb::dist::host_name() + " stopped responding";
   QVERIFY2(contains(r.err, want), r.err.c_str());
   QVERIFY2(contains(r.err, "waited for 'gb/prepared'"), r.err.c_str());
+}
+
+// Under torchrun or srun no launcher of ours watches rank 0: when it dies mid-run, the
+// surviving rank on its machine marks its runs interrupted at once (with its diagnosis as an
+// event), instead of leaving them `running` until a later worker opens the store; the run
+// resumes to the uninterrupted result.
+void TestDist::rankZeroKilledUnderAnExternalLauncherLeavesNoRunRunning() {
+  REQUIRE_GLOO();
+  const Json s = spec({{"variant", "lora"}, {"rank", 4}});
+  const Reference& ref = reference("kill lora", s);
+  const std::string db = m_dir + "/leader-killed.db";
+  const QString path = qs(write_spec("leader-killed", s));
+  const int port = free_port();
+  std::vector<std::unique_ptr<QProcess>> procs;
+  for (int rank = 0; rank < 2; ++rank) {
+    QProcessEnvironment env = clean_env();
+    env.insert("RANK", QString::number(rank));
+    env.insert("WORLD_SIZE", "2");
+    env.insert("MASTER_ADDR", "127.0.0.1");
+    env.insert("MASTER_PORT", QString::number(port));
+    auto p = std::make_unique<QProcess>();
+    p->setProcessEnvironment(env);
+    p->start(
+        GB_CLI_PATH,
+        QStringList{"run", path, "--dist-timeout", "30", "--dist-fault", "0:3:kill"} + common(db));
+    QVERIFY(p->waitForStarted());
+    procs.push_back(std::move(p));
+  }
+  const Result r0 = finish(*procs[0], 180000), r1 = finish(*procs[1], 180000);
+  QCOMPARE(r0.code, -1);  // SIGKILL
+  QVERIFY2(r1.code != 0 && !contains(r1.err, "TIMED OUT"), r1.err.c_str());
+  int64_t run = 0;
+  {
+    Store store = Store::open(db, gb::store::OpenMode::ReadOnly);
+    run = newest_run(store);
+    const auto info = store.get_run(run);
+    QVERIFY2(info.status == RunStatus::Interrupted, gb::store::to_string(info.status));
+    bool event = false;
+    for (const auto& e : store.events(run)) event |= contains(e.message, "found rank 0 gone");
+    QVERIFY2(event, r1.err.c_str());
+    QVERIFY(store.latest_checkpoint(run).has_value());
+  }
+  const Result r = run_cli(QStringList{"run", "--resume", QString::number(run)} + common(db));
+  QVERIFY2(r.code == 0, r.err.c_str());
+  const Reference got = collect(db, run);
+  const std::string dm = compare_metrics(ref.metrics, got.metrics);
+  QVERIFY2(dm.empty(), dm.c_str());
 }
 
 void TestDist::externalLaunchEqualsOneProcess_data() {

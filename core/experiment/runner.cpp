@@ -1313,6 +1313,34 @@ std::unique_ptr<Prepared> prepare_in_order(const ExperimentSpec& spec,
   return prepare(spec, options);
 }
 
+// A rank other than 0 whose data-parallel run failed, on the machine of rank 0 (the store is
+// a local file there): when rank 0 died, its runs (running, and the queued ones it owned)
+// are marked interrupted now, resumable, with this rank's diagnosis as an event, instead of
+// staying `running` until a later worker opens the store (under torchrun or srun no
+// launcher of ours watches rank 0). A live rank 0 records the failure itself: nothing is
+// touched then (the store marks only runs whose worker process is gone).
+void record_dead_leader(const RunnerOptions& options, const std::string& error) {
+  const auto& g = options.dist;
+  if (!g || g->leader() || error.empty()) return;
+  // Under our own launcher (--nproc-per-node) the launcher marks rank 0's runs failed.
+  if (const char* l = std::getenv(dist::env::kLaunched); l && *l) return;
+  try {
+    if (g->hosts().empty() || g->hosts().front() != dist::host_name()) return;
+    if (!fs::exists(options.db_path)) return;  // never create a store here
+    store::Store store = store::Store::open(options.db_path);
+    for (int64_t id : store.mark_interrupted_runs()) {
+      store.add_event(
+          id, store::EventLevel::Error,
+          fmt::format("rank {} on {} found rank 0 gone: {}", g->rank(), dist::host_name(), error));
+      log::get("runner")->warn("rank {}: marked run {} of the dead rank 0 interrupted", g->rank(),
+                               id);
+    }
+  } catch (const std::exception& e) {
+    log::get("runner")->warn("rank {}: could not record rank 0's failure in {}: {}", g->rank(),
+                             options.db_path, e.what());
+  }
+}
+
 // After a data-parallel run that did not finish, the ranks may stand at different points:
 // no further run starts.
 bool ends_distributed_experiment(const RunnerOptions& options, const RunOutcome& oc) {
@@ -1387,6 +1415,7 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
   try {
     prepared = prepare_in_order(spec, options);
   } catch (const std::exception& e) {
+    record_dead_leader(options, e.what());
     bool cancelled = dynamic_cast<const CancelledError*>(&e) != nullptr;
     for (int64_t id : ids) {
       store.set_status(id, cancelled ? store::RunStatus::Cancelled : store::RunStatus::Failed,
@@ -1437,6 +1466,7 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
     RunExecutor ex(*prepared, store, run_specs[i], ids[i]);
     RunOutcome oc = ex.execute(std::nullopt);
     oc.name = runs[i].name;
+    if (follower && oc.status == "failed") record_dead_leader(options, oc.error);
     if (ends_distributed_experiment(options, oc)) {
       ended_by = fmt::format("data-parallel run {} ended {}", oc.run_id, oc.status);
     }
@@ -1476,6 +1506,7 @@ RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
     RunOutcome oc = ex.execute(ckpt);
     oc.run_id = run_id;
     oc.name = nr.name;
+    if (oc.status == "failed") record_dead_leader(options, oc.error);
     return oc;
   }
   store::Store store = store::Store::open(options.db_path);
