@@ -622,7 +622,7 @@ void TestDist::rankZeroKilledUnderAnExternalLauncherLeavesNoRunRunning() {
     p->setProcessEnvironment(env);
     p->start(
         GB_CLI_PATH,
-        QStringList{"run", path, "--dist-timeout", "30", "--dist-fault", "0:3:kill"} + common(db));
+        QStringList{"run", path, "--dist-timeout", "60", "--dist-fault", "0:3:kill"} + common(db));
     QVERIFY(p->waitForStarted());
     procs.push_back(std::move(p));
   }
@@ -634,7 +634,8 @@ void TestDist::rankZeroKilledUnderAnExternalLauncherLeavesNoRunRunning() {
     Store store = Store::open(db, gb::store::OpenMode::ReadOnly);
     run = newest_run(store);
     const auto info = store.get_run(run);
-    QVERIFY2(info.status == RunStatus::Interrupted, gb::store::to_string(info.status));
+    QVERIFY2(info.status == RunStatus::Interrupted,
+             (std::string(gb::store::to_string(info.status)) + "\nrank 1:\n" + r1.err).c_str());
     bool event = false;
     for (const auto& e : store.events(run)) event |= contains(e.message, "found rank 0 gone");
     QVERIFY2(event, r1.err.c_str());

@@ -1328,7 +1328,14 @@ void record_dead_leader(const RunnerOptions& options, const std::string& error) 
     if (g->hosts().empty() || g->hosts().front() != dist::host_name()) return;
     if (!fs::exists(options.db_path)) return;  // never create a store here
     store::Store store = store::Store::open(options.db_path);
-    for (int64_t id : store.mark_interrupted_runs()) {
+    // Rank 0's sockets close (which ended this rank's collective) a moment before its process
+    // is gone: give it up to 5 s to end (a live rank 0 records the failure itself).
+    std::vector<int64_t> marked;
+    for (int attempt = 0; attempt < 20 && marked.empty(); ++attempt) {
+      if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      marked = store.mark_interrupted_runs();
+    }
+    for (int64_t id : marked) {
       store.add_event(
           id, store::EventLevel::Error,
           fmt::format("rank {} on {} found rank 0 gone: {}", g->rank(), dist::host_name(), error));
