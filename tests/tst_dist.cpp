@@ -113,6 +113,26 @@ Result run_cli(const QStringList& args, const QProcessEnvironment& env = clean_e
   return finish(p);
 }
 
+// The environment of rank `rank` of a two-process world started by hand: environment
+// variables only, rank 0 hosting the rendezvous store on 127.0.0.1:`port`.
+QProcessEnvironment rank_env(int rank, int port) {
+  QProcessEnvironment env = clean_env();
+  env.insert("RANK", QString::number(rank));
+  env.insert("WORLD_SIZE", "2");
+  env.insert("MASTER_ADDR", "127.0.0.1");
+  env.insert("MASTER_PORT", QString::number(port));
+  return env;
+}
+
+// growbench-cli `args` started as that rank; null when it did not start.
+std::unique_ptr<QProcess> start_rank(int rank, int port, const QStringList& args) {
+  auto p = std::make_unique<QProcess>();
+  p->setProcessEnvironment(rank_env(rank, port));
+  p->start(QStringLiteral(GB_CLI_PATH), args);
+  if (!p->waitForStarted()) return nullptr;
+  return p;
+}
+
 // A free TCP port on 127.0.0.1 (bound and released), or a held socket on one.
 int bound_socket(int* port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -613,18 +633,10 @@ void TestDist::rankZeroKilledUnderAnExternalLauncherLeavesNoRunRunning() {
   const int port = free_port();
   std::vector<std::unique_ptr<QProcess>> procs;
   for (int rank = 0; rank < 2; ++rank) {
-    QProcessEnvironment env = clean_env();
-    env.insert("RANK", QString::number(rank));
-    env.insert("WORLD_SIZE", "2");
-    env.insert("MASTER_ADDR", "127.0.0.1");
-    env.insert("MASTER_PORT", QString::number(port));
-    auto p = std::make_unique<QProcess>();
-    p->setProcessEnvironment(env);
-    p->start(
-        GB_CLI_PATH,
-        QStringList{"run", path, "--dist-timeout", "60", "--dist-fault", "0:3:kill"} + common(db));
-    QVERIFY(p->waitForStarted());
-    procs.push_back(std::move(p));
+    procs.push_back(start_rank(
+        rank, port,
+        QStringList{"run", path, "--dist-timeout", "60", "--dist-fault", "0:3:kill"} + common(db)));
+    QVERIFY(procs.back());
   }
   const Result r0 = finish(*procs[0], 180000), r1 = finish(*procs[1], 180000);
   QCOMPARE(r0.code, -1);  // SIGKILL
@@ -679,16 +691,8 @@ void TestDist::externalLaunchEqualsOneProcess() {
   } else {
     std::vector<std::unique_ptr<QProcess>> procs;
     for (int rank = 0; rank < 2; ++rank) {
-      QProcessEnvironment env = clean_env();
-      env.insert("RANK", QString::number(rank));
-      env.insert("WORLD_SIZE", "2");
-      env.insert("MASTER_ADDR", "127.0.0.1");
-      env.insert("MASTER_PORT", QString::number(port));
-      auto p = std::make_unique<QProcess>();
-      p->setProcessEnvironment(env);
-      p->start(GB_CLI_PATH, QStringList{"run", path} + common(db));
-      QVERIFY(p->waitForStarted());
-      procs.push_back(std::move(p));
+      procs.push_back(start_rank(rank, port, QStringList{"run", path} + common(db)));
+      QVERIFY(procs.back());
     }
     for (auto& p : procs) {
       Result r = finish(*p);
@@ -717,17 +721,9 @@ void TestDist::mismatchedSpecsAreRefusedNamingTheRanks() {
   const std::string db = m_dir + "/mismatch.db";
   std::vector<std::unique_ptr<QProcess>> procs;
   for (int rank = 0; rank < 2; ++rank) {
-    QProcessEnvironment env = clean_env();
-    env.insert("RANK", QString::number(rank));
-    env.insert("WORLD_SIZE", "2");
-    env.insert("MASTER_ADDR", "127.0.0.1");
-    env.insert("MASTER_PORT", QString::number(port));
-    auto p = std::make_unique<QProcess>();
-    p->setProcessEnvironment(env);
-    p->start(GB_CLI_PATH,
-             QStringList{"run", rank == 0 ? pa : pb, "--dist-timeout", "30"} + common(db));
-    QVERIFY(p->waitForStarted());
-    procs.push_back(std::move(p));
+    procs.push_back(start_rank(
+        rank, port, QStringList{"run", rank == 0 ? pa : pb, "--dist-timeout", "30"} + common(db)));
+    QVERIFY(procs.back());
   }
   for (auto& p : procs) {
     Result r = finish(*p);
@@ -746,24 +742,16 @@ void TestDist::portInUseAndUnreachableMasterGiveClearErrors() {
   {
     int port = 0;
     const int fd = bound_socket(&port);
-    QProcessEnvironment env = clean_env();
-    env.insert("RANK", "0");
-    env.insert("WORLD_SIZE", "2");
-    env.insert("MASTER_ADDR", "127.0.0.1");
-    env.insert("MASTER_PORT", QString::number(port));
-    Result r = run_cli(QStringList{"run", path, "--dist-timeout", "5"} + common(db), env);
+    Result r =
+        run_cli(QStringList{"run", path, "--dist-timeout", "5"} + common(db), rank_env(0, port));
     ::close(fd);
     QCOMPARE(r.code, 1);
     QVERIFY2(contains(r.err, "the port is in use"), r.err.c_str());
     QVERIFY2(contains(r.err, "MASTER_PORT"), r.err.c_str());
   }
   {
-    QProcessEnvironment env = clean_env();
-    env.insert("RANK", "1");
-    env.insert("WORLD_SIZE", "2");
-    env.insert("MASTER_ADDR", "127.0.0.1");
-    env.insert("MASTER_PORT", QString::number(free_port()));
-    Result r = run_cli(QStringList{"run", path, "--dist-timeout", "2"} + common(db), env);
+    Result r = run_cli(QStringList{"run", path, "--dist-timeout", "2"} + common(db),
+                       rank_env(1, free_port()));
     QCOMPARE(r.code, 1);
     QVERIFY2(contains(r.err, "could not reach the rendezvous store at 127.0.0.1:"), r.err.c_str());
   }
