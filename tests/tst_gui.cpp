@@ -881,6 +881,11 @@ class TstGui : public QObject {
     const QStringList events = QDir(tb).entryList({u"events.out.tfevents.*"_s}, QDir::Files);
     QCOMPARE(events.size(), 1);
     QVERIFY(QFileInfo(QDir(tb).filePath(events.first())).size() > 100);
+    // Events are added to a folder, not replacing it: a second export into the same folder is
+    // refused by the worker (TensorBoard would read both files), and the first file stays.
+    err = exportAndWait(grow, RunExport::TensorBoard, tb);
+    QVERIFY2(err.contains(u"already holds the event file"_s), qPrintable(err));
+    QCOMPARE(QDir(tb).entryList({u"events.out.tfevents.*"_s}, QDir::Files), events);
     const QString csv = QDir(m_tmp).filePath(u"export.csv"_s);
     err = exportAndWait(grow, RunExport::Csv, csv);
     QVERIFY2(err.isEmpty(), qPrintable(err));

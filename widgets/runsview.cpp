@@ -734,8 +734,11 @@ void RunsView::askAndExport(qint64 runId, RunExport kind) {
       QDir(recentLocations(u"export"_s).value(0, QDir::homePath())).filePath(name.arg(runId)),
       filter);
   if (out.isEmpty()) return;
-  // The export replaces a folder as a whole: an existing, non-empty one only after asking.
-  if (folder && QFileInfo(out).isDir() && !QDir(out).isEmpty() &&
+  // A model export replaces its folder as a whole: an existing, non-empty one only after
+  // asking. (TensorBoard events are added to a folder; the worker refuses one that already
+  // holds an event file.)
+  const bool replaces = kind == RunExport::HuggingFace || kind == RunExport::Peft;
+  if (replaces && QFileInfo(out).isDir() && !QDir(out).isEmpty() &&
       QMessageBox::question(this, tr("Replace folder"),
                             tr("%1 exists and is not empty. Replace it as a whole with the export?")
                                 .arg(QDir::toNativeSeparators(out))) != QMessageBox::Yes) {
