@@ -40,6 +40,7 @@
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
+using gb::store::ImportanceMatrix;
 using gb::store::RunStatus;
 using gb::store::Store;
 
@@ -220,6 +221,32 @@ std::string compare_weights(const std::map<std::string, torch::Tensor>& a,
   return {};
 }
 
+// Empty when the probes were the same methods in the same order with every value within
+// 1e-5 of the probe's largest magnitude (sharded sums run in a different order).
+std::string compare_probes(const std::vector<std::pair<std::string, ImportanceMatrix>>& a,
+                           const std::vector<std::pair<std::string, ImportanceMatrix>>& b) {
+  if (a.size() != b.size()) return fmt::format("{} probes vs {}", a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].first != b[i].first) return "probe " + std::to_string(i) + ": method differs";
+    std::vector<double> x = a[i].second.layer_values, y = b[i].second.layer_values;
+    for (const auto& row : a[i].second.unit_values) x.insert(x.end(), row.begin(), row.end());
+    for (const auto& row : b[i].second.unit_values) y.insert(y.end(), row.begin(), row.end());
+    if (x.size() != y.size()) return "probe " + std::to_string(i) + ": shape differs";
+    double scale = 1e-12;
+    for (double v : x) {
+      if (std::isfinite(v)) scale = std::max(scale, std::fabs(v));
+    }
+    for (size_t j = 0; j < x.size(); ++j) {
+      if (std::isnan(x[j]) && std::isnan(y[j])) continue;
+      if (!(std::fabs(x[j] - y[j]) <= 1e-5 * scale)) {
+        return fmt::format("probe {} ({}): value {}: {} vs {} (scale {})", i, a[i].first, j, x[j],
+                           y[j], scale);
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 class TestDist : public QObject {
@@ -254,6 +281,7 @@ class TestDist : public QObject {
   struct Reference {
     std::map<std::pair<std::string, int64_t>, double> metrics;
     std::map<std::string, torch::Tensor> weights;
+    std::vector<std::pair<std::string, ImportanceMatrix>> probes;  // method, values; oldest first
   };
   const Reference& reference(const std::string& name, const Json& s);
   Reference collect(const std::string& db, int64_t run = 0) const;
@@ -320,7 +348,8 @@ Json TestDist::spec(const Json& plan) const {
         {"warmup", 1}}},
       {"eval", {{"interval", 2}, {"tokens", 160}, {"batch_size", 4}, {"drift", true}}},
       {"checkpoint", {{"interval", 2}}},
-      {"probe", {{"tokens", 64}, {"seq_len", 16}, {"batch_size", 2}}}};
+      // Probe sets of 3 batches: dealt out unevenly over 2 ranks.
+      {"probe", {{"tokens", 96}, {"seq_len", 16}, {"batch_size", 2}}}};
 }
 
 std::string TestDist::write_spec(const std::string& name, const Json& s) const {
@@ -332,7 +361,10 @@ std::string TestDist::write_spec(const std::string& name, const Json& s) const {
 TestDist::Reference TestDist::collect(const std::string& db, int64_t run) const {
   Store store = Store::open(db);
   if (run == 0) run = newest_run(store);
-  return {learning_metrics(store, run), final_weights(store, run)};
+  std::vector<std::pair<std::string, ImportanceMatrix>> probes;
+  for (const auto& p : store.list_probes()) probes.emplace_back(p.method, store.importance(p.id));
+  std::reverse(probes.begin(), probes.end());
+  return {learning_metrics(store, run), final_weights(store, run), std::move(probes)};
 }
 
 const TestDist::Reference& TestDist::reference(const std::string& name, const Json& s) {
@@ -498,6 +530,13 @@ void TestDist::twoProcessesEqualOneProcess_data() {
   QTest::newRow("neutral residues") << R"({"variant":"neutral-residues","gate":"sigmoid",)"
                                        R"("inner":16,"replay":0.5})";
   QTest::newRow("ewc (a model-level loss term)") << R"({"variant":"ewc","lambda":50.0})";
+  // Sharded probes: masking picks the layers, taylor sets the unit learning rates at steps
+  // 0, 2 and 4, the Fisher anchors EWC (each rank runs its batches, the sums are reduced).
+  QTest::newRow("adept (sharded masking and unit probes)")
+      << R"({"variant":"depth","style":"adept","layers":{"policy":"least-important","k":1,)"
+         R"("score":"masking"},"unit_lr":true,"t_update":2,"unit_importance":"taylor"})";
+  QTest::newRow("lora + ewc (sharded Fisher)")
+      << R"({"variant":"lora","rank":4,"ewc":{"lambda":50.0}})";
 }
 
 void TestDist::twoProcessesEqualOneProcess() {
@@ -525,6 +564,18 @@ void TestDist::twoProcessesEqualOneProcess() {
   QVERIFY2(dm.empty(), dm.c_str());
   const std::string dw = compare_weights(ref.weights, two.weights);
   QVERIFY2(dw.empty(), dw.c_str());
+  const std::string dp = compare_probes(ref.probes, two.probes);
+  QVERIFY2(dp.empty(), dp.c_str());
+  // The masking and unit probes ran sharded: of the 3 batches of the probe set, rank 0 ran
+  // two and rank 1 one (every recorded probe of this spec is one of them).
+  if (QString(QTest::currentDataTag()).startsWith("adept")) {
+    QCOMPARE(two.probes.size(), size_t(4));  // masking, then taylor at steps 0, 2 and 4
+  }
+  for (const auto& p : store.list_probes()) {
+    const Json details = Json::parse(p.params)["result"].value("details", Json::object());
+    QVERIFY2(details.value("batches_by_rank", Json()) == Json::array({2, 1}),
+             (p.method + ": " + details.dump()).c_str());
+  }
   // The trained weights moved: the comparison is not between two untouched models.
   Store ref_store = Store::open(m_dir + "/ref-" + std::string(QTest::currentDataTag()) + ".db");
   QVERIFY(ref.metrics.count({"train/grad_norm", 1}));

@@ -334,6 +334,18 @@ const importance::ProbeSet& probe_set(Prepared& p, bool domain) {
   return *p.general_probe;
 }
 
+// A data-parallel run shards its probes by batch (importance/sharding.h): each rank runs
+// every world-th batch and the sums go through the group. One process: no sharding.
+importance::ProbeSharding probe_sharding(const std::shared_ptr<dist::Group>& g) {
+  importance::ProbeSharding s;
+  if (!g || g->world_size() <= 1) return s;
+  s.world = g->world_size();
+  s.rank = g->rank();
+  s.sum_values = [g](std::vector<double>& v) { v = g->all_reduce_sum(v); };
+  s.sum_tensors = [g](std::vector<torch::Tensor>& t) { g->all_reduce_sum(t); };
+  return s;
+}
+
 // The probe options of the spec for `method`.
 importance::ProbeOptions probe_options(const Prepared& p, const std::string& method) {
   importance::ProbeOptions o = p.probe_options;
@@ -355,8 +367,9 @@ void ensure_probe(Prepared& p, store::Store& store, const importance::ProbeNeed&
   // The preliminary fine-tuning of update-magnitude trains on the new domain, on a copy.
   auto fresh = [&] { return grow::load_model(p.base_folder, {p.device, p.dtype}).model; };
   const auto start = Clock::now();
+  const importance::ProbeSharding shard = probe_sharding(p.options.dist);
   importance::ProbeResult r =
-      importance::run_probe(base, set, o, progress, p.domain_probe.get(), fresh);
+      importance::run_probe(base, set, o, progress, p.domain_probe.get(), fresh, &shard);
   const auto& data = importance::probe_data(o, set, p.domain_probe.get());
   const importance::ProbeDataInfo info{
       data.description, "", &data == p.domain_probe.get() ? p.domain_kind : p.general_kind};
@@ -603,8 +616,9 @@ void RunExecutor::attach_ewc(const grow::EwcOptions& options, bool state_follows
   if (!state_follows) {
     emit(m_p, stage_event("probe/fisher", m_run));
     // The Fisher of the trainable parameters only: the penalty needs no other.
+    const importance::ProbeSharding shard = probe_sharding(m_p.options.dist);
     m_ewc->add_task(importance::parameter_fisher(model, probe_set(m_p, false), m_p.probe_options,
-                                                 {}, trainable_names()));
+                                                 {}, trainable_names(), &shard));
   }
   m_growth.loss_terms.push_back(m_ewc);
 }
@@ -623,8 +637,9 @@ void RunExecutor::ewc_next_task(const Phase& phase) {
   importance::ProbeSet set =
       importance::pack_stream(*phase.stream, m_p.probe_set_options, "task: " + phase.name);
   emit(m_p, stage_event("probe/fisher", m_run));
-  m_ewc->add_task(
-      importance::parameter_fisher(*m_model.model, set, m_p.probe_options, {}, trainable_names()));
+  const importance::ProbeSharding shard = probe_sharding(m_p.options.dist);
+  m_ewc->add_task(importance::parameter_fisher(*m_model.model, set, m_p.probe_options, {},
+                                               trainable_names(), &shard));
   const auto& o = m_ewc->options();
   m_store.add_event(
       m_run, store::EventLevel::Info,
@@ -640,8 +655,9 @@ void RunExecutor::ewc_next_task(const Phase& phase) {
 std::map<std::string, torch::Tensor> RunExecutor::ewc_fisher() {
   if (m_p.fisher.empty()) {
     emit(m_p, stage_event("probe/fisher", m_run));
-    m_p.fisher =
-        importance::parameter_fisher(*m_model.model, probe_set(m_p, false), m_p.probe_options);
+    const importance::ProbeSharding shard = probe_sharding(m_p.options.dist);
+    m_p.fisher = importance::parameter_fisher(*m_model.model, probe_set(m_p, false),
+                                              m_p.probe_options, {}, {}, &shard);
   }
   return m_p.fisher;
 }
@@ -1123,7 +1139,8 @@ void RunExecutor::update_unit_lrs(const std::string& method) {
   const auto& set = probe_set(m_p, false);
   const importance::ProbeOptions options = probe_options(m_p, method);
   const auto start = Clock::now();
-  auto res = importance::run_probe(*m_model.model, set, options);
+  const importance::ProbeSharding shard = probe_sharding(m_p.options.dist);
+  auto res = importance::run_probe(*m_model.model, set, options, {}, nullptr, {}, &shard);
   {
     // Recorded (under the grown model, "<base key>+run<id>") so that a report can show the
     // unit importance each recomputation chose the learning rates from.

@@ -1,5 +1,8 @@
 #include "importance/masking.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <torch/torch.h>
 
 #include "importance/internal.h"
@@ -25,7 +28,7 @@ double batch_nll(CausalLMImpl& model, const torch::Tensor& h, const torch::Tenso
 }  // namespace
 
 MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes, MaskingMode mode,
-                                 Progress progress) {
+                                 Progress progress, const ProbeSharding* shard) {
   if (model.forward_override) {
     fail(
         "masking probe: this model's forward pass is overridden (SCALE Route combines two "
@@ -40,7 +43,10 @@ MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes, Ma
   double base_sum = 0;
   progress.begin("probe/masking");
   const int64_t n_batches = static_cast<int64_t>(probes.batches.size());
+  int64_t mine = 0;
   for (int64_t b = 0; b < n_batches; ++b) {
+    if (shard && !shard->owns(b)) continue;
+    ++mine;
     const auto& batch = probes.batches[b];
     auto ids = batch.ids.to(device);
     auto targets = batch.targets.to(device);
@@ -87,6 +93,16 @@ MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes, Ma
     progress.report(static_cast<double>(b + 1) / static_cast<double>(n_batches),
                     "batch " + std::to_string(b + 1) + "/" + std::to_string(n_batches));
   }
+  if (shard && shard->world > 1) {
+    std::vector<double> sums(r.bypass_loss);
+    sums.push_back(base_sum);
+    sums.push_back(static_cast<double>(r.layer_forwards));
+    sum_over_ranks(shard, sums);
+    std::copy(sums.begin(), sums.begin() + n_layers, r.bypass_loss.begin());
+    base_sum = sums[n_layers];
+    r.layer_forwards = static_cast<int64_t>(std::llround(sums[n_layers + 1]));
+    r.batches_by_rank = batches_by_rank(shard, mine);
+  }
   const double n = static_cast<double>(probes.scored_tokens);
   r.scored_tokens = probes.scored_tokens;
   r.base_loss = base_sum / n;
@@ -110,6 +126,7 @@ ProbeResult to_probe_result(const MaskingResult& r) {
                {"bypass_loss", r.bypass_loss},
                {"layer_forwards", r.layer_forwards},
                {"scored_tokens", r.scored_tokens}};
+  if (!r.batches_by_rank.empty()) p.details["batches_by_rank"] = r.batches_by_rank;
   return p;
 }
 

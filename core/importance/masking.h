@@ -20,6 +20,7 @@
 #include "importance/probe_options.h"
 #include "importance/probe_set.h"
 #include "importance/result.h"
+#include "importance/sharding.h"
 #include "model/modules.h"
 #include "util/progress.h"
 
@@ -33,6 +34,7 @@ struct MaskingResult {
   std::vector<double> importance;   // (L) bypass_loss − base_loss
   int64_t layer_forwards = 0;       // decoder-layer forward calls made
   int64_t scored_tokens = 0;
+  std::vector<int64_t> batches_by_rank;  // sharded: the batches each rank ran
 };
 
 // Layer forwards the probe makes for `batches` batches of an L-layer model.
@@ -41,9 +43,11 @@ int64_t masking_layer_forwards(int64_t num_layers, int64_t batches, MaskingMode 
 // Runs the probe on `model` (left unchanged; probe batches are moved to its device).
 // Reports progress per batch under stage "probe/masking"; throws CancelledError when the
 // progress' token is cancelled. A model with a forward_override (SCALE Route) is refused:
-// its forward pass is not a plain stack of layers.
+// its forward pass is not a plain stack of layers. With `shard` (a data-parallel run), this
+// rank runs only its batches and the losses and forward counts are summed over the ranks.
 MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes,
-                                 MaskingMode mode = MaskingMode::Cached, Progress progress = {});
+                                 MaskingMode mode = MaskingMode::Cached, Progress progress = {},
+                                 const ProbeSharding* shard = nullptr);
 
 // The shared result shape (method "masking"; details: base/bypass losses, forwards).
 ProbeResult to_probe_result(const MaskingResult& r);

@@ -50,7 +50,7 @@ ProbeResult fine_tuning_probe(CausalLMImpl& model, const ProbeSet& data, const P
 
 ProbeResult run_probe(CausalLMImpl& model, const ProbeSet& set, const ProbeOptions& o,
                       const Progress& progress_in, const ProbeSet* train,
-                      const ModelFactory& fresh_model) {
+                      const ModelFactory& fresh_model, const ProbeSharding* shard) {
   validate(o, "probe");
   Progress progress = progress_in;
   int64_t rows = 0, length = 0;
@@ -66,12 +66,13 @@ ProbeResult run_probe(CausalLMImpl& model, const ProbeSet& set, const ProbeOptio
       "the probe's batch size (--batch, probe.batch_size) or sequence length (--seq-len, "
       "probe.seq_len)");
   if (o.method == methods::kMasking) {
-    return to_probe_result(masking_importance(model, set, o.masking_mode, progress));
+    return to_probe_result(masking_importance(model, set, o.masking_mode, progress, shard));
   }
   if (is_unit_method(o.method)) {
     UnitOptions uo;
     uo.fisher = o.method == methods::kFisher;
     uo.fisher_mode = o.fisher_mode;
+    uo.shard = shard;
     return unit_importance(model, set, uo, progress).result(o.method);
   }
   if (!fine_tunes(o)) {  // effective-rank of checkpoints
@@ -87,8 +88,9 @@ ProbeResult run_probe(CausalLMImpl& model, const ProbeSet& set, const ProbeOptio
 std::map<std::string, torch::Tensor> parameter_fisher(CausalLMImpl& model, const ProbeSet& set,
                                                       const ProbeOptions& o,
                                                       const Progress& progress,
-                                                      const std::set<std::string>& only) {
-  return diagonal_fisher(model, set, o.fisher_mode, progress, only);
+                                                      const std::set<std::string>& only,
+                                                      const ProbeSharding* shard) {
+  return diagonal_fisher(model, set, o.fisher_mode, progress, only, shard);
 }
 
 Json probe_params(const ProbeSetOptions& so, const ProbeSet& data, const ProbeDataInfo& info,

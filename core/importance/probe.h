@@ -26,6 +26,7 @@
 #include "importance/probe_options.h"
 #include "importance/probe_writer.h"
 #include "importance/result.h"
+#include "importance/sharding.h"
 #include "importance/unit_importance.h"
 #include "model/config.h"
 #include "model/modules.h"
@@ -44,9 +45,12 @@ using ModelFactory = std::function<CausalLM()>;
 //                (which update_magnitude restores afterwards in any case).
 // Progress stages are the probes' own ("probe/masking", "probe/units", ...); cancellable
 // through the progress' token.
+//   shard        a data-parallel run's ranks: masking and the unit probes (taylor,
+//                taylor-abs, fisher) run sharded by batch and sum over the ranks (every
+//                rank gets the whole result); the fine-tuning probes run whole on every rank.
 ProbeResult run_probe(CausalLMImpl& model, const ProbeSet& set, const ProbeOptions& options,
                       const Progress& progress = {}, const ProbeSet* train = nullptr,
-                      const ModelFactory& fresh_model = {});
+                      const ModelFactory& fresh_model = {}, const ProbeSharding* shard = nullptr);
 
 // The probe set a probe's result describes (what is recorded): `train` (or `set`) for the
 // fine-tuning methods, `set` otherwise.
@@ -59,7 +63,8 @@ const ProbeSet& probe_data(const ProbeOptions& options, const ProbeSet& set,
 std::map<std::string, torch::Tensor> parameter_fisher(CausalLMImpl& model, const ProbeSet& set,
                                                       const ProbeOptions& options,
                                                       const Progress& progress = {},
-                                                      const std::set<std::string>& only = {});
+                                                      const std::set<std::string>& only = {},
+                                                      const ProbeSharding* shard = nullptr);
 
 // How the store names a probe set.
 struct ProbeDataInfo {

@@ -63,6 +63,7 @@ ProbeResult UnitImportance::result(const std::string& method) const {
                {"unit_numel", numel},
                {"backward_passes", backward_passes}};
   if (method == methods::kFisher) r.details["fisher_mode"] = fisher_mode_name(fisher_mode);
+  if (!batches_by_rank.empty()) r.details["batches_by_rank"] = batches_by_rank;
   return r;
 }
 
@@ -109,7 +110,10 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
   progress.begin("probe/units");
   const bool per_sequence = options.fisher && options.fisher_mode == FisherMode::PerSequence;
   const int64_t n_batches = static_cast<int64_t>(probes.batches.size());
+  int64_t mine = 0;
   for (int64_t b = 0; b < n_batches; ++b) {
+    if (options.shard && !options.shard->owns(b)) continue;
+    ++mine;
     const auto& batch = probes.batches[b];
     auto ids = batch.ids.to(device);
     auto targets = batch.targets.to(device);
@@ -144,6 +148,17 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
     }
     progress.report(static_cast<double>(b + 1) / static_cast<double>(n_batches),
                     "batch " + std::to_string(b + 1) + "/" + std::to_string(n_batches));
+  }
+  if (options.shard && options.shard->world > 1) {
+    std::vector<double> sums = {loss_sum, static_cast<double>(out.backward_passes),
+                                static_cast<double>(fisher_terms)};
+    sum_over_ranks(options.shard, sums);
+    loss_sum = sums[0];
+    out.backward_passes = std::llround(sums[1]);
+    fisher_terms = std::llround(sums[2]);
+    sum_over_ranks(options.shard, grad_acc);
+    if (options.fisher) sum_over_ranks(options.shard, fisher_acc);
+    out.batches_by_rank = batches_by_rank(options.shard, mine);
   }
   out.loss = loss_sum / total;
   if (options.fisher && fisher_terms > 0) {
@@ -214,9 +229,11 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
 
 std::map<std::string, torch::Tensor> diagonal_fisher(CausalLMImpl& model, const ProbeSet& probes,
                                                      FisherMode mode, Progress progress,
-                                                     const std::set<std::string>& only) {
+                                                     const std::set<std::string>& only,
+                                                     const ProbeSharding* shard) {
   UnitOptions o;
   o.only = only;
+  o.shard = shard;
   o.fisher = true;
   o.fisher_mode = mode;
   o.keep_parameter_fisher = true;

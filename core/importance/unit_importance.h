@@ -39,6 +39,7 @@
 #include "importance/probe_options.h"
 #include "importance/probe_set.h"
 #include "importance/result.h"
+#include "importance/sharding.h"
 #include "model/modules.h"
 #include "util/progress.h"
 
@@ -53,6 +54,9 @@ struct UnitOptions {
   // Non-empty: only these parameters (registered names) get gradients and a Fisher; the
   // unit tables are then left empty (they need every parameter of a unit).
   std::set<std::string> only;
+  // Data-parallel: this rank runs only its batches; the gradient and Fisher sums, the loss
+  // and the pass counts are summed over the ranks before the units are scored.
+  const ProbeSharding* shard = nullptr;
 };
 
 struct UnitImportance {
@@ -65,6 +69,7 @@ struct UnitImportance {
   std::vector<std::vector<double>> taylor_abs_sum;  // (L, U) Σ |θ·g|
   double loss = 0;                                  // mean next-token loss on the probe set
   int64_t backward_passes = 0;
+  std::vector<int64_t> batches_by_rank;  // sharded: the batches each rank ran
   bool has_fisher = false;
   FisherMode fisher_mode = FisherMode::PerSequence;
   // Registered parameter name → diagonal Fisher (same shape, float32, on the model's
@@ -89,6 +94,7 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
 std::map<std::string, torch::Tensor> diagonal_fisher(CausalLMImpl& model, const ProbeSet& probes,
                                                      FisherMode mode = FisherMode::PerSequence,
                                                      Progress progress = {},
-                                                     const std::set<std::string>& only = {});
+                                                     const std::set<std::string>& only = {},
+                                                     const ProbeSharding* shard = nullptr);
 
 }  // namespace gb::importance
