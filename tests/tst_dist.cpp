@@ -31,6 +31,7 @@
 #include "dist/group.h"
 #include "dist/shard.h"
 #include "dist/world.h"
+#include "experiment/runner.h"
 #include "model/tensor_io.h"
 #include "model/tokenizer.h"
 #include "store/store.h"
@@ -258,6 +259,9 @@ class TestDist : public QObject {
   void worldFromEnvironment();
   void slurmFirstHost_data();
   void slurmFirstHost();
+  void cudaDeviceOfALocalRank_data();
+  void cudaDeviceOfALocalRank();
+  void resumeReadsTheRunsDeviceFromTheStore();
   void rowShardsCoverTheBatchDisjointly_data();
   void rowShardsCoverTheBatchDisjointly();
   void bucketsAreConsecutiveAndBounded();
@@ -457,6 +461,58 @@ void TestDist::slurmFirstHost() {
   QFETCH(QString, list);
   QFETCH(QString, first);
   QCOMPARE(qs(gb::dist::first_slurm_host(list.toStdString())), first);
+}
+
+void TestDist::cudaDeviceOfALocalRank_data() {
+  QTest::addColumn<int>("local_rank");
+  QTest::addColumn<int>("local_world");
+  QTest::addColumn<int>("visible");
+  QTest::addColumn<int>("device");  // -1: an error
+  QTest::newRow("torchrun, 4 of 4 devices") << 3 << 4 << 4 << 3;
+  QTest::newRow("2 processes, 8 devices") << 1 << 2 << 8 << 1;
+  QTest::newRow("srun --gpus-per-task=1") << 3 << 4 << 1 << 0;
+  QTest::newRow("one process, one device") << 0 << 1 << 1 << 0;
+  QTest::newRow("4 processes share 2 devices") << 1 << 4 << 2 << -1;
+  QTest::newRow("no device") << 0 << 1 << 0 << -1;
+}
+
+void TestDist::cudaDeviceOfALocalRank() {
+  QFETCH(int, local_rank);
+  QFETCH(int, local_world);
+  QFETCH(int, visible);
+  QFETCH(int, device);
+  if (device >= 0) {
+    QCOMPARE(gb::dist::cuda_device_index(local_rank, local_world, visible), int64_t(device));
+    return;
+  }
+  try {
+    gb::dist::cuda_device_index(local_rank, local_world, visible);
+    QFAIL("no error");
+  } catch (const gb::Error& e) {
+    QVERIFY2(QString(e.what()).contains("CUDA device"), e.what());
+  }
+}
+
+// --resume takes no spec: the backend (nccl for a CUDA run) follows the stored run's device.
+void TestDist::resumeReadsTheRunsDeviceFromTheStore() {
+  const std::string db = m_dir + "/device.db";
+  int64_t cuda_run = 0, default_run = 0;
+  {
+    Store store = Store::open(db);
+    gb::store::NewRun a;
+    a.name = "on cuda";
+    a.spec = R"({"version":1,"device":"cuda:1"})";
+    cuda_run = store.create_run(a);
+    gb::store::NewRun b;
+    b.name = "default device";
+    b.spec = R"({"version":1})";
+    default_run = store.create_run(b);
+  }
+  QCOMPARE(qs(gb::experiment::stored_run_device(db, cuda_run)), QString("cuda:1"));
+  QCOMPARE(qs(gb::experiment::stored_run_device(db, default_run)), QString("cpu"));
+  QCOMPARE(qs(gb::experiment::stored_run_device(db, 999)), QString());
+  QCOMPARE(qs(gb::experiment::stored_run_device(m_dir + "/no-such.db", 1)), QString());
+  QVERIFY(!fs::exists(m_dir + "/no-such.db"));
 }
 
 void TestDist::rowShardsCoverTheBatchDisjointly_data() {

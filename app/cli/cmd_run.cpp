@@ -243,9 +243,15 @@ int run_run(const RunOptions& in) {
     dist::GroupOptions go;
     go.backend = in.dist_backend;
     go.timeout_s = in.dist_timeout;
-    go.cuda = spec && spec->device.rfind("cuda", 0) == 0;
-    go.spec_hash =
-        in.resume ? "resume:" + std::to_string(*in.resume) : experiment::spec_hash(*spec);
+    // A resumed run's device is in the store (every rank reads it: the checkpoints are on a
+    // shared file system anyway); it is part of the hash, so that ranks that disagree on it
+    // (and so on the backend) stop with an error naming them instead of hanging.
+    const std::string device =
+        in.resume ? experiment::stored_run_device(o.db_path, *in.resume) : spec->device;
+    go.cuda = device.rfind("cuda", 0) == 0;
+    go.spec_hash = in.resume ? fmt::format("resume:{} on {}", *in.resume,
+                                           device.empty() ? "an unreadable store" : device)
+                             : experiment::spec_hash(*spec);
     o.dist = dist::Group::join(world, go);
     // Only rank 0 reports: the others' records are scratch.
     if (!o.dist->leader()) o.on_event = nullptr;

@@ -50,6 +50,19 @@ constexpr int64_t kMaxWorld = 1 << 20;
 
 }  // namespace
 
+int64_t cuda_device_index(int64_t local_rank, int64_t local_world_size, int64_t visible) {
+  if (visible <= 0) {
+    fail("data-parallel on CUDA: this process (local rank {}) sees no CUDA device", local_rank);
+  }
+  if (visible >= local_world_size) return local_rank;
+  if (visible == 1) return 0;
+  fail(
+      "data-parallel on CUDA: {} processes on this machine share {} visible CUDA devices; give "
+      "each process its own device (srun --gpus-per-task=1) or make at least {} devices visible "
+      "to every process",
+      local_world_size, visible, local_world_size);
+}
+
 std::string first_slurm_host(const std::string& nodelist) {
   // The first entry up to a top-level comma; a bracket expands to its first number.
   std::string prefix;

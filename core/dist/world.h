@@ -43,6 +43,13 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 WorldInfo detect_world(const EnvLookup& env);
 WorldInfo detect_world();  // from the process environment
 
+// The CUDA device of a process (`local_rank` of `local_world_size` processes on its machine,
+// which shows it `visible` devices): its local rank when there are at least as many devices
+// as local processes (torchrun, --nproc-per-node, srun with every GPU visible to every
+// task); device 0 when it sees exactly one (srun --gpus-per-task=1 and other bindings that
+// give each process its own device). Anything else is an error naming the counts.
+int64_t cuda_device_index(int64_t local_rank, int64_t local_world_size, int64_t visible);
+
 // The first host of a Slurm host list ("node[03-05,9],gpu1" -> "node03").
 std::string first_slurm_host(const std::string& nodelist);
 

@@ -297,9 +297,12 @@ std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOption
   if (p->options.cache_dir.empty()) p->options.cache_dir = data::default_cache_dir();
   p->device = parse_device(spec.device);
   if (options.dist && p->device.is_cuda() && !p->device.has_index()) {
-    // Data-parallel on CUDA: one device per local rank.
-    p->device =
-        c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(options.dist->world().local_rank));
+    // Data-parallel on CUDA: one device per local rank (or the one device a binding such as
+    // srun --gpus-per-task=1 leaves each process).
+    const auto& w = options.dist->world();
+    p->device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(dist::cuda_device_index(
+                                            w.local_rank, w.local_world_size,
+                                            static_cast<int64_t>(torch::cuda::device_count()))));
   }
   p->dtype = parse_dtype(spec.dtype);
   // More threads than cores only oversubscribes them (100 000 threads would hang the start).
@@ -1497,6 +1500,17 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
     outcomes.push_back(oc);
   }
   return outcomes;
+}
+
+std::string stored_run_device(const std::string& db_path, int64_t run_id) {
+  try {
+    if (!fs::exists(db_path)) return {};
+    store::Store store = store::Store::open(db_path, store::OpenMode::ReadOnly);
+    const Json spec = Json::parse(store.get_run(run_id).spec);
+    return spec.value("device", ExperimentSpec{}.device);
+  } catch (const std::exception&) {
+    return {};
+  }
 }
 
 RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {

@@ -80,6 +80,12 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
 // each change, unless options.force_resume.
 RunOutcome resume_run(int64_t run_id, const RunnerOptions& options);
 
+// The device the spec of a stored run names ("cpu", "cuda", "cuda:1"; the spec's default
+// when it names none), read without changing the store: a data-parallel resume picks its
+// backend from it (--resume takes no SPEC.json). Empty when the store or the run cannot be
+// read.
+std::string stored_run_device(const std::string& db_path, int64_t run_id);
+
 // Default workspace folder of a store path.
 std::string default_workspace(const std::string& db_path);
 
