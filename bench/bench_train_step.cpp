@@ -8,12 +8,17 @@
 //
 // Usage: bench_train_step [--steps N (20)] [--warmup W (3)] [--threads T (1)]
 //          [--layers L] [--hidden D] [--heads H] [--mlp P] [--vocab V] [--seq-len T]
-//          [--batch B] [--save-init DIR]
+//          [--batch B] [--save-init DIR] [--profile 1]
 // --threads sets LibTorch's intra-op threads (at::set_num_threads); OpenBLAS keeps its own
 // pool, sized by OPENBLAS_NUM_THREADS (or OMP_NUM_THREADS, else all cores).
 // --save-init writes the initial weights as a Hugging Face folder, which
 // train_step_torch.py --init DIR/model.safetensors loads: both sides then train the very
 // same model on the very same batches and their losses can be compared step by step.
+// --profile 1 runs the measured steps under LibTorch's (legacy) profiler and adds "profile":
+// per operator its self time and calls per step, and per phase of the trainer's step
+// (gb::forward, gb::backward, gb::clip, gb::optimizer scopes) its total time per step;
+// train_step_torch.py --profile prints the same for PyTorch, train_step_profile.sh compares.
+// Profiling slows both sides down; compare its shares, not its times with unprofiled runs.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
 
 #include "data/packing.h"
@@ -42,6 +48,7 @@ struct Options {
   int64_t layers = 4, hidden = 256, heads = 4, mlp = 688, vocab = 2048;
   int64_t seq_len = 128, batch = 8;
   std::string save_init;
+  int64_t profile = 0;
 };
 
 [[noreturn]] void usage(const char* why) {
@@ -56,10 +63,10 @@ Options parse(int argc, char** argv) {
     if (i + 1 >= argc) usage(("option " + a + " needs a value").c_str());
     const char* v = argv[++i];
     const std::map<std::string, int64_t*> ints = {
-        {"--layers", &o.layers},  {"--hidden", &o.hidden}, {"--heads", &o.heads},
-        {"--mlp", &o.mlp},        {"--vocab", &o.vocab},   {"--seq-len", &o.seq_len},
-        {"--batch", &o.batch},    {"--steps", &o.steps},   {"--warmup", &o.warmup},
-        {"--threads", &o.threads}};
+        {"--layers", &o.layers},   {"--hidden", &o.hidden},  {"--heads", &o.heads},
+        {"--mlp", &o.mlp},         {"--vocab", &o.vocab},    {"--seq-len", &o.seq_len},
+        {"--batch", &o.batch},     {"--steps", &o.steps},    {"--warmup", &o.warmup},
+        {"--threads", &o.threads}, {"--profile", &o.profile}};
     if (a == "--save-init") {
       o.save_init = v;
     } else if (ints.count(a)) {
@@ -111,6 +118,41 @@ std::vector<gb::data::Batch> batches(const Options& o, int count) {
   return out;
 }
 
+// Self and total time per operator from the profiler's push/pop ranges (nested per thread).
+struct OpTime {
+  double self_us = 0, total_us = 0;
+  int64_t calls = 0;
+};
+
+std::map<std::string, OpTime> aggregate(
+    const torch::autograd::profiler::thread_event_lists& lists) {
+  using torch::autograd::profiler::EventKind;
+  using torch::autograd::profiler::LegacyEvent;
+  std::map<std::string, OpTime> ops;
+  for (const auto& events : lists) {
+    struct Open {
+      const LegacyEvent* start;
+      double child_us;
+    };
+    std::vector<Open> stack;
+    for (const auto& e : events) {
+      if (e.kind() == EventKind::PushRange) {
+        stack.push_back({&e, 0.0});
+      } else if (e.kind() == EventKind::PopRange && !stack.empty()) {
+        const Open top = stack.back();
+        stack.pop_back();
+        const double us = top.start->cpuElapsedUs(e);
+        OpTime& t = ops[top.start->name()];
+        t.self_us += us - top.child_us;
+        t.total_us += us;
+        ++t.calls;
+        if (!stack.empty()) stack.back().child_us += us;
+      }
+    }
+  }
+  return ops;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -144,12 +186,28 @@ int main(int argc, char** argv) {
 
   const std::vector<gb::data::Batch> data = batches(o, 4);
   std::vector<double> ms, losses;
+  namespace prof = torch::autograd::profiler;
   for (int64_t s = 0; s < o.warmup + o.steps; ++s) {
+    if (o.profile && s == o.warmup)
+      prof::enableProfilerLegacy(prof::ProfilerConfig(prof::ProfilerState::CPU));
     const auto t0 = std::chrono::steady_clock::now();
     gb::train::StepStats st = trainer.step({data[static_cast<size_t>(s) % data.size()]});
     const auto t1 = std::chrono::steady_clock::now();
     losses.push_back(st.loss);
     if (s >= o.warmup) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  nlohmann::json profile;
+  if (o.profile) {
+    const double n = static_cast<double>(o.steps);
+    for (const auto& [name, t] : aggregate(prof::disableProfilerLegacy())) {
+      if (name.rfind("gb::", 0) == 0) {
+        profile["phases"][name] = {{"total_ms", t.total_us / 1000.0 / n},
+                                   {"self_ms", t.self_us / 1000.0 / n}};
+      } else {
+        profile["ops"][name] = {{"self_ms", t.self_us / 1000.0 / n},
+                                {"calls", static_cast<double>(t.calls) / n}};
+      }
+    }
   }
   double total_ms = 0;
   for (double t : ms) total_ms += t;
@@ -166,6 +224,7 @@ int main(int argc, char** argv) {
       {"step_ms_mean", total_ms / static_cast<double>(ms.size())},
       {"tokens_per_s", static_cast<double>(tokens_per_step) * ms.size() / (total_ms / 1000.0)},
       {"losses", losses}};
+  if (o.profile) out["profile"] = profile;
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

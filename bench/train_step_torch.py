@@ -12,6 +12,9 @@ Run it with Debian's interpreter, which has python3-torch (1.13, the LibTorch Gr
 links): /usr/bin/python3 bench/train_step_torch.py [--steps N] [--threads T] ...
 --init PATH loads the initial weights from a model.safetensors that
 `bench_train_step --save-init DIR` wrote, so that both sides train the same model.
+--profile 1 runs the measured steps under torch.autograd.profiler and adds "profile" in the
+shape bench_train_step --profile 1 prints: per operator its self time and calls per step,
+per phase (gb::forward, gb::backward, gb::clip, gb::optimizer scopes) its total per step.
 """
 
 import argparse
@@ -174,6 +177,7 @@ def main():
     ap.add_argument("--vocab", type=int, default=2048)
     ap.add_argument("--seq-len", type=int, default=128)
     ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--profile", type=int, default=0)
     ap.add_argument("--init", help="model.safetensors written by bench_train_step --save-init")
     a = ap.parse_args()
 
@@ -194,17 +198,26 @@ def main():
     data = batches(a.vocab, a.batch, a.seq_len, 4)
 
     ms, losses = [], []
+    scope = torch.autograd.profiler.record_function
+    profiler = None
     for s in range(a.warmup + a.steps):
+        if a.profile and s == a.warmup:
+            profiler = torch.autograd.profiler.profile()
+            profiler.__enter__()
         t0 = time.perf_counter()
         tokens = data[s % len(data)]
         inputs, labels = tokens[:, :-1], tokens[:, 1:]
-        logits = model(inputs)
-        loss = F.cross_entropy(logits.reshape(-1, a.vocab).float(), labels.reshape(-1))
-        loss_value = loss.item()  # as GrowBench's trainer checks it every step
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        with scope("gb::forward"):
+            logits = model(inputs)
+            loss = F.cross_entropy(logits.reshape(-1, a.vocab).float(), labels.reshape(-1))
+            loss_value = loss.item()  # as GrowBench's trainer checks it every step
+        with scope("gb::backward"):
+            loss.backward()
+        with scope("gb::clip"):
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        with scope("gb::optimizer"):
+            opt.step()
+            opt.zero_grad(set_to_none=True)
         t1 = time.perf_counter()
         losses.append(loss_value)
         if s >= a.warmup:
@@ -213,13 +226,27 @@ def main():
     n = len(ms_sorted)
     median = ms_sorted[n // 2] if n % 2 else 0.5 * (ms_sorted[n // 2 - 1] + ms_sorted[n // 2])
     tokens_per_step = a.batch * a.seq_len
-    print(json.dumps({
+    profile = None
+    if profiler is not None:
+        profiler.__exit__(None, None, None)
+        profile = {"phases": {}, "ops": {}}
+        for e in profiler.key_averages():
+            if e.key.startswith("gb::"):
+                profile["phases"][e.key] = {"total_ms": e.cpu_time_total / 1000.0 / a.steps,
+                                            "self_ms": e.self_cpu_time_total / 1000.0 / a.steps}
+            else:
+                profile["ops"][e.key] = {"self_ms": e.self_cpu_time_total / 1000.0 / a.steps,
+                                         "calls": e.count / a.steps}
+    out = {
         "impl": "pytorch", "torch": torch.__version__, "threads": a.threads,
         "steps": a.steps, "warmup": a.warmup,
         "params": sum(p.numel() for p in model.parameters()),
         "tokens_per_step": tokens_per_step, "step_ms_median": median,
         "step_ms_mean": sum(ms) / n,
-        "tokens_per_s": tokens_per_step * n / (sum(ms) / 1000.0), "losses": losses}))
+        "tokens_per_s": tokens_per_step * n / (sum(ms) / 1000.0), "losses": losses}
+    if profile is not None:
+        out["profile"] = profile
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <unordered_map>
 
+#include <ATen/record_function.h>
 #include <torch/torch.h>
 
 #include "dist/grad_sync.h"
@@ -143,6 +145,9 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
     fo.aux = &aux;
     fo.original_domain = bt.original;
     fo.domain_labels = bt.domain_labels;
+    // Profiler scopes (bench_train_step --profile); free when no profiler listens.
+    std::optional<at::RecordFunction> forward_scope(at::RecordScope::USER_SCOPE);
+    if (forward_scope->isActive()) forward_scope->before("gb::forward");
     auto logits = m_model->forward(bt.inputs, fo);
     torch::Tensor lm;
     if (dp) {
@@ -178,7 +183,11 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
       for (const auto& [name, value] : term_sum)
         check_finite(value.item<double>(), name, step_index);
     }
-    (loss / n).backward();
+    forward_scope.reset();
+    {
+      RECORD_USER_SCOPE("gb::backward");
+      (loss / n).backward();
+    }
     total_sum = total_sum.defined() ? total_sum + loss.detach() : loss.detach();
     lm_sum = lm_sum.defined() ? lm_sum + lm.detach() : lm.detach();
     st.tokens += global_targets;
@@ -199,11 +208,15 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
     for (const auto& [name, value] : st.terms) check_finite(value, name, step_index);
   }
   if (m_options.clip > 0) {
+    RECORD_USER_SCOPE("gb::clip");
     st.grad_norm = torch::nn::utils::clip_grad_norm_(params, m_options.clip);
   }
   const double lr = m_options.adamw.lr * schedule.factor(schedule_step);
-  m_opt->step(lr);
-  m_opt->zero_grad();
+  {
+    RECORD_USER_SCOPE("gb::optimizer");
+    m_opt->step(lr);
+    m_opt->zero_grad();
+  }
   st.step = m_opt->step_count();
   st.lr = lr;
   if (dp) {
