@@ -8,7 +8,11 @@ same batches, the same initial weights) and prints, per side, milliseconds per s
   - by kind of operator (self time): matmul, attention softmax and mask, loss, elementwise
     and reductions (norms, RoPE, SiLU, residuals, AdamW's arithmetic), copies and layout,
     autograd bookkeeping, other;
-  - the operators with the most self time.
+  - the operators with the most self time;
+  - the step's arithmetic (analytic matmul FLOPs of the model, forward + backward = 3x the
+    forward) against the fp32 matmul peak measured in the same run (a 2048 x 2048 product
+    through the same OpenBLAS, the same threads), and the Amdahl bound: the ratio GrowBench
+    would reach against PyTorch if every non-matmul operator of its step took no time.
 Profiling adds overhead on both sides: compare shares and the two sides, not these times
 with unprofiled runs (bench/train_step_compare.sh measures throughput).
 
@@ -63,6 +67,37 @@ def kind(op):
     return KINDS[6]
 
 
+PEAK = """
+import sys, time, torch
+torch.set_num_threads(int(sys.argv[1]))
+a, b = torch.randn(2048, 2048), torch.randn(2048, 2048)
+for _ in range(2):
+    a @ b
+best = 0.0
+for _ in range(5):
+    t = time.perf_counter()
+    a @ b
+    best = max(best, 2 * 2048 ** 3 / (time.perf_counter() - t) / 1e9)
+print(best)
+"""
+
+
+def step_gflop(o):
+    """Matmul GFLOP of one training step of the bench's model (forward x 3)."""
+    d, layers, p, v, t, b = o["hidden"], o["layers"], o["mlp"], o["vocab"], o["seq_len"], o["batch"]
+    per_token = 2 * (layers * (4 * d * d + 3 * d * p) + d * v) + layers * 4 * t * d
+    return 3 * per_token * t * b / 1e9
+
+
+def model_options(extra):
+    o = {"hidden": 256, "layers": 4, "mlp": 688, "vocab": 2048, "seq_len": 128, "batch": 8}
+    for i in range(0, len(extra) - 1, 2):
+        key = extra[i].lstrip("-").replace("-", "_")
+        if key in o:
+            o[key] = int(extra[i + 1])
+    return o
+
+
 def run(cmd, env):
     out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, env=env, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
@@ -90,6 +125,8 @@ def main():
         gb = run([binary, "--save-init", init] + common, env)
         pt = run([a.python, os.path.join(HERE, "train_step_torch.py"), "--init",
                   os.path.join(init, "model.safetensors")] + common, env)
+    peak = float(subprocess.run([a.python, "-c", PEAK, str(a.threads)], check=True,
+                                stdout=subprocess.PIPE, env=env, text=True).stdout)
     sides = [("growbench", gb), ("pytorch", pt)]
     print(f"{a.steps} profiled steps after {a.warmup} warm-up, {a.threads} LibTorch thread(s), "
           f"OPENBLAS_NUM_THREADS={env.get('OPENBLAS_NUM_THREADS', 'unset')}; "
@@ -119,6 +156,18 @@ def main():
         vals = [k[name] for k in by_kind]
         print(f"{name:<34}{vals[0]:>12.2f}{vals[1]:>12.2f}{100 * vals[0] / totals[0]:>9.1f}%")
     row("all operators", totals)
+    gflop = step_gflop(model_options(a.extra))
+    print(f"\nmatmul arithmetic: {gflop:.2f} GFLOP per step; fp32 matmul peak {peak:.1f} GFLOP/s "
+          f"(2048 x 2048, same threads)")
+    for (label, s), k in zip(sides, by_kind):
+        total = s["step_ms_median"]
+        print(f"  {label}: {gflop / (total / 1000.0):.1f} GFLOP/s over the step "
+              f"({100 * gflop / (total / 1000.0) / peak:.0f} % of the peak); its matmuls alone "
+              f"{gflop / (k['matmul'] / 1000.0):.1f} GFLOP/s")
+    gb_other = totals[0] - by_kind[0]["matmul"]
+    print(f"  Amdahl bound: with no time outside matmuls, GrowBench would run at "
+          f"{totals[1] / by_kind[0]['matmul']:.2f}x PyTorch (non-matmul time now "
+          f"{gb_other:.1f} ms of {totals[0]:.1f} ms)")
     for label, s in sides:
         ops = sorted(s["profile"]["ops"].items(), key=lambda kv: -kv[1]["self_ms"])[:a.top]
         print(f"\n{label}: top {a.top} operators by self time")
