@@ -297,6 +297,7 @@ int main(int argc, char** argv) {
   if (world.distributed()) {
     gb::dist::GroupOptions go;
     go.timeout_s = 120;
+    go.device = "cpu";
     measure(o, gb::dist::Group::join(world, go));
     return 0;
   }

@@ -229,19 +229,29 @@ std::string compare_probes(const std::vector<std::pair<std::string, ImportanceMa
   if (a.size() != b.size()) return fmt::format("{} probes vs {}", a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i].first != b[i].first) return "probe " + std::to_string(i) + ": method differs";
-    std::vector<double> x = a[i].second.layer_values, y = b[i].second.layer_values;
-    for (const auto& row : a[i].second.unit_values) x.insert(x.end(), row.begin(), row.end());
-    for (const auto& row : b[i].second.unit_values) y.insert(y.end(), row.begin(), row.end());
-    if (x.size() != y.size()) return "probe " + std::to_string(i) + ": shape differs";
-    double scale = 1e-12;
-    for (double v : x) {
-      if (std::isfinite(v)) scale = std::max(scale, std::fabs(v));
-    }
-    for (size_t j = 0; j < x.size(); ++j) {
-      if (std::isnan(x[j]) && std::isnan(y[j])) continue;
-      if (!(std::fabs(x[j] - y[j]) <= 1e-5 * scale)) {
-        return fmt::format("probe {} ({}): value {}: {} vs {} (scale {})", i, a[i].first, j, x[j],
-                           y[j], scale);
+    // Layer values (sums over a layer) and unit values (means over a unit's parameters) are
+    // of different scales: each is compared to 1e-5 of its own largest magnitude.
+    auto flat = [](const ImportanceMatrix& m) {
+      std::vector<double> v;
+      for (const auto& row : m.unit_values) v.insert(v.end(), row.begin(), row.end());
+      return v;
+    };
+    const std::vector<std::pair<std::vector<double>, std::vector<double>>> parts = {
+        {a[i].second.layer_values, b[i].second.layer_values},
+        {flat(a[i].second), flat(b[i].second)}};
+    for (size_t part = 0; part < parts.size(); ++part) {
+      const auto& [x, y] = parts[part];
+      if (x.size() != y.size()) return "probe " + std::to_string(i) + ": shape differs";
+      double scale = 1e-12;
+      for (double v : x) {
+        if (std::isfinite(v)) scale = std::max(scale, std::fabs(v));
+      }
+      for (size_t j = 0; j < x.size(); ++j) {
+        if (std::isnan(x[j]) && std::isnan(y[j])) continue;
+        if (!(std::fabs(x[j] - y[j]) <= 1e-5 * scale)) {
+          return fmt::format("probe {} ({}), {} value {}: {} vs {} (scale {})", i, a[i].first,
+                             part == 0 ? "layer" : "unit", j, x[j], y[j], scale);
+        }
       }
     }
   }
@@ -259,6 +269,8 @@ class TestDist : public QObject {
   void worldFromEnvironment();
   void slurmFirstHost_data();
   void slurmFirstHost();
+  void slurmTasksPerNode_data();
+  void slurmTasksPerNode();
   void cudaDeviceOfALocalRank_data();
   void cudaDeviceOfALocalRank();
   void resumeReadsTheRunsDeviceFromTheStore();
@@ -399,6 +411,10 @@ void TestDist::worldFromEnvironment_data() {
   QTest::newRow("srun") << "SLURM_PROCID=3;SLURM_STEP_NUM_TASKS=8;SLURM_LOCALID=1;"
                            "SLURM_JOB_NODELIST=gpu[07-08];SLURM_JOB_ID=123456"
                         << "3/8/1/gpu07:29956/0/slurm";
+  QTest::newRow("srun, 2 nodes of 4 tasks (compressed tasks per node)")
+      << "SLURM_PROCID=5;SLURM_STEP_NUM_TASKS=8;SLURM_LOCALID=1;SLURM_NODEID=1;"
+         "SLURM_STEP_TASKS_PER_NODE=4(x2);SLURM_JOB_NODELIST=gpu[07-08];SLURM_JOB_ID=7"
+      << "5/8/1/gpu07:29507/0/slurm";
   QTest::newRow("srun with MASTER_ADDR")
       << "SLURM_PROCID=0;SLURM_STEP_NUM_TASKS=2;MASTER_ADDR=head;MASTER_PORT=40000"
       << "0/2/0/head:40000/0/slurm";
@@ -461,6 +477,37 @@ void TestDist::slurmFirstHost() {
   QFETCH(QString, list);
   QFETCH(QString, first);
   QCOMPARE(qs(gb::dist::first_slurm_host(list.toStdString())), first);
+}
+
+void TestDist::slurmTasksPerNode_data() {
+  QTest::addColumn<QString>("list");
+  QTest::addColumn<int>("node");
+  QTest::addColumn<int>("tasks");  // -1: an error
+  QTest::newRow("one node") << "4" << 0 << 4;
+  QTest::newRow("4(x2), node 1") << "4(x2)" << 1 << 4;
+  QTest::newRow("2,1, node 1") << "2,1" << 1 << 1;
+  QTest::newRow("3(x2),1, node 2") << "3(x2),1" << 2 << 1;
+  QTest::newRow("3(x2),1, node 1") << "3(x2),1" << 1 << 3;
+  QTest::newRow("node beyond the list") << "4(x2)" << 2 << -1;
+  QTest::newRow("malformed") << "4(2)" << 0 << -1;
+  QTest::newRow("not a number") << "x" << 0 << -1;
+  QTest::newRow("zero tasks") << "0" << 0 << -1;
+}
+
+void TestDist::slurmTasksPerNode() {
+  QFETCH(QString, list);
+  QFETCH(int, node);
+  QFETCH(int, tasks);
+  if (tasks >= 0) {
+    QCOMPARE(gb::dist::slurm_tasks_on_node(list.toStdString(), node), int64_t(tasks));
+    return;
+  }
+  try {
+    gb::dist::slurm_tasks_on_node(list.toStdString(), node);
+    QFAIL("no error");
+  } catch (const gb::Error& e) {
+    QVERIFY2(QString(e.what()).contains("SLURM_STEP_TASKS_PER_NODE"), e.what());
+  }
 }
 
 void TestDist::cudaDeviceOfALocalRank_data() {
@@ -626,6 +673,14 @@ void TestDist::twoProcessesEqualOneProcess() {
   // two and rank 1 one (every recorded probe of this spec is one of them).
   if (QString(QTest::currentDataTag()).startsWith("adept")) {
     QCOMPARE(two.probes.size(), size_t(4));  // masking, then taylor at steps 0, 2 and 4
+  }
+  // EWC's Fisher ran sharded too (it is not a recorded probe: its event says so).
+  if (QString(QTest::currentDataTag()).contains("ewc")) {
+    bool sharded = false;
+    for (const auto& e : store.events(run)) {
+      sharded = sharded || contains(e.message, "sharded over 2 processes (batches per rank: 2, 1)");
+    }
+    QVERIFY2(sharded, "no event of a sharded Fisher");
   }
   for (const auto& p : store.list_probes()) {
     const Json details = Json::parse(p.params)["result"].value("details", Json::object());

@@ -190,6 +190,7 @@ class TestImportance : public QObject {
   void updateMagnitudeIsDeterministicAndRestoresTheModel();
   void preliminaryRunLowersTheLoss();
   void probesReportProgressAndCancel();
+  void shardedProbesSumOverRanksAndShareACancel();
   void probeRoundTripsThroughJsonAndStore();
 };
 
@@ -1062,6 +1063,97 @@ void TestImportance::probesReportProgressAndCancel() {
   QVERIFY_EXCEPTION_THROWN(imp::update_magnitude(*m, probes, o, cancel_training),
                            gb::CancelledError);
   QVERIFY(torch::equal(before, m->layer(0)->mlp->up_proj->dense_weight()));
+  for (auto& p : m->parameters(true)) QVERIFY(!p.grad().defined());
+}
+
+// A data-parallel probe as rank 0 of 2, the other rank simulated inside the sums: rank 1
+// runs the odd batches, so the two halves (each computed here as a separate single-rank
+// probe over its batches) sum to the whole probe; a cancel on either rank reaches both.
+void TestImportance::shardedProbesSumOverRanksAndShareACancel() {
+  auto m = make_model("llama");
+  auto probes = random_packed(*m, 6, 8, 2);  // 3 batches: rank 0 gets 0 and 2, rank 1 gets 1
+  imp::ProbeSet odd = probes, even = probes;
+  odd.batches = {probes.batches[1]};
+  odd.scored_tokens = probes.batches[1].scored;
+  even.batches = {probes.batches[0], probes.batches[2]};
+  const auto whole = imp::masking_importance(*m, probes);
+  const auto whole_units = imp::unit_importance(*m, probes);
+
+  // Rank 1's sums, in the order rank 0 reduces them, from a probe of its own batch.
+  const auto r1 = imp::masking_importance(*m, odd);
+  imp::UnitOptions uo1;
+  uo1.keep_parameter_fisher = true;
+  const auto u1 = imp::unit_importance(*m, odd, uo1);
+  int reductions = 0;
+  bool other_cancels = false;
+  imp::ProbeSharding shard;
+  shard.world = 2;
+  shard.rank = 0;
+  shard.sum_values = [&](std::vector<double>& v) {
+    ++reductions;
+    const size_t layers = static_cast<size_t>(m->num_layers());
+    if (v.size() == layers + 3) {  // masking: bypass sums, base sum, forwards, cancel flag
+      const double n1 = static_cast<double>(odd.scored_tokens);
+      for (size_t l = 0; l < layers; ++l) v[l] += r1.bypass_loss[l] * n1;
+      v[layers] += r1.base_loss * n1;
+      v[layers + 1] += static_cast<double>(r1.layer_forwards);
+      v[layers + 2] += other_cancels ? 1.0 : 0.0;
+    } else if (v.size() == 4) {  // units: loss sum, passes, Fisher terms, cancel flag
+      v[0] += u1.loss * static_cast<double>(odd.scored_tokens);
+      v[1] += static_cast<double>(u1.backward_passes);
+      v[2] += static_cast<double>(u1.backward_passes);  // per-sequence: one term per pass
+      v[3] += other_cancels ? 1.0 : 0.0;
+    } else {  // batches by rank
+      v[1] += 1.0;
+    }
+  };
+  int tensor_reductions = 0;
+  shard.sum_tensors = [&](std::vector<torch::Tensor>& t) {
+    // The accumulated gradients and Fisher: counted only (tst_dist compares the unit values
+    // of real two-process runs with one process).
+    ++tensor_reductions;
+    (void)t;
+  };
+  const auto mine = imp::masking_importance(*m, probes, imp::MaskingMode::Cached, {}, &shard);
+  QCOMPARE(mine.batches_by_rank, (std::vector<int64_t>{2, 1}));
+  QCOMPARE(mine.layer_forwards, whole.layer_forwards);
+  QVERIFY(std::fabs(mine.base_loss - whole.base_loss) <= 1e-9 * std::fabs(whole.base_loss));
+  for (size_t l = 0; l < whole.importance.size(); ++l) {
+    QVERIFY2(
+        std::fabs(mine.importance[l] - whole.importance[l]) <=
+            1e-9 * std::max(1.0, std::fabs(whole.importance[l])),
+        qPrintable(
+            QString("layer %1: %2 vs %3").arg(l).arg(mine.importance[l]).arg(whole.importance[l])));
+  }
+  imp::UnitOptions uo;
+  uo.shard = &shard;
+  const auto units = imp::unit_importance(*m, probes, uo);
+  QCOMPARE(units.backward_passes, whole_units.backward_passes);
+  QVERIFY(std::fabs(units.loss - whole_units.loss) <= 1e-9 * whole_units.loss);
+  QCOMPARE(tensor_reductions, 2);  // gradient and Fisher accumulators, once each
+  QCOMPARE(units.batches_by_rank, (std::vector<int64_t>{2, 1}));
+
+  // The other rank cancelled: this rank, which did not, still reduces and then stops.
+  other_cancels = true;
+  reductions = 0;
+  QVERIFY_EXCEPTION_THROWN(
+      imp::masking_importance(*m, probes, imp::MaskingMode::Cached, {}, &shard),
+      gb::CancelledError);
+  QCOMPARE(reductions, 1);
+  reductions = 0;
+  QVERIFY_EXCEPTION_THROWN(imp::unit_importance(*m, probes, uo), gb::CancelledError);
+  QCOMPARE(reductions, 1);
+  // This rank cancelled: it still takes part in the reduction (the other rank is waiting
+  // in it) before it stops.
+  other_cancels = false;
+  reductions = 0;
+  gb::CancelToken token;
+  token.cancel();
+  gb::Progress cancelled({}, token);
+  QVERIFY_EXCEPTION_THROWN(
+      imp::masking_importance(*m, probes, imp::MaskingMode::Cached, cancelled, &shard),
+      gb::CancelledError);
+  QCOMPARE(reductions, 1);
   for (auto& p : m->parameters(true)) QVERIFY(!p.grad().defined());
 }
 

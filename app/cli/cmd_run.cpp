@@ -243,15 +243,18 @@ int run_run(const RunOptions& in) {
     dist::GroupOptions go;
     go.backend = in.dist_backend;
     go.timeout_s = in.dist_timeout;
-    // A resumed run's device is in the store (every rank reads it: the checkpoints are on a
-    // shared file system anyway); it is part of the hash, so that ranks that disagree on it
-    // (and so on the backend) stop with an error naming them instead of hanging.
-    const std::string device =
-        in.resume ? experiment::stored_run_device(o.db_path, *in.resume) : spec->device;
-    go.cuda = device.rfind("cuda", 0) == 0;
-    go.spec_hash = in.resume ? fmt::format("resume:{} on {}", *in.resume,
-                                           device.empty() ? "an unreadable store" : device)
-                             : experiment::spec_hash(*spec);
+    // The run's device picks the backend (auto) and each rank's CUDA device. --resume has
+    // no spec: rank 0 reads the run's device from the store and gives it to the others in
+    // the rendezvous (they may not see the store). A run it cannot read joins as "cpu" and
+    // resume_run then reports why to every rank.
+    if (spec) {
+      go.device = spec->device;
+    } else if (world.rank == 0) {
+      go.device = experiment::stored_run_device(o.db_path, *in.resume);
+      if (go.device.empty()) go.device = "cpu";
+    }
+    go.spec_hash =
+        in.resume ? "resume:" + std::to_string(*in.resume) : experiment::spec_hash(*spec);
     o.dist = dist::Group::join(world, go);
     // Only rank 0 reports: the others' records are scratch.
     if (!o.dist->leader()) o.on_event = nullptr;

@@ -92,6 +92,8 @@ struct Group::Impl {
   WorldInfo world;
   GroupOptions options;
   std::string backend;
+  std::string device;  // the run's, from rank 0
+  int64_t cuda_device = -1;
   std::vector<std::string> hosts;
   c10::intrusive_ptr<c10d::Store> store;     // prefixed
   c10::intrusive_ptr<c10d::TCPStore> tcp;    // rank 0's server, or a client
@@ -215,18 +217,15 @@ std::shared_ptr<Group> Group::join(const WorldInfo& world, const GroupOptions& o
   auto impl = std::make_unique<Impl>();
   impl->world = world;
   impl->options = options;
-  std::string backend = options.backend;
-  if (backend == "auto") backend = options.cuda && nccl_available() ? "nccl" : "gloo";
-  if (backend == "nccl" && !nccl_available()) {
+  if (options.backend != "auto" && options.backend != "gloo" && options.backend != "nccl") {
+    fail("unknown distributed backend '{}' (auto, gloo or nccl)", options.backend);
+  }
+  if (options.backend == "nccl" && !nccl_available()) {
     fail(
         "--dist-backend nccl: this build has no NCCL (LibTorch without CUDA, as Debian's); use "
         "gloo");
   }
-  if (backend == "nccl" && !options.cuda) fail("--dist-backend nccl needs a CUDA device");
-  if (backend != "gloo" && backend != "nccl") {
-    fail("unknown distributed backend '{}' (auto, gloo or nccl)", backend);
-  }
-  impl->backend = backend;
+  if (world.rank == 0 && options.device.empty()) fail("rank 0 must know the run's device");
   auto log = log::get("dist");
   const bool server = !world.agent_store && world.rank == 0;
   impl->tcp = connect_store(world, options.timeout_s, server);
@@ -236,6 +235,31 @@ std::shared_ptr<Group> Group::join(const WorldInfo& world, const GroupOptions& o
     impl->store = impl->tcp;
   }
   auto store = impl->store;
+  // The run's device, as rank 0 knows it (a resuming follower has no spec to read it from).
+  if (world.rank == 0) {
+    store->set("gb/device", to_bytes(options.device));
+    impl->device = options.device;
+  } else {
+    try {
+      store->wait({"gb/device"}, ms(options.timeout_s));
+    } catch (const std::exception& e) {
+      fail("rank {} on {}: rank 0 did not join within {} s ({})", world.rank, host_name(),
+           options.timeout_s, e.what());
+    }
+    const auto bytes = store->get("gb/device");
+    impl->device = std::string(bytes.begin(), bytes.end());
+  }
+  const bool cuda = impl->device.rfind("cuda", 0) == 0;
+  std::string backend = options.backend;
+  if (backend == "auto") backend = cuda && nccl_available() ? "nccl" : "gloo";
+  if (backend == "nccl" && !cuda) {
+    fail("--dist-backend nccl needs a CUDA device (the run's device is '{}')", impl->device);
+  }
+  impl->backend = backend;
+  if (cuda) {
+    impl->cuda_device =
+        rank_cuda_device(impl->device, world, static_cast<int64_t>(torch::cuda::device_count()));
+  }
   const std::string me = host_name();
   // Who is who, and the same spec everywhere.
   store->set("gb/host/" + std::to_string(world.rank), to_bytes(me));
@@ -347,6 +371,12 @@ const WorldInfo& Group::world() const {
 const std::string& Group::backend() const {
   return m->backend;
 }
+const std::string& Group::device() const {
+  return m->device;
+}
+int64_t Group::cuda_device() const {
+  return m->cuda_device;
+}
 const std::vector<std::string>& Group::hosts() const {
   return m->hosts;
 }
@@ -374,7 +404,7 @@ void Group::all_reduce_sum(std::vector<torch::Tensor>& tensors) {
 std::vector<double> Group::all_reduce_sum(const std::vector<double>& values) {
   if (values.empty()) return {};
   auto t = torch::tensor(values, torch::kDouble);
-  if (m->backend == "nccl") t = t.cuda();
+  if (m->backend == "nccl") t = t.to(c10::Device(c10::kCUDA, m->cuda_device));
   std::vector<at::Tensor> one{t};
   c10d::AllreduceOptions o;
   o.reduceOp = c10d::ReduceOp::SUM;
@@ -396,7 +426,7 @@ void Group::broadcast(std::vector<torch::Tensor>& tensors, int64_t root) {
 
 double Group::broadcast(double value, int64_t root) {
   std::vector<torch::Tensor> t{torch::tensor({value}, torch::kDouble)};
-  if (m->backend == "nccl") t[0] = t[0].cuda();
+  if (m->backend == "nccl") t[0] = t[0].to(c10::Device(c10::kCUDA, m->cuda_device));
   broadcast(t, root);
   return t[0].cpu().item<double>();
 }
@@ -475,7 +505,7 @@ int64_t Group::all_reduce_bytes() const {
 
 struct Group::Impl {
   WorldInfo world;
-  std::string backend;
+  std::string backend, device;
   std::vector<std::string> hosts;
 };
 
@@ -489,6 +519,12 @@ const WorldInfo& Group::world() const {
 }
 const std::string& Group::backend() const {
   return m->backend;
+}
+const std::string& Group::device() const {
+  return m->device;
+}
+int64_t Group::cuda_device() const {
+  return -1;
 }
 const std::vector<std::string>& Group::hosts() const {
   return m->hosts;

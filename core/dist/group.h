@@ -28,8 +28,11 @@ class PeerError : public Error {
 
 struct GroupOptions {
   std::string backend = "auto";  // auto (gloo on CPU, nccl on CUDA where built), gloo, nccl
-  bool cuda = false;             // the run's device is CUDA
-  double timeout_s = 300;        // rendezvous and every collective
+  // The run's device ("cpu", "cuda", "cuda:1"): under "auto" it picks the backend, and on
+  // CUDA the device of the collectives' own tensors. Empty on a rank that does not know it
+  // (a follower resuming a run: the run's spec is in rank 0's store): rank 0's is used.
+  std::string device;
+  double timeout_s = 300;  // rendezvous and every collective
   // Compared across ranks at startup: a mismatch is an error naming the ranks.
   std::string spec_hash;
 };
@@ -49,6 +52,10 @@ class Group {
   int64_t world_size() const { return world().world_size; }
   bool leader() const { return rank() == 0; }
   const std::string& backend() const;
+  // The run's device as rank 0 gave it, and the CUDA device index of this rank's collectives
+  // (-1 on CPU).
+  const std::string& device() const;
+  int64_t cuda_device() const;
   const std::vector<std::string>& hosts() const;  // by rank
   double timeout_s() const;
 

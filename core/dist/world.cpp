@@ -63,6 +63,47 @@ int64_t cuda_device_index(int64_t local_rank, int64_t local_world_size, int64_t 
       local_world_size, visible, local_world_size);
 }
 
+int64_t rank_cuda_device(const std::string& device, const WorldInfo& world, int64_t visible) {
+  const auto colon = device.find(':');
+  if (colon != std::string::npos) {
+    return parse_int("the device index of '" + device + "'", device.substr(colon + 1), 0, 1 << 16);
+  }
+  return cuda_device_index(world.local_rank, world.local_world_size, visible);
+}
+
+int64_t slurm_tasks_on_node(const std::string& list, int64_t node) {
+  auto bad = [&](const std::string& why) -> int64_t {
+    fail("SLURM_STEP_TASKS_PER_NODE='{}' {}", list, why);
+  };
+  int64_t index = 0;
+  size_t pos = 0;
+  while (pos < list.size()) {
+    const size_t end = std::min(list.find(',', pos), list.size());
+    const std::string entry = list.substr(pos, end - pos);
+    int64_t tasks = 0, repeat = 1;
+    const auto paren = entry.find("(x");
+    try {
+      size_t used = 0;
+      tasks = std::stoll(entry, &used);
+      if (paren == std::string::npos) {
+        if (used != entry.size()) return bad("is not a tasks-per-node list");
+      } else {
+        if (used != paren || entry.back() != ')') return bad("is not a tasks-per-node list");
+        const std::string count = entry.substr(paren + 2, entry.size() - paren - 3);
+        repeat = std::stoll(count, &used);
+        if (used != count.size()) return bad("is not a tasks-per-node list");
+      }
+    } catch (const std::logic_error&) {
+      return bad("is not a tasks-per-node list");
+    }
+    if (tasks < 1 || repeat < 1) return bad("has an entry below 1");
+    if (node < index + repeat) return tasks;
+    index += repeat;
+    pos = end + 1;
+  }
+  return bad(fmt::format("has {} node(s); SLURM_NODEID is {}", index, node));
+}
+
 std::string first_slurm_host(const std::string& nodelist) {
   // The first entry up to a top-level comma; a bracket expands to its first number.
   std::string prefix;
@@ -138,8 +179,10 @@ WorldInfo detect_world(const EnvLookup& env) {
     }
     w.local_rank = get_int(env, "SLURM_LOCALID", 0, kMaxWorld).value_or(0);
     w.local_world_size = w.world_size;
-    if (auto n = get_int(env, "SLURM_STEP_TASKS_PER_NODE", 1, kMaxWorld)) {
-      w.local_world_size = *n;
+    // Compressed per node: "4(x2)" for 4 tasks on each of 2 nodes, "2,1" for uneven ones.
+    if (auto list = env("SLURM_STEP_TASKS_PER_NODE"); list && !list->empty()) {
+      const int64_t node = get_int(env, "SLURM_NODEID", 0, kMaxWorld).value_or(0);
+      w.local_world_size = slurm_tasks_on_node(*list, node);
     }
     if (auto a = env(env::kMasterAddr); a && !a->empty()) {
       w.master_addr = *a;

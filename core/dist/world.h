@@ -50,6 +50,15 @@ WorldInfo detect_world();  // from the process environment
 // give each process its own device). Anything else is an error naming the counts.
 int64_t cuda_device_index(int64_t local_rank, int64_t local_world_size, int64_t visible);
 
+// The CUDA device index of a rank for the run's device: N for "cuda:N" (the spec names it),
+// else cuda_device_index over the devices this process sees.
+int64_t rank_cuda_device(const std::string& device, const WorldInfo& world, int64_t visible);
+
+// This node's entry of Slurm's compressed tasks-per-node list ("4(x2)", "2,1", "3(x2),1"),
+// the node being `node` (SLURM_NODEID, 0-based). Throws gb::Error naming the list when it is
+// malformed or shorter than `node` + 1 entries.
+int64_t slurm_tasks_on_node(const std::string& list, int64_t node);
+
 // The first host of a Slurm host list ("node[03-05,9],gpu1" -> "node03").
 std::string first_slurm_host(const std::string& nodelist);
 

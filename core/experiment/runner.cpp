@@ -296,13 +296,11 @@ std::unique_ptr<Prepared> prepare(const ExperimentSpec& spec, const RunnerOption
   p->options = options;
   if (p->options.cache_dir.empty()) p->options.cache_dir = data::default_cache_dir();
   p->device = parse_device(spec.device);
-  if (options.dist && p->device.is_cuda() && !p->device.has_index()) {
-    // Data-parallel on CUDA: one device per local rank (or the one device a binding such as
+  if (options.dist && p->device.is_cuda()) {
+    // Data-parallel on CUDA: the device the group chose for this rank (dist::rank_cuda_device:
+    // the spec's index, else one device per local rank, or the one device a binding such as
     // srun --gpus-per-task=1 leaves each process).
-    const auto& w = options.dist->world();
-    p->device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(dist::cuda_device_index(
-                                            w.local_rank, w.local_world_size,
-                                            static_cast<int64_t>(torch::cuda::device_count()))));
+    p->device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(options.dist->cuda_device()));
   }
   p->dtype = parse_dtype(spec.dtype);
   // More threads than cores only oversubscribes them (100 000 threads would hang the start).
@@ -455,6 +453,8 @@ class RunExecutor {
   std::map<std::string, torch::Tensor> ewc_fisher();
   void attach_ewc(const grow::EwcOptions& options, bool state_follows);
   std::set<std::string> trainable_names() const;
+  std::map<std::string, torch::Tensor> fisher_of(const importance::ProbeSet& set,
+                                                 const std::set<std::string>& only);
   void ewc_next_task(const Phase& phase);
   void train_step(const Phase& phase, const train::Schedule& schedule);
   void record_step(const train::StepStats& stats);
@@ -619,11 +619,26 @@ void RunExecutor::attach_ewc(const grow::EwcOptions& options, bool state_follows
   if (!state_follows) {
     emit(m_p, stage_event("probe/fisher", m_run));
     // The Fisher of the trainable parameters only: the penalty needs no other.
-    const importance::ProbeSharding shard = probe_sharding(m_p.options.dist);
-    m_ewc->add_task(importance::parameter_fisher(model, probe_set(m_p, false), m_p.probe_options,
-                                                 {}, trainable_names(), &shard));
+    m_ewc->add_task(fisher_of(probe_set(m_p, false), trainable_names()));
   }
   m_growth.loss_terms.push_back(m_ewc);
+}
+
+// The diagonal Fisher of `only` (every parameter when empty) on `set`, sharded over the
+// ranks of a data-parallel run (an event says how the batches were dealt out).
+std::map<std::string, torch::Tensor> RunExecutor::fisher_of(const importance::ProbeSet& set,
+                                                            const std::set<std::string>& only) {
+  const importance::ProbeSharding shard = probe_sharding(m_p.options.dist);
+  std::vector<int64_t> by_rank;
+  auto fisher = importance::parameter_fisher(*m_model.model, set, m_p.probe_options, {}, only,
+                                             &shard, &by_rank);
+  if (!by_rank.empty()) {
+    m_store.add_event(m_run, store::EventLevel::Info,
+                      fmt::format("diagonal Fisher on '{}' sharded over {} processes (batches "
+                                  "per rank: {})",
+                                  set.description, by_rank.size(), fmt::join(by_rank, ", ")));
+  }
+  return fisher;
 }
 
 std::set<std::string> RunExecutor::trainable_names() const {
@@ -640,9 +655,7 @@ void RunExecutor::ewc_next_task(const Phase& phase) {
   importance::ProbeSet set =
       importance::pack_stream(*phase.stream, m_p.probe_set_options, "task: " + phase.name);
   emit(m_p, stage_event("probe/fisher", m_run));
-  const importance::ProbeSharding shard = probe_sharding(m_p.options.dist);
-  m_ewc->add_task(importance::parameter_fisher(*m_model.model, set, m_p.probe_options, {},
-                                               trainable_names(), &shard));
+  m_ewc->add_task(fisher_of(set, trainable_names()));
   const auto& o = m_ewc->options();
   m_store.add_event(
       m_run, store::EventLevel::Info,
@@ -658,9 +671,7 @@ void RunExecutor::ewc_next_task(const Phase& phase) {
 std::map<std::string, torch::Tensor> RunExecutor::ewc_fisher() {
   if (m_p.fisher.empty()) {
     emit(m_p, stage_event("probe/fisher", m_run));
-    const importance::ProbeSharding shard = probe_sharding(m_p.options.dist);
-    m_p.fisher = importance::parameter_fisher(*m_model.model, probe_set(m_p, false),
-                                              m_p.probe_options, {}, {}, &shard);
+    m_p.fisher = fisher_of(probe_set(m_p, false), {});
   }
   return m_p.fisher;
 }
@@ -1505,7 +1516,10 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
 std::string stored_run_device(const std::string& db_path, int64_t run_id) {
   try {
     if (!fs::exists(db_path)) return {};
-    store::Store store = store::Store::open(db_path, store::OpenMode::ReadOnly);
+    // No integrity check here: resume_run opens the store with one right after.
+    store::OpenOptions oo;
+    oo.check = store::IntegrityCheck::None;
+    store::Store store = store::Store::open(db_path, store::OpenMode::ReadOnly, oo);
     const Json spec = Json::parse(store.get_run(run_id).spec);
     return spec.value("device", ExperimentSpec{}.device);
   } catch (const std::exception&) {

@@ -81,9 +81,9 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
 RunOutcome resume_run(int64_t run_id, const RunnerOptions& options);
 
 // The device the spec of a stored run names ("cpu", "cuda", "cuda:1"; the spec's default
-// when it names none), read without changing the store: a data-parallel resume picks its
-// backend from it (--resume takes no SPEC.json). Empty when the store or the run cannot be
-// read.
+// when it names none), read without changing the store: rank 0 of a data-parallel resume
+// gives it to the other ranks, and it picks the backend (--resume takes no SPEC.json). Empty
+// when the store or the run cannot be read.
 std::string stored_run_device(const std::string& db_path, int64_t run_id);
 
 // Default workspace folder of a store path.

@@ -41,67 +41,78 @@ MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes, Ma
   MaskingResult r;
   r.bypass_loss.assign(n_layers, 0.0);
   double base_sum = 0;
-  progress.begin("probe/masking");
   const int64_t n_batches = static_cast<int64_t>(probes.batches.size());
   int64_t mine = 0;
-  for (int64_t b = 0; b < n_batches; ++b) {
-    if (shard && !shard->owns(b)) continue;
-    ++mine;
-    const auto& batch = probes.batches[b];
-    auto ids = batch.ids.to(device);
-    auto targets = batch.targets.to(device);
-    auto state = model.make_state(ids.size(1), ForwardOptions{}, device);
-    auto h = model.embed(ids, state.past);
-    if (mode == MaskingMode::Cached) {
-      // inputs[l] = input of layer l = output of layer l-1 (h_0 = embedding).
-      std::vector<torch::Tensor> inputs;
-      inputs.reserve(n_layers);
-      for (int64_t l = 0; l < n_layers; ++l) {
-        inputs.push_back(h);
-        h = model.run_layer(l, h, state);
-        ++r.layer_forwards;
-      }
-      base_sum += batch_nll(model, h, targets);
-      for (int64_t skip = 0; skip < n_layers; ++skip) {
-        // The bypassed layer's output is its input: continue from inputs[skip].
-        auto x = inputs[skip];
-        for (int64_t l = skip + 1; l < n_layers; ++l) {
-          x = model.run_layer(l, x, state);
-          ++r.layer_forwards;
-        }
-        r.bypass_loss[skip] += batch_nll(model, x, targets);
-        progress.check_cancel();
-      }
-    } else {
-      auto h0 = h;
-      for (int64_t l = 0; l < n_layers; ++l) {
-        h = model.run_layer(l, h, state);
-        ++r.layer_forwards;
-      }
-      base_sum += batch_nll(model, h, targets);
-      for (int64_t skip = 0; skip < n_layers; ++skip) {
-        auto x = h0;
+  // Sharded, a cancel must not leave the other ranks waiting in the reduction: it is noted,
+  // reduced with the sums, and then every rank stops.
+  bool cancelled = false;
+  try {
+    progress.begin("probe/masking");
+    for (int64_t b = 0; b < n_batches; ++b) {
+      if (shard && !shard->owns(b)) continue;
+      ++mine;
+      const auto& batch = probes.batches[b];
+      auto ids = batch.ids.to(device);
+      auto targets = batch.targets.to(device);
+      auto state = model.make_state(ids.size(1), ForwardOptions{}, device);
+      auto h = model.embed(ids, state.past);
+      if (mode == MaskingMode::Cached) {
+        // inputs[l] = input of layer l = output of layer l-1 (h_0 = embedding).
+        std::vector<torch::Tensor> inputs;
+        inputs.reserve(n_layers);
         for (int64_t l = 0; l < n_layers; ++l) {
-          if (l == skip) continue;
-          x = model.run_layer(l, x, state);
+          inputs.push_back(h);
+          h = model.run_layer(l, h, state);
           ++r.layer_forwards;
         }
-        r.bypass_loss[skip] += batch_nll(model, x, targets);
-        progress.check_cancel();
+        base_sum += batch_nll(model, h, targets);
+        for (int64_t skip = 0; skip < n_layers; ++skip) {
+          // The bypassed layer's output is its input: continue from inputs[skip].
+          auto x = inputs[skip];
+          for (int64_t l = skip + 1; l < n_layers; ++l) {
+            x = model.run_layer(l, x, state);
+            ++r.layer_forwards;
+          }
+          r.bypass_loss[skip] += batch_nll(model, x, targets);
+          progress.check_cancel();
+        }
+      } else {
+        auto h0 = h;
+        for (int64_t l = 0; l < n_layers; ++l) {
+          h = model.run_layer(l, h, state);
+          ++r.layer_forwards;
+        }
+        base_sum += batch_nll(model, h, targets);
+        for (int64_t skip = 0; skip < n_layers; ++skip) {
+          auto x = h0;
+          for (int64_t l = 0; l < n_layers; ++l) {
+            if (l == skip) continue;
+            x = model.run_layer(l, x, state);
+            ++r.layer_forwards;
+          }
+          r.bypass_loss[skip] += batch_nll(model, x, targets);
+          progress.check_cancel();
+        }
       }
+      progress.report(static_cast<double>(b + 1) / static_cast<double>(n_batches),
+                      "batch " + std::to_string(b + 1) + "/" + std::to_string(n_batches));
     }
-    progress.report(static_cast<double>(b + 1) / static_cast<double>(n_batches),
-                    "batch " + std::to_string(b + 1) + "/" + std::to_string(n_batches));
+  } catch (const CancelledError&) {
+    if (!shard || shard->world <= 1) throw;
+    cancelled = true;
   }
   if (shard && shard->world > 1) {
     std::vector<double> sums(r.bypass_loss);
     sums.push_back(base_sum);
     sums.push_back(static_cast<double>(r.layer_forwards));
+    sums.push_back(cancelled ? 1.0 : 0.0);
     sum_over_ranks(shard, sums);
+    if (sums.back() > 0) throw CancelledError();
     std::copy(sums.begin(), sums.begin() + n_layers, r.bypass_loss.begin());
     base_sum = sums[n_layers];
     r.layer_forwards = static_cast<int64_t>(std::llround(sums[n_layers + 1]));
     r.batches_by_rank = batches_by_rank(shard, mine);
+    progress.report(1.0, "all ranks' batches");
   }
   const double n = static_cast<double>(probes.scored_tokens);
   r.scored_tokens = probes.scored_tokens;

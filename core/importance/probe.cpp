@@ -89,8 +89,9 @@ std::map<std::string, torch::Tensor> parameter_fisher(CausalLMImpl& model, const
                                                       const ProbeOptions& o,
                                                       const Progress& progress,
                                                       const std::set<std::string>& only,
-                                                      const ProbeSharding* shard) {
-  return diagonal_fisher(model, set, o.fisher_mode, progress, only, shard);
+                                                      const ProbeSharding* shard,
+                                                      std::vector<int64_t>* batches_by_rank) {
+  return diagonal_fisher(model, set, o.fisher_mode, progress, only, shard, batches_by_rank);
 }
 
 Json probe_params(const ProbeSetOptions& so, const ProbeSet& data, const ProbeDataInfo& info,

@@ -60,11 +60,10 @@ const ProbeSet& probe_data(const ProbeOptions& options, const ProbeSet& set,
 // The per-parameter diagonal Fisher (EWC, grow::ApplyContext::fisher) with the options'
 // fisher_mode: registered name → tensor, every parameter of the model, or only the
 // parameters named in `only` (non-empty; EWC on a plan's trainable parameters).
-std::map<std::string, torch::Tensor> parameter_fisher(CausalLMImpl& model, const ProbeSet& set,
-                                                      const ProbeOptions& options,
-                                                      const Progress& progress = {},
-                                                      const std::set<std::string>& only = {},
-                                                      const ProbeSharding* shard = nullptr);
+std::map<std::string, torch::Tensor> parameter_fisher(
+    CausalLMImpl& model, const ProbeSet& set, const ProbeOptions& options,
+    const Progress& progress = {}, const std::set<std::string>& only = {},
+    const ProbeSharding* shard = nullptr, std::vector<int64_t>* batches_by_rank = nullptr);
 
 // How the store names a probe set.
 struct ProbeDataInfo {

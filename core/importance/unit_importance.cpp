@@ -107,58 +107,68 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
     }
   };
 
-  progress.begin("probe/units");
   const bool per_sequence = options.fisher && options.fisher_mode == FisherMode::PerSequence;
   const int64_t n_batches = static_cast<int64_t>(probes.batches.size());
   int64_t mine = 0;
-  for (int64_t b = 0; b < n_batches; ++b) {
-    if (options.shard && !options.shard->owns(b)) continue;
-    ++mine;
-    const auto& batch = probes.batches[b];
-    auto ids = batch.ids.to(device);
-    auto targets = batch.targets.to(device);
-    if (per_sequence) {
-      for (int64_t r = 0; r < batch.rows(); ++r) {
-        auto row_targets = targets.narrow(0, r, 1);
-        const int64_t len = scored_length(row_targets);  // trailing padding is dropped
-        if (len == 0) continue;
-        auto t = row_targets.narrow(1, 0, len);
-        const double n_r = static_cast<double>((t != kIgnoreTarget).sum().item<int64_t>());
-        auto nll = summed_nll(model.forward(ids.narrow(0, r, 1).narrow(1, 0, len)), t);
-        loss_sum += nll.item<double>();
-        (nll / n_r).backward();  // gradient of the row's mean token NLL
-        ++out.backward_passes;
-        take_gradients(n_r / total, true);
-        ++fisher_terms;
-        progress.check_cancel();
-      }
-    } else {
-      auto nll = summed_nll(model.forward(ids), targets);
-      loss_sum += nll.item<double>();
-      if (options.fisher) {
-        const double n_b = static_cast<double>(batch.scored);
-        (nll / n_b).backward();  // gradient of the batch's mean token NLL
-        take_gradients(n_b / total, true);
-        ++fisher_terms;
+  // Sharded, a cancel must not leave the other ranks waiting in the reduction: it is noted,
+  // reduced with the sums, and then every rank stops.
+  bool cancelled = false;
+  try {
+    progress.begin("probe/units");
+    for (int64_t b = 0; b < n_batches; ++b) {
+      if (options.shard && !options.shard->owns(b)) continue;
+      ++mine;
+      const auto& batch = probes.batches[b];
+      auto ids = batch.ids.to(device);
+      auto targets = batch.targets.to(device);
+      if (per_sequence) {
+        for (int64_t r = 0; r < batch.rows(); ++r) {
+          auto row_targets = targets.narrow(0, r, 1);
+          const int64_t len = scored_length(row_targets);  // trailing padding is dropped
+          if (len == 0) continue;
+          auto t = row_targets.narrow(1, 0, len);
+          const double n_r = static_cast<double>((t != kIgnoreTarget).sum().item<int64_t>());
+          auto nll = summed_nll(model.forward(ids.narrow(0, r, 1).narrow(1, 0, len)), t);
+          loss_sum += nll.item<double>();
+          (nll / n_r).backward();  // gradient of the row's mean token NLL
+          ++out.backward_passes;
+          take_gradients(n_r / total, true);
+          ++fisher_terms;
+          progress.check_cancel();
+        }
       } else {
-        (nll / total).backward();  // this batch's share of the probe-set loss
-        take_gradients(1.0, false);
+        auto nll = summed_nll(model.forward(ids), targets);
+        loss_sum += nll.item<double>();
+        if (options.fisher) {
+          const double n_b = static_cast<double>(batch.scored);
+          (nll / n_b).backward();  // gradient of the batch's mean token NLL
+          take_gradients(n_b / total, true);
+          ++fisher_terms;
+        } else {
+          (nll / total).backward();  // this batch's share of the probe-set loss
+          take_gradients(1.0, false);
+        }
+        ++out.backward_passes;
       }
-      ++out.backward_passes;
+      progress.report(static_cast<double>(b + 1) / static_cast<double>(n_batches),
+                      "batch " + std::to_string(b + 1) + "/" + std::to_string(n_batches));
     }
-    progress.report(static_cast<double>(b + 1) / static_cast<double>(n_batches),
-                    "batch " + std::to_string(b + 1) + "/" + std::to_string(n_batches));
+  } catch (const CancelledError&) {
+    if (!options.shard || options.shard->world <= 1) throw;
+    cancelled = true;
   }
   if (options.shard && options.shard->world > 1) {
     std::vector<double> sums = {loss_sum, static_cast<double>(out.backward_passes),
-                                static_cast<double>(fisher_terms)};
+                                static_cast<double>(fisher_terms), cancelled ? 1.0 : 0.0};
     sum_over_ranks(options.shard, sums);
+    if (sums[3] > 0) throw CancelledError();
     loss_sum = sums[0];
     out.backward_passes = std::llround(sums[1]);
     fisher_terms = std::llround(sums[2]);
     sum_over_ranks(options.shard, grad_acc);
     if (options.fisher) sum_over_ranks(options.shard, fisher_acc);
     out.batches_by_rank = batches_by_rank(options.shard, mine);
+    progress.report(1.0, "all ranks' batches");
   }
   out.loss = loss_sum / total;
   if (options.fisher && fisher_terms > 0) {
@@ -230,14 +240,17 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
 std::map<std::string, torch::Tensor> diagonal_fisher(CausalLMImpl& model, const ProbeSet& probes,
                                                      FisherMode mode, Progress progress,
                                                      const std::set<std::string>& only,
-                                                     const ProbeSharding* shard) {
+                                                     const ProbeSharding* shard,
+                                                     std::vector<int64_t>* batches_by_rank) {
   UnitOptions o;
   o.only = only;
   o.shard = shard;
   o.fisher = true;
   o.fisher_mode = mode;
   o.keep_parameter_fisher = true;
-  return unit_importance(model, probes, o, std::move(progress)).parameter_fisher;
+  UnitImportance u = unit_importance(model, probes, o, std::move(progress));
+  if (batches_by_rank) *batches_by_rank = u.batches_by_rank;
+  return std::move(u.parameter_fisher);
 }
 
 }  // namespace gb::importance

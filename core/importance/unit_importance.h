@@ -91,10 +91,9 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
 
 // The per-parameter diagonal Fisher for EWC (ApplyContext::fisher): registered name →
 // tensor, every parameter of the model, or only those named in `only` (non-empty).
-std::map<std::string, torch::Tensor> diagonal_fisher(CausalLMImpl& model, const ProbeSet& probes,
-                                                     FisherMode mode = FisherMode::PerSequence,
-                                                     Progress progress = {},
-                                                     const std::set<std::string>& only = {},
-                                                     const ProbeSharding* shard = nullptr);
+std::map<std::string, torch::Tensor> diagonal_fisher(
+    CausalLMImpl& model, const ProbeSet& probes, FisherMode mode = FisherMode::PerSequence,
+    Progress progress = {}, const std::set<std::string>& only = {},
+    const ProbeSharding* shard = nullptr, std::vector<int64_t>* batches_by_rank = nullptr);
 
 }  // namespace gb::importance
