@@ -404,7 +404,8 @@ void Group::all_reduce_sum(std::vector<torch::Tensor>& tensors) {
 std::vector<double> Group::all_reduce_sum(const std::vector<double>& values) {
   if (values.empty()) return {};
   auto t = torch::tensor(values, torch::kDouble);
-  if (m->backend == "nccl") t = t.to(c10::Device(c10::kCUDA, m->cuda_device));
+  if (m->backend == "nccl")
+    t = t.to(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(m->cuda_device)));
   std::vector<at::Tensor> one{t};
   c10d::AllreduceOptions o;
   o.reduceOp = c10d::ReduceOp::SUM;
@@ -426,7 +427,8 @@ void Group::broadcast(std::vector<torch::Tensor>& tensors, int64_t root) {
 
 double Group::broadcast(double value, int64_t root) {
   std::vector<torch::Tensor> t{torch::tensor({value}, torch::kDouble)};
-  if (m->backend == "nccl") t[0] = t[0].to(c10::Device(c10::kCUDA, m->cuda_device));
+  if (m->backend == "nccl")
+    t[0] = t[0].to(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(m->cuda_device)));
   broadcast(t, root);
   return t[0].cpu().item<double>();
 }
