@@ -273,6 +273,7 @@ class TestDist : public QObject {
   void slurmTasksPerNode();
   void cudaDeviceOfALocalRank_data();
   void cudaDeviceOfALocalRank();
+  void cudaDeviceOfTheRunsDevice();
   void resumeReadsTheRunsDeviceFromTheStore();
   void rowShardsCoverTheBatchDisjointly_data();
   void rowShardsCoverTheBatchDisjointly();
@@ -395,32 +396,37 @@ const TestDist::Reference& TestDist::reference(const std::string& name, const Js
 // ---- the world and the helpers ----------------------------------------------------------
 
 void TestDist::worldFromEnvironment_data() {
-  QTest::addColumn<QString>("env");       // K=V;K=V
-  QTest::addColumn<QString>("expected");  // rank/world/local/addr:port/agent/launcher or error
+  QTest::addColumn<QString>("env");  // K=V;K=V
+  QTest::addColumn<QString>(
+      "expected");  // rank/world/local:local world/addr:port/agent/launcher or error
   QTest::newRow("none") << ""
-                        << "0/1/0/127.0.0.1:29500/0/single";
+                        << "0/1/0:1/127.0.0.1:29500/0/single";
   QTest::newRow("torchrun agent store")
       << "RANK=1;WORLD_SIZE=4;LOCAL_RANK=1;LOCAL_WORLD_SIZE=2;MASTER_ADDR=n1;MASTER_PORT=29400;"
          "TORCHELASTIC_USE_AGENT_STORE=True;TORCHELASTIC_RESTART_COUNT=2"
-      << "1/4/1/n1:29400/1/torchrun /worker/attempt_2";
+      << "1/4/1:2/n1:29400/1/torchrun /worker/attempt_2";
   QTest::newRow("plain variables") << "RANK=0;WORLD_SIZE=2;MASTER_ADDR=10.0.0.5;MASTER_PORT=1234"
-                                   << "0/2/0/10.0.0.5:1234/0/env";
+                                   << "0/2/0:2/10.0.0.5:1234/0/env";
   QTest::newRow("local launcher") << "RANK=1;WORLD_SIZE=2;MASTER_ADDR=127.0.0.1;MASTER_PORT=5555;"
                                      "TORCHELASTIC_USE_AGENT_STORE=True;GROWBENCH_DIST_LAUNCHED=1"
-                                  << "1/2/1/127.0.0.1:5555/1/launcher /worker/attempt_0";
+                                  << "1/2/1:2/127.0.0.1:5555/1/launcher /worker/attempt_0";
   QTest::newRow("srun") << "SLURM_PROCID=3;SLURM_STEP_NUM_TASKS=8;SLURM_LOCALID=1;"
                            "SLURM_JOB_NODELIST=gpu[07-08];SLURM_JOB_ID=123456"
-                        << "3/8/1/gpu07:29956/0/slurm";
+                        << "3/8/1:8/gpu07:29956/0/slurm";
   QTest::newRow("srun, 2 nodes of 4 tasks (compressed tasks per node)")
       << "SLURM_PROCID=5;SLURM_STEP_NUM_TASKS=8;SLURM_LOCALID=1;SLURM_NODEID=1;"
          "SLURM_STEP_TASKS_PER_NODE=4(x2);SLURM_JOB_NODELIST=gpu[07-08];SLURM_JOB_ID=7"
-      << "5/8/1/gpu07:29507/0/slurm";
+      << "5/8/1:4/gpu07:29507/0/slurm";
+  QTest::newRow("srun, uneven nodes 2,1, on the second")
+      << "SLURM_PROCID=2;SLURM_STEP_NUM_TASKS=3;SLURM_LOCALID=0;SLURM_NODEID=1;"
+         "SLURM_STEP_TASKS_PER_NODE=2,1;SLURM_JOB_NODELIST=n[1-2];SLURM_JOB_ID=9"
+      << "2/3/0:1/n1:29509/0/slurm";
   QTest::newRow("srun with MASTER_ADDR")
       << "SLURM_PROCID=0;SLURM_STEP_NUM_TASKS=2;MASTER_ADDR=head;MASTER_PORT=40000"
-      << "0/2/0/head:40000/0/slurm";
+      << "0/2/0:2/head:40000/0/slurm";
   QTest::newRow("sbatch script itself is one process")
       << "SLURM_PROCID=0;SLURM_NTASKS=8;SLURM_JOB_NODELIST=gpu[07-08]"
-      << "0/1/0/127.0.0.1:29500/0/single";
+      << "0/1/0:1/127.0.0.1:29500/0/single";
   QTest::newRow("RANK without WORLD_SIZE") << "RANK=0"
                                            << "error: RANK and WORLD_SIZE";
   QTest::newRow("RANK too large") << "RANK=2;WORLD_SIZE=2;MASTER_ADDR=a;MASTER_PORT=1"
@@ -447,8 +453,9 @@ void TestDist::worldFromEnvironment() {
   std::string got;
   try {
     const auto w = gb::dist::detect_world(lookup);
-    got = fmt::format("{}/{}/{}/{}:{}/{}/{}", w.rank, w.world_size, w.local_rank, w.master_addr,
-                      w.master_port, w.agent_store ? 1 : 0, w.launcher);
+    got = fmt::format("{}/{}/{}:{}/{}:{}/{}/{}", w.rank, w.world_size, w.local_rank,
+                      w.local_world_size, w.master_addr, w.master_port, w.agent_store ? 1 : 0,
+                      w.launcher);
     if (!w.store_prefix.empty()) got += " " + w.store_prefix;
   } catch (const gb::Error& e) {
     got = std::string("error: ") + e.what();
@@ -492,6 +499,9 @@ void TestDist::slurmTasksPerNode_data() {
   QTest::newRow("malformed") << "4(2)" << 0 << -1;
   QTest::newRow("not a number") << "x" << 0 << -1;
   QTest::newRow("zero tasks") << "0" << 0 << -1;
+  QTest::newRow("trailing comma") << "4," << 1 << -1;
+  QTest::newRow("sign") << "+4" << 0 << -1;
+  QTest::newRow("huge repeat") << "1,1(x9223372036854775807)" << 5 << -1;
 }
 
 void TestDist::slurmTasksPerNode() {
@@ -538,6 +548,18 @@ void TestDist::cudaDeviceOfALocalRank() {
   } catch (const gb::Error& e) {
     QVERIFY2(QString(e.what()).contains("CUDA device"), e.what());
   }
+}
+
+// The spec's index wins; "cuda" alone falls back to the local rank's device.
+void TestDist::cudaDeviceOfTheRunsDevice() {
+  gb::dist::WorldInfo w;
+  w.local_rank = 1;
+  w.local_world_size = 2;
+  QCOMPARE(gb::dist::rank_cuda_device("cuda:3", w, 8), int64_t(3));
+  QCOMPARE(gb::dist::rank_cuda_device("cuda", w, 2), int64_t(1));
+  QCOMPARE(gb::dist::rank_cuda_device("cuda", w, 1), int64_t(0));
+  QVERIFY_EXCEPTION_THROWN(gb::dist::rank_cuda_device("cuda:x", w, 2), gb::Error);
+  QVERIFY_EXCEPTION_THROWN(gb::dist::rank_cuda_device("cuda", w, 0), gb::Error);
 }
 
 // --resume takes no spec: the backend (nccl for a CUDA run) follows the stored run's device.

@@ -1154,6 +1154,18 @@ void TestImportance::shardedProbesSumOverRanksAndShareACancel() {
       imp::masking_importance(*m, probes, imp::MaskingMode::Cached, cancelled, &shard),
       gb::CancelledError);
   QCOMPARE(reductions, 1);
+  // The unit probe cancelled after its first batch (gradients taken): it reduces, stops, and
+  // leaves no gradient behind.
+  reductions = 0;
+  gb::CancelToken after_first;
+  gb::Progress cancel_after_first(
+      [&](const gb::ProgressUpdate& u) {
+        if (u.fraction > 0) after_first.cancel();
+      },
+      after_first);
+  QVERIFY_EXCEPTION_THROWN(imp::unit_importance(*m, probes, uo, cancel_after_first),
+                           gb::CancelledError);
+  QCOMPARE(reductions, 1);
   for (auto& p : m->parameters(true)) QVERIFY(!p.grad().defined());
 }
 

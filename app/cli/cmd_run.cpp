@@ -261,9 +261,17 @@ int run_run(const RunOptions& in) {
   }
   std::vector<experiment::RunOutcome> outcomes;
   if (in.resume) {
-    if (!std::filesystem::exists(o.db_path)) {
-      fail("--resume {}: there is no run store at '{}' (give the --db of the run)", *in.resume,
-           o.db_path);
+    // Rank 0 alone needs the store (the others take the run from it).
+    if ((!o.dist || o.dist->leader()) && !std::filesystem::exists(o.db_path)) {
+      const std::string why =
+          fmt::format("--resume {}: there is no run store at '{}' (give the --db of the run)",
+                      *in.resume, o.db_path);
+      // The other ranks wait for rank 0's answer about the run (experiment::resume_run).
+      if (o.dist) {
+        o.dist->store_set(fmt::format("gb/resume/{}", *in.resume),
+                          nlohmann::json{{"error", why}}.dump());
+      }
+      fail("{}", why);
     }
     outcomes.push_back(experiment::resume_run(*in.resume, o));
   } else {

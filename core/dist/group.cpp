@@ -244,27 +244,37 @@ std::shared_ptr<Group> Group::join(const WorldInfo& world, const GroupOptions& o
       store->wait({"gb/device"}, ms(options.timeout_s));
     } catch (const std::exception& e) {
       fail("rank {} on {}: rank 0 did not join within {} s ({})", world.rank, host_name(),
-           options.timeout_s, e.what());
+           options.timeout_s, first_line(e));
     }
     const auto bytes = store->get("gb/device");
     impl->device = std::string(bytes.begin(), bytes.end());
   }
-  const bool cuda = impl->device.rfind("cuda", 0) == 0;
-  std::string backend = options.backend;
-  if (backend == "auto") backend = cuda && nccl_available() ? "nccl" : "gloo";
-  if (backend == "nccl" && !cuda) {
-    fail("--dist-backend nccl needs a CUDA device (the run's device is '{}')", impl->device);
-  }
-  impl->backend = backend;
-  if (cuda) {
-    impl->cuda_device =
-        rank_cuda_device(impl->device, world, static_cast<int64_t>(torch::cuda::device_count()));
+  // This rank's backend and CUDA device. A problem here (no such device on this machine)
+  // is published with the spec hash below, so that every rank stops naming this one instead
+  // of waiting for it until the timeout.
+  std::string setup_error;
+  try {
+    const bool cuda = impl->device.rfind("cuda", 0) == 0;
+    std::string backend = options.backend;
+    if (backend == "auto") backend = cuda && nccl_available() ? "nccl" : "gloo";
+    if (backend == "nccl" && !cuda) {
+      fail("--dist-backend nccl needs a CUDA device (the run's device is '{}')", impl->device);
+    }
+    impl->backend = backend;
+    if (cuda) {
+      impl->cuda_device =
+          rank_cuda_device(impl->device, world, static_cast<int64_t>(torch::cuda::device_count()));
+    }
+  } catch (const std::exception& e) {
+    setup_error = first_line(e);
+    if (setup_error.empty()) setup_error = "setup failed";
   }
   const std::string me = host_name();
   // Who is who, and the same spec everywhere.
   store->set("gb/host/" + std::to_string(world.rank), to_bytes(me));
   store->set("gb/spec/" + std::to_string(world.rank), to_bytes(options.spec_hash));
-  std::vector<std::string> specs;
+  store->set("gb/setup/" + std::to_string(world.rank), to_bytes(setup_error));
+  std::vector<std::string> specs, setups;
   for (int64_t r = 0; r < world.world_size; ++r) {
     const std::string hk = "gb/host/" + std::to_string(r);
     try {
@@ -277,6 +287,7 @@ std::shared_ptr<Group> Group::join(const WorldInfo& world, const GroupOptions& o
     }
     impl->hosts.push_back(to_string(store->get(hk)));
     specs.push_back(to_string(store->get("gb/spec/" + std::to_string(r))));
+    setups.push_back(to_string(store->get("gb/setup/" + std::to_string(r))));
   }
   {
     // Every rank has read the others before any can leave (rank 0 may host the store).
@@ -297,6 +308,11 @@ std::shared_ptr<Group> Group::join(const WorldInfo& world, const GroupOptions& o
     wait_for("gb/read", store->add("gb/read", 1));
     const int64_t left = store->add("gb/left", 1);
     if (world.rank == 0) wait_for("gb/left", left);
+  }
+  for (int64_t r = 0; r < world.world_size; ++r) {
+    if (!setups[r].empty()) {
+      fail("rank {} on {} cannot take part: {}", r, impl->hosts[r], setups[r]);
+    }
   }
   for (int64_t r = 1; r < world.world_size; ++r) {
     if (specs[r] != specs[0]) {
@@ -329,7 +345,7 @@ std::shared_ptr<Group> Group::join(const WorldInfo& world, const GroupOptions& o
   }
   const auto timeout = ms(options.timeout_s);
   try {
-    if (backend == "gloo") {
+    if (impl->backend == "gloo") {
       auto o = c10d::ProcessGroupGloo::Options::create(timeout);
       if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname) {
         o->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
@@ -352,10 +368,10 @@ std::shared_ptr<Group> Group::join(const WorldInfo& world, const GroupOptions& o
     }
   } catch (const std::exception& e) {
     fail("rank {} on {}: could not create the {} process group of {} ranks within {} s: {}",
-         world.rank, me, backend, world.world_size, options.timeout_s, first_line(e));
+         world.rank, me, impl->backend, world.world_size, options.timeout_s, first_line(e));
   }
   log->info("rank {} of {} on {} joined ({}, {}, store {}:{}{})", world.rank, world.world_size, me,
-            backend, world.launcher, world.master_addr, world.master_port,
+            impl->backend, world.launcher, world.master_addr, world.master_port,
             world.agent_store ? " " + world.store_prefix : "");
   auto group = std::shared_ptr<Group>(new Group(std::move(impl)));
   group->barrier();
@@ -436,6 +452,8 @@ double Group::broadcast(double value, int64_t root) {
 void Group::barrier() {
   c10d::BarrierOptions o;
   o.timeout = ms(m->options.timeout_s);
+  // NCCL would otherwise guess the device from the rank (rank % local devices).
+  if (m->backend == "nccl") o.device_ids = {m->cuda_device};
   m->wait(m->pg->barrier(o), "barrier");
 }
 

@@ -1,5 +1,6 @@
 #include "dist/world.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
@@ -75,30 +76,33 @@ int64_t slurm_tasks_on_node(const std::string& list, int64_t node) {
   auto bad = [&](const std::string& why) -> int64_t {
     fail("SLURM_STEP_TASKS_PER_NODE='{}' {}", list, why);
   };
+  // Digits only, at most 7 of them (the world is at most kMaxWorld processes).
+  auto number = [&](const std::string& text) -> int64_t {
+    if (text.empty() || text.size() > 7 ||
+        !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
+      return bad("is not a tasks-per-node list (such as 4(x2) or 2,1)");
+    }
+    const int64_t v = std::stoll(text);
+    if (v < 1 || v > kMaxWorld) return bad("has an entry outside 1.." + std::to_string(kMaxWorld));
+    return v;
+  };
   int64_t index = 0;
   size_t pos = 0;
-  while (pos < list.size()) {
+  while (true) {
     const size_t end = std::min(list.find(',', pos), list.size());
     const std::string entry = list.substr(pos, end - pos);
-    int64_t tasks = 0, repeat = 1;
     const auto paren = entry.find("(x");
-    try {
-      size_t used = 0;
-      tasks = std::stoll(entry, &used);
-      if (paren == std::string::npos) {
-        if (used != entry.size()) return bad("is not a tasks-per-node list");
-      } else {
-        if (used != paren || entry.back() != ')') return bad("is not a tasks-per-node list");
-        const std::string count = entry.substr(paren + 2, entry.size() - paren - 3);
-        repeat = std::stoll(count, &used);
-        if (used != count.size()) return bad("is not a tasks-per-node list");
-      }
-    } catch (const std::logic_error&) {
-      return bad("is not a tasks-per-node list");
+    int64_t tasks = 0, repeat = 1;
+    if (paren == std::string::npos) {
+      tasks = number(entry);
+    } else {
+      if (entry.back() != ')') return bad("is not a tasks-per-node list (such as 4(x2) or 2,1)");
+      tasks = number(entry.substr(0, paren));
+      repeat = number(entry.substr(paren + 2, entry.size() - paren - 3));
     }
-    if (tasks < 1 || repeat < 1) return bad("has an entry below 1");
     if (node < index + repeat) return tasks;
     index += repeat;
+    if (end == list.size()) break;
     pos = end + 1;
   }
   return bad(fmt::format("has {} node(s); SLURM_NODEID is {}", index, node));

@@ -112,7 +112,6 @@ MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes, Ma
     base_sum = sums[n_layers];
     r.layer_forwards = static_cast<int64_t>(std::llround(sums[n_layers + 1]));
     r.batches_by_rank = batches_by_rank(shard, mine);
-    progress.report(1.0, "all ranks' batches");
   }
   const double n = static_cast<double>(probes.scored_tokens);
   r.scored_tokens = probes.scored_tokens;

@@ -168,7 +168,6 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
     sum_over_ranks(options.shard, grad_acc);
     if (options.fisher) sum_over_ranks(options.shard, fisher_acc);
     out.batches_by_rank = batches_by_rank(options.shard, mine);
-    progress.report(1.0, "all ranks' batches");
   }
   out.loss = loss_sum / total;
   if (options.fisher && fisher_terms > 0) {
