@@ -595,6 +595,13 @@ void TestCli::usageErrorsExit2_data() {
   row("run: --dist-timeout 0", {"run", "x.json", "--dist-timeout", "0"}, "--dist-timeout");
   row("run: --force-resume without --resume", {"run", "spec.json", "--force-resume"},
       "--force-resume");
+  row("run: --jobs 0", {"run", "x.json", "--jobs", "0"}, "--jobs");
+  row("run: --jobs with --resume", {"run", "--resume", "3", "--jobs", "2"}, "--jobs");
+  row("run: --jobs with --nproc-per-node",
+      {"run", "x.json", "--jobs", "2", "--nproc-per-node", "2"},
+      "--jobs and --nproc-per-node do not mix");
+  row("run: --pool-parent without --resume", {"run", "x.json", "--pool-parent", "12"},
+      "--pool-parent applies to --resume only");
   row("tokenize: --text and --file", {"tokenize", "--tokenizer", "t", "--text", "a", "--file", "f"},
       "--text");
   row("forward: extra positional", {"forward", model, "extra", "--input", "i", "--output", "o"},

@@ -6,6 +6,9 @@
 // uninterrupted result, torchrun and plain environment-variable launches, and the errors for
 // mismatched specs, a port in use and an unreachable master. Without Gloo in the build the
 // process tests skip, and --nproc-per-node says that distributed runs are unavailable.
+// Also the other multi-process mode, `run --jobs N` (a spec's runs side by side in worker
+// processes, no Gloo needed): equal to one run after another, and no run left running or
+// queued when it is cancelled, a worker is killed or the pool itself is killed.
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QStandardPaths>
@@ -13,6 +16,7 @@
 #include <QtTest>
 
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -22,6 +26,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -290,6 +295,9 @@ class TestDist : public QObject {
   void externalLaunchEqualsOneProcess();
   void mismatchedSpecsAreRefusedNamingTheRanks();
   void portInUseAndUnreachableMasterGiveClearErrors();
+  void jobsRunSideBySideEqualToOneAfterAnother();
+  void jobsStoppedLeaveNoRunRunningOrQueued_data();
+  void jobsStoppedLeaveNoRunRunningOrQueued();
 
  private:
   Json spec(const Json& plan) const;
@@ -938,6 +946,187 @@ void TestDist::portInUseAndUnreachableMasterGiveClearErrors() {
                        rank_env(1, free_port()));
     QCOMPARE(r.code, 1);
     QVERIFY2(contains(r.err, "could not reach the rendezvous store at 127.0.0.1:"), r.err.c_str());
+  }
+}
+
+// ---- run --jobs: a spec's runs side by side -----------------------------------------------
+
+// Two plans x two seeds in two workers at a time equal the same four runs one after another,
+// bit for bit (the same arithmetic in each process), and they did run side by side.
+void TestDist::jobsRunSideBySideEqualToOneAfterAnother() {
+  Json s = spec({{"variant", "full"}});
+  s["plans"] = Json::array({Json{{"variant", "full"}}, Json{{"variant", "lora"}, {"rank", 4}}});
+  s["seeds"] = Json::array({3, 4});
+  const QString path = qs(write_spec("jobs", s));
+  const std::string one = m_dir + "/jobs-1.db", two = m_dir + "/jobs-2.db";
+  Result a = run_cli(QStringList{"run", path} + common(one));
+  QVERIFY2(a.code == 0, a.err.c_str());
+  Result b =
+      run_cli(QStringList{"run", path, "--jobs", "2", "--db", qs(two), "--cache", qs(m_cache)});
+  QVERIFY2(b.code == 0, b.err.c_str());
+  // Whole JSON lines only; the workers' own `done` lines give way to one for the spec, last.
+  std::vector<Json> lines;
+  size_t start = 0;
+  for (size_t nl; (nl = b.out.find('\n', start)) != std::string::npos; start = nl + 1) {
+    const Json j = Json::parse(b.out.substr(start, nl - start), nullptr, false);
+    QVERIFY2(!j.is_discarded(), b.out.substr(start, nl - start).c_str());
+    lines.push_back(j);
+  }
+  QVERIFY(!lines.empty());
+  int dones = 0, started = 0;
+  for (const auto& j : lines) {
+    dones += j.value("event", "") == "done" ? 1 : 0;
+    started += j.value("event", "") == "run_started" ? 1 : 0;
+  }
+  QCOMPARE(dones, 1);
+  QCOMPARE(started, 4);
+  const Json& done = lines.back();
+  QCOMPARE(done.value("event", ""), std::string("done"));
+  QCOMPARE(done.value("exit_code", -1), 0);
+  QCOMPARE(done["runs"].size(), size_t(4));
+  for (const auto& r : done["runs"]) QCOMPARE(r.value("status", ""), std::string("finished"));
+
+  Store sa = Store::open(one), sb = Store::open(two);
+  auto ra = sa.list_runs(), rb = sb.list_runs();
+  auto by_id = [](const auto& x, const auto& y) { return x.id < y.id; };
+  std::sort(ra.begin(), ra.end(), by_id);
+  std::sort(rb.begin(), rb.end(), by_id);
+  QCOMPARE(ra.size(), size_t(4));
+  QCOMPARE(rb.size(), size_t(4));
+  std::set<int64_t> pids;
+  for (size_t i = 0; i < 4; ++i) {
+    QCOMPARE(rb[i].name, ra[i].name);
+    QCOMPARE(rb[i].status, RunStatus::Finished);
+    QVERIFY(rb[i].worker_pid.has_value());
+    pids.insert(*rb[i].worker_pid);
+    // A first start in a worker is not a resume: no "started again" warning.
+    for (const auto& e : sb.events(rb[i].id)) {
+      QVERIFY2(!contains(e.message, "started again"), e.message.c_str());
+    }
+    const auto ma = learning_metrics(sa, ra[i].id), mb = learning_metrics(sb, rb[i].id);
+    QVERIFY(ma.size() > 10);
+    QVERIFY2(ma == mb, (ra[i].name + ": " + compare_metrics(ma, mb)).c_str());
+    const auto wa = final_weights(sa, ra[i].id), wb = final_weights(sb, rb[i].id);
+    QVERIFY(!wa.empty());
+    QCOMPARE(wa.size(), wb.size());
+    for (const auto& [name, t] : wa) {
+      QVERIFY2(wb.count(name) && torch::equal(t, wb.at(name)), (ra[i].name + ": " + name).c_str());
+    }
+  }
+  // Each run in a worker of its own; the first two overlapped in time.
+  QCOMPARE(pids.size(), size_t(4));
+  QVERIFY(rb[0].started && rb[1].started && rb[0].finished && rb[1].finished);
+  QVERIFY(*rb[1].started < *rb[0].finished && *rb[0].started < *rb[1].finished);
+}
+
+void TestDist::jobsStoppedLeaveNoRunRunningOrQueued_data() {
+  QTest::addColumn<QString>("how");
+  QTest::newRow("cancelled") << "cancel";
+  QTest::newRow("a worker killed") << "worker";
+  QTest::newRow("the pool killed") << "pool";
+}
+
+// Three long runs, two at a time, stopped while two run: a cancel (SIGTERM) cancels the two
+// (each writes a checkpoint) and the one not started, exit 130; a worker killed leaves its
+// run interrupted while the pool goes on to the next; the pool killed takes its workers with
+// it, and the next open of the store marks every run interrupted (resumable), none running
+// or queued.
+void TestDist::jobsStoppedLeaveNoRunRunningOrQueued() {
+  QFETCH(QString, how);
+  Json s = spec({{"variant", "lora"}, {"rank", 4}});
+  s["seeds"] = Json::array({3, 4, 5});
+  s["train"]["steps"] = 1000000;
+  s["eval"]["interval"] = 1000000;
+  s["checkpoint"]["interval"] = 20;
+  const std::string db = m_dir + "/jobs-" + how.toStdString() + ".db";
+  QProcess p;
+  p.setProcessEnvironment(clean_env());
+  p.start(QStringLiteral(GB_CLI_PATH),
+          QStringList{"run", qs(write_spec("jobs-long", s)), "--jobs", "2"} + common(db));
+  QVERIFY(p.waitForStarted());
+  // Until `n` runs are running (the store as any viewer sees it).
+  auto running = [&](size_t n) {
+    for (int i = 0; i < 1200; ++i) {
+      if (fs::exists(db)) {
+        std::vector<gb::store::RunInfo> now;
+        for (const auto& r : Store::open(db).list_runs()) {
+          if (r.status == RunStatus::Running) now.push_back(r);
+        }
+        if (now.size() >= n) return now;
+      }
+      QTest::qWait(100);
+    }
+    return std::vector<gb::store::RunInfo>{};
+  };
+  auto first = running(2);
+  QVERIFY2(first.size() == 2, p.readAllStandardError().constData());
+  std::sort(first.begin(), first.end(), [](const auto& x, const auto& y) { return x.id < y.id; });
+  int64_t killed = 0;
+  if (how == "worker") {
+    killed = first[0].id;
+    ::kill(static_cast<pid_t>(*first[0].worker_pid), SIGKILL);
+    // The pool starts the third run in the freed place.
+    bool third = false;
+    for (int i = 0; i < 1200 && !third; ++i) {
+      for (const auto& r : Store::open(db).list_runs()) {
+        third |= r.status == RunStatus::Running && r.id != first[1].id;
+      }
+      if (!third) QTest::qWait(100);
+    }
+    QVERIFY(third);
+  }
+  Result r;
+  if (how == "pool") {
+    ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
+    r = finish(p, 60000);
+    QCOMPARE(r.code, -1);
+    // Its workers die with it; the next open of the store marks their runs.
+    bool settled = false;
+    for (int i = 0; i < 300 && !settled; ++i) {
+      Store store = Store::open(db);
+      store.mark_interrupted_runs();
+      settled = true;
+      for (const auto& x : store.list_runs()) {
+        settled &= x.status != RunStatus::Running && x.status != RunStatus::Queued;
+      }
+      if (!settled) QTest::qWait(100);
+    }
+    QVERIFY(settled);
+  } else {
+    p.terminate();  // SIGTERM: a clean cancel
+    r = finish(p, 120000);
+    QVERIFY2(r.code == 130, r.err.c_str());
+  }
+  Store store = Store::open(db);
+  const auto runs = store.list_runs();
+  QCOMPARE(runs.size(), size_t(3));
+  for (const auto& x : runs) {
+    const std::string what =
+        std::to_string(x.id) + " " + gb::store::to_string(x.status) + ": " + x.error;
+    if (how == "pool") {
+      QVERIFY2(x.status == RunStatus::Interrupted, what.c_str());
+      const bool was_running = x.id == first[0].id || x.id == first[1].id;
+      QVERIFY2(contains(x.error, was_running ? "ended without finishing" : "orphaned"),
+               what.c_str());
+    } else if (x.id == killed) {
+      QVERIFY2(x.status == RunStatus::Interrupted, what.c_str());
+      QVERIFY2(contains(x.error, "ended without finishing"), what.c_str());
+    } else {
+      QVERIFY2(x.status == RunStatus::Cancelled, what.c_str());
+    }
+  }
+  if (how == "cancel") {
+    // The two that ran wrote a checkpoint when cancelled; the third never started.
+    for (const auto& x : first) QVERIFY(store.latest_checkpoint(x.id).has_value());
+    bool unstarted = false;
+    for (const auto& x : runs) unstarted |= contains(x.error, "cancelled before it started");
+    QVERIFY(unstarted);
+  }
+  if (how != "pool") {
+    // --quiet: the spec's `done` is the one line.
+    const Json done = Json::parse(r.out, nullptr, false);
+    QVERIFY2(!done.is_discarded() && done.value("event", "") == "done", r.out.c_str());
+    QCOMPARE(done.value("exit_code", -1), 130);
   }
 }
 

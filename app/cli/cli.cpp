@@ -346,6 +346,8 @@ std::function<int()> parse_command(const Command& command, const std::vector<std
     app.parse(reversed);
     const std::string level_error = log::apply_level(log_level_option());
     if (!level_error.empty()) throw UsageError(level_error);
+    // Worker processes this command starts (run --jobs) log at the same level.
+    if (!log_level_option().empty()) ::setenv("GROWBENCH_LOG", log_level_option().c_str(), 1);
     return run;
   } catch (const CLI::CallForVersion&) {
     std::printf("%s\n", version_line().c_str());

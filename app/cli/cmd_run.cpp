@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -11,8 +13,10 @@
 #include "experiment/runner.h"
 #include "experiment/smoke.h"
 #include "experiment/spec.h"
+#include "store/store.h"
 #include "util/log.h"
 #include "util/paths.h"
+#include "util/worker_pool.h"
 
 namespace gb::cli {
 
@@ -34,6 +38,8 @@ struct RunOptions {
   double dist_bucket_mb = 25;
   std::string dist_fault;  // tests: RANK:STEP:KIND
   bool force_resume = false;
+  int64_t jobs = 1;         // runs side by side, each in its own worker process
+  int64_t pool_parent = 0;  // hidden: this worker was started by `run --jobs` (its pid)
 };
 
 void declare_run(CLI::App& app, RunOptions& o) {
@@ -73,6 +79,12 @@ void declare_run(CLI::App& app, RunOptions& o) {
            "the smoke version of the spec: a few steps, one seed, no sweep, small\n"
            "evaluation sets (its runs form the group '<name>-smoke'; `report SPEC --smoke`\n"
            "reports them): checks the pipeline, not the results");
+  add_option(app, "--jobs", o.jobs, "N",
+             "run up to N of the spec's runs side by side, each in its own worker\n"
+             "process on this machine (one intra-op thread per run is fastest on a\n"
+             "CPU: N = the number of cores); each run's numbers equal a run alone")
+      ->check(int_range(1, 256));
+  add_option(app, "--pool-parent", o.pool_parent, "PID", "")->check(at_least(1))->group("");
   add_option(app, "--nproc-per-node", o.nproc, "N",
              "data-parallel: start N worker processes on this machine (rank 0\n"
              "writes the store); under torchrun or srun leave it out: the worker\n"
@@ -189,6 +201,87 @@ int launch_workers(const RunOptions& in, const std::string& db_path, CancelToken
   return r.exit_code;
 }
 
+int exit_code_of(const std::vector<std::string>& statuses) {
+  int code = 0;
+  for (const auto& s : statuses) {
+    if (s == "cancelled")
+      code = 130;
+    else if (s != "finished" && s != "stopped" && code == 0)
+      code = 3;
+  }
+  return code;
+}
+
+// --jobs N: this process creates the runs and prepares their inputs (presets, tokenised
+// corpora, all cached), then runs each in a worker `growbench-cli run --resume ID` (which
+// may start a queued run this process claimed), N at a time. The workers' progress lines
+// come through whole; their `done` lines give way to one for the whole spec.
+int run_jobs(const RunOptions& in, experiment::RunnerOptions o,
+             const experiment::ExperimentSpec& spec) {
+  o.create_only = true;
+  const std::vector<experiment::RunOutcome> created = experiment::run_experiment(spec, o);
+  WorkerPoolOptions po;
+  po.jobs = in.jobs;
+  po.program = "/proc/self/exe";
+  po.cancel = o.cancel;
+  const std::string parent = std::to_string(::getpid());
+  po.args = [&](size_t i) {
+    std::vector<std::string> a = {"run",  "--resume", std::to_string(created[i].run_id),
+                                  "--db", o.db_path,  "--pool-parent",
+                                  parent};
+    if (!in.workspace.empty()) a.insert(a.end(), {"--workspace", in.workspace});
+    if (!in.cache.empty()) a.insert(a.end(), {"--cache", in.cache});
+    if (!in.log.empty()) a.insert(a.end(), {"--log", in.log});
+    if (in.quiet) a.push_back("--quiet");
+    if (in.inject_nan_at >= 0)
+      a.insert(a.end(), {"--inject-nan-at", std::to_string(in.inject_nan_at)});
+    return a;
+  };
+  po.on_line = [](size_t, const std::string& line) {
+    // Each worker's own `done` (one run) gives way to the spec's below.
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.is_object() && j.value("event", "") == "done") return;
+    std::string out = line + "\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+  };
+  auto log = log::get("runner");
+  log->info("running {} runs, {} at a time, each in its own worker process", created.size(),
+            std::min<int64_t>(in.jobs, static_cast<int64_t>(created.size())));
+  const std::vector<PoolExit> exits = run_worker_pool(created.size(), po);
+  // The store has the truth: a worker that died left its run running (marked interrupted
+  // here, resumable); a run whose worker never got to it is still queued under this claim.
+  store::Store store = store::Store::open(o.db_path);
+  store.mark_interrupted_runs();
+  events::Done done;
+  done.db = o.db_path;
+  std::vector<std::string> statuses;
+  for (size_t i = 0; i < created.size(); ++i) {
+    const int64_t id = created[i].run_id;
+    store::RunInfo info = store.get_run(id);
+    if (info.status == store::RunStatus::Queued) {
+      if (!exits[i].started) {
+        store.set_status(id, store::RunStatus::Cancelled, "cancelled before it started");
+      } else {
+        store.set_status(
+            id, store::RunStatus::Failed,
+            fmt::format("its worker process (pid {}) {} before starting it", exits[i].pid,
+                        describe_exit(exits[i].exit_code, exits[i].signal)));
+      }
+      info = store.get_run(id);
+    } else if (exits[i].started && exits[i].signal != 0) {
+      log->error("run {}: its worker process (pid {}) was {}", id, exits[i].pid,
+                 describe_exit(exits[i].exit_code, exits[i].signal));
+    }
+    const std::string status = store::to_string(info.status);
+    statuses.push_back(status);
+    done.runs.push_back({id, created[i].label, status, info.error});
+  }
+  done.exit_code = exit_code_of(statuses);
+  print_json(events::to_json(done));
+  return done.exit_code;
+}
+
 int run_run(const RunOptions& in) {
   if (in.spec.empty() && !in.resume) {
     throw UsageError("missing argument SPEC.json (or --resume RUN_ID)");
@@ -197,6 +290,17 @@ int run_run(const RunOptions& in) {
   if (in.no_pilot && !in.dry_run) throw UsageError("--no-pilot applies to --dry-run only");
   if (in.smoke && in.resume) throw UsageError("--smoke applies to a spec, not to --resume");
   if (in.force_resume && !in.resume) throw UsageError("--force-resume applies to --resume only");
+  if (in.pool_parent && !in.resume) throw UsageError("--pool-parent applies to --resume only");
+  if (in.jobs > 1) {
+    if (in.resume) {
+      throw UsageError("--jobs runs the runs of a spec side by side; --resume continues one run");
+    }
+    if (in.nproc > 1) {
+      throw UsageError(
+          "--jobs and --nproc-per-node do not mix: run the spec's runs side by side (--jobs) "
+          "or each run data-parallel (--nproc-per-node)");
+    }
+  }
   if (in.dry_run) {
     if (in.resume) throw UsageError("--dry-run lists the runs of a spec, not --resume");
     return dry_run(in);
@@ -213,6 +317,12 @@ int run_run(const RunOptions& in) {
           world.rank, world.world_size, world.launcher));
     }
   }
+  if (in.jobs > 1 && world.distributed()) {
+    throw UsageError(fmt::format(
+        "--jobs runs the spec's runs side by side on this machine; this process is rank {} of "
+        "{} ({}): leave --jobs out",
+        world.rank, world.world_size, world.launcher));
+  }
   if (!in.dist_fault.empty() && !world.distributed() && in.nproc <= 1) {
     throw UsageError("--dist-fault applies to data-parallel runs only");
   }
@@ -225,6 +335,7 @@ int run_run(const RunOptions& in) {
   o.cancel = cancel;
   o.inject_nan_at = in.inject_nan_at;
   o.force_resume = in.force_resume;
+  o.pool_parent = in.pool_parent;
   if (!in.tag.empty()) o.tags.push_back(in.tag);
   if (!in.log.empty()) log::add_file(in.log);
   const bool quiet = in.quiet;
@@ -274,16 +385,14 @@ int run_run(const RunOptions& in) {
       fail("{}", why);
     }
     outcomes.push_back(experiment::resume_run(*in.resume, o));
+  } else if (in.jobs > 1) {
+    return run_jobs(in, o, *spec);
   } else {
     outcomes = experiment::run_experiment(*spec, o);
   }
-  int code = 0;
-  for (const auto& oc : outcomes) {
-    if (oc.status == "cancelled")
-      code = 130;
-    else if (oc.status != "finished" && oc.status != "stopped" && code == 0)
-      code = 3;
-  }
+  std::vector<std::string> statuses;
+  for (const auto& oc : outcomes) statuses.push_back(oc.status);
+  const int code = exit_code_of(statuses);
   if (o.dist && !o.dist->leader()) return code;
   events::Done done;
   done.db = o.db_path;
@@ -298,7 +407,7 @@ int run_run(const RunOptions& in) {
 GB_REGISTER_COMMAND(
     "run",
     "run SPEC.json [--db DB] [--resume RUN_ID [--force-resume]] [--workspace DIR] [--cache DIR] "
-    "[--smoke] [--dry-run [--json] [--no-pilot]] [--nproc-per-node N]",
+    "[--smoke] [--dry-run [--json] [--no-pilot]] [--jobs N] [--nproc-per-node N]",
     "Runs an experiment spec (see docs/experiments.md): one run per plan, sweep point and\n"
     "seed (all in one group of the store), each probed,\n"
     "grown, trained and evaluated, everything recorded in the SQLite run store.\n"
@@ -307,6 +416,7 @@ GB_REGISTER_COMMAND(
     "carry stage, step, total, loss, lr, tokens_per_s and eta_s. Logs go to stderr.\n"
     "SIGINT/SIGTERM cancel cleanly: the run is marked cancelled and a checkpoint written;\n"
     "a second signal exits at once (the run resumes from its last checkpoint).\n"
+    "--jobs N runs up to N of the spec's runs side by side, each in its own process.\n"
     "Data-parallel (docs/distributed.md): --nproc-per-node N starts N local workers; under\n"
     "torchrun --no_python or srun each process joins the world its environment describes.\n"
     "Rank 0 alone writes the store; the numbers equal one process's.",

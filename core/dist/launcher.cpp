@@ -24,6 +24,7 @@
 #include "store/store.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/worker_pool.h"
 
 extern char** environ;
 
@@ -32,11 +33,8 @@ namespace gb::dist {
 using Clock = std::chrono::steady_clock;
 
 std::string WorkerExit::describe() const {
-  if (signal != 0) {
-    return fmt::format("killed by signal {} ({}){}", signal, strsignal(signal),
-                       terminated_by_launcher ? " from the launcher" : "");
-  }
-  return fmt::format("exited with status {}", exit_code);
+  return describe_exit(exit_code, signal) +
+         (signal != 0 && terminated_by_launcher ? " from the launcher" : "");
 }
 
 std::vector<std::string> own_command_line() {

@@ -38,6 +38,7 @@
 #include "model/runtime.h"
 #include "model/tensor_io.h"
 #include "model/tokenizer.h"
+#include "store/process.h"
 #include "store/store.h"
 #include "train/trainer.h"
 #include "util/error.h"
@@ -1448,7 +1449,6 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
   // them orphaned (startable again) instead of leaving them queued forever.
   store.claim_queued_runs(ids);
   created.commit();
-  std::vector<RunOutcome> outcomes;
   std::unique_ptr<Prepared> prepared;
   try {
     prepared = prepare_in_order(spec, options);
@@ -1470,6 +1470,18 @@ std::vector<RunOutcome> run_experiment(const ExperimentSpec& spec, const RunnerO
     mi.config = base.config.raw.dump();
     mi.params = count_parameters(*base.model);
     store.upsert_model(mi);
+  }
+  std::vector<RunOutcome> outcomes;
+  if (options.create_only) {
+    for (size_t i = 0; i < runs.size(); ++i) {
+      RunOutcome oc;
+      oc.run_id = ids[i];
+      oc.label = run_specs[i].plans[0].label();
+      oc.name = runs[i].name;
+      oc.status = "queued";
+      outcomes.push_back(oc);
+    }
+    return outcomes;
   }
   std::string ended_by;  // a data-parallel run that did not finish
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -1563,6 +1575,7 @@ RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
   }
   store::Store store = store::Store::open(options.db_path);
   store::RunInfo info;
+  bool pool_start = false;  // a queued run of `run --jobs`: its first start, not a resume
   try {
     store.mark_interrupted_runs();
     clean_workspace_leftovers(options.workspace);
@@ -1571,7 +1584,11 @@ RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
       fail("run {} is still running (worker pid {} on {})", run_id, info.worker_pid.value_or(0),
            info.worker_host);
     }
-    if (info.status == store::RunStatus::Queued && info.worker_pid) {
+    const bool from_pool = options.pool_parent > 0 && info.worker_pid &&
+                           *info.worker_pid == options.pool_parent &&
+                           info.worker_host == store::detail::host_name();
+    pool_start = from_pool && info.status == store::RunStatus::Queued;
+    if (info.status == store::RunStatus::Queued && info.worker_pid && !from_pool) {
       fail(
           "run {} is queued by the worker process {} on {}, which starts it (a worker of this "
           "host that ended would have left it orphaned, and so startable)",
@@ -1639,7 +1656,10 @@ RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
     log::get("runner")->warn("run {}: {}", run_id, s);
     store.add_event(run_id, store::EventLevel::Warning, s);
   }
-  if (!ckpt) {
+  if (pool_start) {
+    log::get("runner")->info("run {}: started by the worker pool of process {}", run_id,
+                             options.pool_parent);
+  } else if (!ckpt) {
     // Never started (orphaned), killed before its first checkpoint, or no valid one left:
     // from the beginning, its partial metrics dropped.
     const std::string why =

@@ -56,6 +56,13 @@ struct RunnerOptions {
   // resume_run: continue even when the run's inputs (base weights, tokenizer, data files)
   // changed since it started (each change is recorded as a warning event).
   bool force_resume = false;
+  // run_experiment: create the runs (queued, claimed by this process) and prepare their
+  // inputs (presets, tokenised corpora), then return without starting any: their outcomes
+  // say "queued". `growbench-cli run --jobs N` then runs them in worker processes.
+  bool create_only = false;
+  // resume_run: this worker was started by the process `pool_parent` (a pid on this host),
+  // which created the run and holds its claim; a queued run claimed by it may start here.
+  int64_t pool_parent = 0;
 };
 
 struct RunOutcome {
