@@ -16,7 +16,9 @@ For each experiment NAME (grow, scale, neutral-residues, adept, mh-moe):
           and each figure as docs/reproductions/NAME/<n>-<kind>.svg.
 
 Usage: scripts/papers.py [--db papers.db] [--cli build/app/cli/growbench-cli]
-                         [--steps sweep,choose,run,report] NAME...
+                         [--steps sweep,choose,run,report] [--jobs N] NAME...
+--jobs N (default: the number of cores) runs N of a spec's runs side by side
+(`growbench-cli run --jobs N`; each run's numbers equal the run alone).
 Only the standard library; the store is read through growbench-cli's JSON output.
 """
 
@@ -71,7 +73,8 @@ def run_spec(path, opts, logname):
     start = time.time()
     log(f"run {os.path.relpath(path, ROOT)} (log {logfile})")
     with open(logfile, "a") as f:
-        rc = subprocess.run([opts.cli, "run", path, "--db", opts.db, "--quiet"],
+        rc = subprocess.run([opts.cli, "run", path, "--db", opts.db, "--quiet",
+                             "--jobs", str(opts.jobs)],
                             stdout=f, stderr=subprocess.STDOUT).returncode
     minutes = (time.time() - start) / 60
     log(f"  exit {rc} after {minutes:.1f} min")
@@ -176,7 +179,10 @@ def main():
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "app", "cli", "growbench-cli"))
     ap.add_argument("--steps", default="sweep,choose,run,report")
     ap.add_argument("--logs", default=os.path.join(ROOT, "papers-logs"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     opts = ap.parse_args()
+    if opts.jobs < 1:
+        sys.exit("papers: --jobs must be at least 1")
     opts.db = os.path.abspath(opts.db)
     steps = opts.steps.split(",")
     for s in steps:
