@@ -2166,15 +2166,27 @@ void TestRunner::cliRunsAndCompareFollowTheContract() {
     s.train.batch_size *= 2;  // twice the tokens per step: twice the step time
     QCOMPARE(ex::estimate_seconds(t, s), 1 + 2 + 200 * 1.0 + 19 * 3.0);
   }
+  // With --jobs N the runs go, in order, to the first worker free.
+  {
+    ex::PilotResult p;
+    p.prepare_s = 1;
+    p.run_seconds = {5, 3, 4, 2};
+    QCOMPARE(p.total_s(), 15.0);
+    QCOMPARE(p.wall_s(1), 15.0);
+    QCOMPARE(p.wall_s(2), 1 + 7.0);  // 5 then 2 | 3 then 4
+    QCOMPARE(p.wall_s(4), 1 + 5.0);
+    QCOMPARE(p.wall_s(8), 1 + 5.0);
+  }
   // --no-pilot lists the runs without estimates; the text form states the total.
   std::ofstream(spec_path) << spec.dump();
   std::tie(code, out) =
       cli({"run", qs(spec_path), "--dry-run", "--json", "--no-pilot", "--db", qs(dry_db)});
   QCOMPARE(code, 0);
   QVERIFY(!Json::parse(out)[0].contains("estimated_s"));
-  std::tie(code, out) = cli({"run", qs(spec_path), "--dry-run", "--db", qs(dry_db)});
+  std::tie(code, out) = cli({"run", qs(spec_path), "--dry-run", "--jobs", "2", "--db", qs(dry_db)});
   QCOMPARE(code, 0);
   QVERIFY2(out.find("estimated: ") != std::string::npos, out.c_str());
+  QVERIFY2(out.find("with --jobs 2: ") != std::string::npos, out.c_str());
   QVERIFY(!fs::exists(dry_db));
 }
 

@@ -1,11 +1,13 @@
 // Tests of the SQLite run store (core/store): schema and contract columns, migrations,
 // refusal of foreign or damaged files, buffered metrics, concurrent readers, SIGKILL safety,
-// crash recovery, cascade deletes, latest-value queries, probes and CSV export.
+// crash recovery, cascade deletes, latest-value queries, probes and CSV export; and the
+// worker pool of `run --jobs` (util/worker_pool.h).
 #include <QtTest>
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +29,7 @@
 #include "store/csv.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/worker_pool.h"
 
 namespace fs = std::filesystem;
 using gb::store::EventLevel;
@@ -1619,6 +1622,70 @@ class TestStore : public QObject {
     QCOMPARE(lng.size(), size_t(4));
     QCOMPARE(lng[0], (std::vector<std::string>{"run_id", "step", "key", "value"}));
     QCOMPARE(qs(gb::store::iso_time(0.5)), QString("1970-01-01T00:00:00.500Z"));
+  }
+
+  // ---- the worker pool of `run --jobs` (util/worker_pool.h) ---------------------------
+
+  // Five workers, two at a time: each one's lines come back whole although it writes a
+  // line in two parts, and its exit status is its own. Workers start with the cancel
+  // signals blocked (so a cancel while one starts waits for its handlers instead of
+  // killing it): grep shows its mask (a shell would clear it at start).
+  void workerPoolGivesWholeLinesStatusesAndBlockedCancelSignals() {
+    gb::WorkerPoolOptions o;
+    o.jobs = 2;
+    o.program = "/bin/sh";
+    o.args = [](size_t i) {
+      return std::vector<std::string>{
+          "-c", fmt::format("echo first{0}; printf 'a{0}-'; sleep 0.2; echo b{0}; exit {0}", i)};
+    };
+    std::map<size_t, std::vector<std::string>> lines;
+    o.on_line = [&](size_t task, const std::string& line) { lines[task].push_back(line); };
+    gb::PoolResult r = gb::run_worker_pool(5, o);
+    QVERIFY(r.error.empty());
+    QCOMPARE(r.exits.size(), size_t(5));
+    for (size_t i = 0; i < 5; ++i) {
+      QVERIFY(r.exits[i].started);
+      QCOMPARE(r.exits[i].exit_code, static_cast<int>(i));
+      QCOMPARE(lines[i],
+               (std::vector<std::string>{fmt::format("first{}", i), fmt::format("a{0}-b{0}", i)}));
+    }
+    o.program = "/bin/grep";
+    o.cancel_signal = SIGUSR1;
+    o.args = [](size_t) { return std::vector<std::string>{"^SigBlk", "/proc/self/status"}; };
+    lines.clear();
+    r = gb::run_worker_pool(1, o);
+    QCOMPARE(r.exits[0].exit_code, 0);
+    QCOMPARE(lines[0].size(), size_t(1));
+    const std::string blk = lines[0][0];
+    const unsigned long long mask =
+        std::stoull(blk.substr(blk.find_first_not_of(" \t", 7)), nullptr, 16);
+    for (int sig : {SIGINT, SIGTERM, SIGUSR1}) QVERIFY2(mask & (1ull << (sig - 1)), blk.c_str());
+    QCOMPARE(gb::describe_exit(3, 0), std::string("exited with status 3"));
+    QVERIFY(gb::describe_exit(-1, SIGKILL).rfind("killed by signal 9 (", 0) == 0);
+  }
+
+  // A cancel after the first worker started: it is passed on to the running one (and
+  // waited for), no other starts; a program that cannot be executed is a worker exiting
+  // with 127.
+  void workerPoolCancelStartsNoMoreWorkers() {
+    gb::WorkerPoolOptions o;
+    o.jobs = 1;
+    o.program = "/bin/sh";
+    o.args = [](size_t) { return std::vector<std::string>{"-c", "sleep 30"}; };
+    o.on_start = [&](size_t, int64_t pid) {
+      QVERIFY(pid > 0);
+      o.cancel.cancel();
+    };
+    gb::PoolResult r = gb::run_worker_pool(3, o);
+    QVERIFY(r.exits[0].started);
+    QCOMPARE(r.exits[0].signal, SIGTERM);  // forwarded (the shell unblocked it at start)
+    QVERIFY(!r.exits[1].started && !r.exits[2].started);
+    gb::WorkerPoolOptions bad;
+    bad.jobs = 2;
+    bad.program = "/nonexistent/growbench-worker";
+    r = gb::run_worker_pool(2, bad);
+    QVERIFY(r.error.empty());
+    for (const auto& e : r.exits) QCOMPARE(e.exit_code, 127);
   }
 };
 

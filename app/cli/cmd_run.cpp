@@ -149,6 +149,10 @@ int dry_run(const RunOptions& in) {
         "estimated: %s in all, one run after another (preparation %s; per plan from "
         "a timing pilot of 2 steps per phase)\n",
         minutes(pilot->total_s()).c_str(), minutes(pilot->prepare_s).c_str());
+    if (in.jobs > 1) {
+      std::printf("  with --jobs %lld: %s (each worker as fast as one run alone)\n",
+                  static_cast<long long>(in.jobs), minutes(pilot->wall_s(in.jobs)).c_str());
+    }
     for (const auto& t : pilot->plans) {
       std::printf("  %s: setup %.1f s, %.3f s/step, %.2f s/evaluation\n", t.plan.c_str(), t.setup_s,
                   t.step_s, t.eval_s);
@@ -224,6 +228,7 @@ int run_jobs(const RunOptions& in, experiment::RunnerOptions o,
   po.jobs = in.jobs;
   po.program = "/proc/self/exe";
   po.cancel = o.cancel;
+  po.cancel_signal = kPoolCancelSignal;
   const std::string parent = std::to_string(::getpid());
   po.args = [&](size_t i) {
     std::vector<std::string> a = {"run",  "--resume", std::to_string(created[i].run_id),
@@ -248,7 +253,9 @@ int run_jobs(const RunOptions& in, experiment::RunnerOptions o,
   auto log = log::get("runner");
   log->info("running {} runs, {} at a time, each in its own worker process", created.size(),
             std::min<int64_t>(in.jobs, static_cast<int64_t>(created.size())));
-  const std::vector<PoolExit> exits = run_worker_pool(created.size(), po);
+  const PoolResult pool = run_worker_pool(created.size(), po);
+  const std::vector<PoolExit>& exits = pool.exits;
+  if (!pool.error.empty()) log->error("stopped starting runs: {}", pool.error);
   // The store has the truth: a worker that died left its run running (marked interrupted
   // here, resumable); a run whose worker never got to it is still queued under this claim.
   store::Store store = store::Store::open(o.db_path);
@@ -260,7 +267,13 @@ int run_jobs(const RunOptions& in, experiment::RunnerOptions o,
     const int64_t id = created[i].run_id;
     store::RunInfo info = store.get_run(id);
     if (info.status == store::RunStatus::Queued) {
-      if (!exits[i].started) {
+      // Never got to it: a cancel (this process's, or the worker's own before it began),
+      // or a worker that could not start.
+      const bool cancelled =
+          exits[i].exit_code == 130 || (o.cancel.cancelled() && pool.error.empty());
+      if (!exits[i].started && !pool.error.empty()) {
+        store.set_status(id, store::RunStatus::Failed, "not started: " + pool.error);
+      } else if (!exits[i].started || cancelled) {
         store.set_status(id, store::RunStatus::Cancelled, "cancelled before it started");
       } else {
         store.set_status(

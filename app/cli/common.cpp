@@ -133,6 +133,11 @@ void on_cancel_signal(int) {
   }
   if (g_signal_token) g_signal_token->cancel();
 }
+// The cancel of a `run --jobs` pool to its workers: only ever a clean cancel (a SIGTERM
+// sent to every process by a service manager must not count as the worker's second).
+void on_pool_cancel_signal(int) {
+  if (g_signal_token) g_signal_token->cancel();
+}
 }  // namespace
 
 void cancel_on_signals(CancelToken& token) {
@@ -142,6 +147,16 @@ void cancel_on_signals(CancelToken& token) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  struct sigaction pool {};
+  pool.sa_handler = on_pool_cancel_signal;
+  sigemptyset(&pool.sa_mask);
+  sigaction(kPoolCancelSignal, &pool, nullptr);
+  // A worker of `run --jobs` starts with these blocked (util/worker_pool.h): a cancel that
+  // came before the handlers were in place is delivered now, to them.
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGINT, SIGTERM, kPoolCancelSignal}) sigaddset(&set, sig);
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
 }
 
 void refuse_output_over_input(const std::string& input, const std::string& output, bool force) {

@@ -1,4 +1,6 @@
 #pragma once
+
+#include <csignal>
 // Helpers shared by growbench-cli commands.
 
 #include <string>
@@ -59,7 +61,9 @@ void print_json(const nlohmann::json& j, bool pretty = false);
 // SIGINT and SIGTERM cancel `token` (an atomic store: async-signal-safe) for the rest of
 // the process; the command then stops cleanly (status cancelled, checkpoint kept). A second
 // signal exits at once with status 130 (the store stays consistent; the run is marked
-// interrupted on the next start and resumes from its last checkpoint).
+// interrupted on the next start and resumes from its last checkpoint). kPoolCancelSignal
+// (what `run --jobs` sends its workers) only ever cancels. Unblocks the three signals.
+constexpr int kPoolCancelSignal = SIGUSR1;
 void cancel_on_signals(CancelToken& token);
 
 }  // namespace gb::cli

@@ -91,6 +91,15 @@ double PilotResult::total_s() const {
   return t;
 }
 
+double PilotResult::wall_s(int64_t jobs) const {
+  std::vector<double> free_at(static_cast<size_t>(std::max<int64_t>(jobs, 1)), 0.0);
+  for (double r : run_seconds) {
+    auto first = std::min_element(free_at.begin(), free_at.end());
+    *first += r;
+  }
+  return prepare_s + *std::max_element(free_at.begin(), free_at.end());
+}
+
 int64_t total_steps(const ExperimentSpec& spec) {
   if (!spec.is_sequence()) return spec.train.steps;
   int64_t n = 0;

@@ -41,6 +41,9 @@ struct PilotResult {
   std::vector<PlanTiming> plans;    // one per plan of the spec, in spec order
   std::vector<double> run_seconds;  // one per run of `runs`
   double total_s() const;           // prepare_s + every run
+  // prepare_s + the time `jobs` workers take for the runs in order (`run --jobs`: each run
+  // goes to the first worker free), assuming a worker runs as fast as one run alone.
+  double wall_s(int64_t jobs) const;
 };
 
 // The number of optimizer steps of a run's spec (every phase of a sequence) and of its

@@ -1630,8 +1630,9 @@ RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
         Json{{"name", info.name}, {"spec", info.spec}, {"step", ckpt->step}, {"path", ckpt->path}}
             .dump());
   }
-  auto prepared = prepare_in_order(spec, options);
-  {
+  std::unique_ptr<Prepared> prepared;
+  try {
+    prepared = prepare_in_order(spec, options);
     // The inputs must be the ones the run started with.
     const Json now =
         input_fingerprints(spec, prepared->base_folder, find_tokenizer(prepared->base_folder));
@@ -1651,6 +1652,14 @@ RunOutcome resume_run(int64_t run_id, const RunnerOptions& o) {
                       "resumed with --force-resume although an input changed: " + c);
     }
     if (recorded_text.empty()) store.set_run_inputs(run_id, now.dump());
+  } catch (const std::exception& e) {
+    // A run of `run --jobs` that never began: its own status says why (the pool reads it).
+    if (pool_start) {
+      const bool cancelled = dynamic_cast<const CancelledError*>(&e) != nullptr;
+      store.set_status(run_id, cancelled ? store::RunStatus::Cancelled : store::RunStatus::Failed,
+                       cancelled ? std::string("cancelled before it started") : e.what());
+    }
+    throw;
   }
   for (const auto& s : skipped) {
     log::get("runner")->warn("run {}: {}", run_id, s);

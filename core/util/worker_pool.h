@@ -4,11 +4,12 @@
 // run is `growbench-cli run --resume ID`; one intra-op thread per run is fastest on a CPU,
 // so two cores run two runs). Each worker's stdout comes back line by line, whole lines
 // only (two workers' lines never interleave); stderr is inherited. A cancel is forwarded
-// to the running workers as SIGTERM (they cancel cleanly) and no further worker starts.
+// to the running workers (cancel_signal: they cancel cleanly) and no further worker starts.
 // Workers run in their own process group (a Ctrl-C reaches the pool, which forwards it once)
 // and die with this process (PR_SET_PDEATHSIG): a killed pool leaves no worker behind.
 // No LibTorch here.
 
+#include <csignal>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -25,9 +26,13 @@ struct WorkerPoolOptions {
   std::function<std::vector<std::string>(size_t task)> args;
   // Each whole line (without its newline) a task's worker printed on stdout.
   std::function<void(size_t task, const std::string& line)> on_line;
-  // A worker started (its pid) or ended.
+  // A worker started (its pid).
   std::function<void(size_t task, int64_t pid)> on_start;
   CancelToken cancel;
+  // Sent once to every running worker on a cancel. Workers start with SIGINT, SIGTERM and
+  // this signal blocked (so a cancel that arrives while one is starting is never lost nor
+  // fatal): each unblocks them once its handlers are in place.
+  int cancel_signal = SIGTERM;
 };
 
 struct PoolExit {
@@ -40,9 +45,15 @@ struct PoolExit {
 // "exited with status 3", "killed by signal 9 (Killed)".
 std::string describe_exit(int exit_code, int signal);
 
-// Runs `tasks` workers, `jobs` at a time, in task order, to the end (or, after a cancel,
-// until the running ones ended). Throws gb::Error when a worker cannot be started (the
-// running ones are ended first).
-std::vector<PoolExit> run_worker_pool(size_t tasks, const WorkerPoolOptions& options);
+struct PoolResult {
+  std::vector<PoolExit> exits;  // one per task
+  // Why the pool stopped starting workers (a fork or pipe that failed); the ones running
+  // then were cancelled and waited for. Empty when every task got its worker or a cancel.
+  std::string error;
+};
+
+// Runs `tasks` workers, `jobs` at a time, in task order, to the end (or, after a cancel or
+// a worker that could not start, until the running ones ended).
+PoolResult run_worker_pool(size_t tasks, const WorkerPoolOptions& options);
 
 }  // namespace gb
