@@ -953,7 +953,7 @@ void TestDist::portInUseAndUnreachableMasterGiveClearErrors() {
 // ---- run --jobs: a spec's runs side by side -----------------------------------------------
 
 // Two plans x two seeds in two workers at a time equal the same four runs one after another,
-// bit for bit (the same arithmetic in each process), and they did run side by side.
+// bit for bit (the same arithmetic in each process), each run in a worker of its own.
 void TestDist::jobsRunSideBySideEqualToOneAfterAnother() {
   Json s = spec({{"variant", "full"}});
   s["plans"] = Json::array({Json{{"variant", "full"}}, Json{{"variant", "lora"}, {"rank", 4}}});
@@ -1014,16 +1014,9 @@ void TestDist::jobsRunSideBySideEqualToOneAfterAnother() {
       QVERIFY2(wb.count(name) && torch::equal(t, wb.at(name)), (ra[i].name + ": " + name).c_str());
     }
   }
-  // Each run in a worker of its own, and some two of them overlapped in time.
+  // Each run in a worker of its own. (Whether two short runs overlap depends on the load;
+  // jobsStoppedLeaveNoRunRunningOrQueued waits for two long ones running at once.)
   QCOMPARE(pids.size(), size_t(4));
-  bool overlap = false;
-  for (size_t i = 0; i < 4; ++i) {
-    QVERIFY(rb[i].started && rb[i].finished);
-    for (size_t j = 0; j < i; ++j) {
-      overlap |= *rb[i].started < *rb[j].finished && *rb[j].started < *rb[i].finished;
-    }
-  }
-  QVERIFY(overlap);
 }
 
 void TestDist::jobsStoppedLeaveNoRunRunningOrQueued_data() {
