@@ -772,7 +772,9 @@ class TstGui : public QObject {
     ls.seqLen = 32;
     ls.evalInterval = 3;
     ls.evalTokens = 256;
+    ls.jobs = 2;  // the two plans side by side (run --jobs 2)
     rv->setSettings(ls);
+    QCOMPARE(rv->settings().jobs, 2);
     QString error;
     const nlohmann::json spec = rv->buildSpec(&error);
     QVERIFY2(!spec.is_null(), qPrintable(error));
@@ -787,6 +789,7 @@ class TstGui : public QObject {
     const RunJob* j = s()->runs()->job(job);
     QVERIFY(j);
     QVERIFY2(j->state == RunJob::State::Finished, qPrintable(s()->runs()->runLog(j->currentRun)));
+    QVERIFY2(j->arguments.join(u' ').contains(u"--jobs 2"_s), qPrintable(j->arguments.join(u' ')));
     QCOMPARE(started.count(), 2);
     QVERIFY(progress.count() > 0);
     const QList<qint64> ids = {j->runIds[0], j->runIds[1]};

@@ -4580,6 +4580,14 @@ Sondierungsmenge: %2</translation>
         <source>Exporting run %1 to %2…</source>
         <translation>Lauf %1 wird nach %2 exportiert…</translation>
     </message>
+    <message>
+        <source>Runs at once:</source>
+        <translation>Läufe gleichzeitig:</translation>
+    </message>
+    <message>
+        <source>Runs of the experiment (plans, sweep points, seeds) that train side by side, each in its own worker process (growbench-cli run --jobs): one per core is fastest on a CPU; each run&apos;s numbers are those of the run alone</source>
+        <translation>Läufe des Experiments (Pläne, Sweep-Punkte, Seeds), die nebeneinander trainieren, jeder in einem eigenen Worker-Prozess (growbench-cli run --jobs): einer pro Kern ist auf einer CPU am schnellsten; die Zahlen jedes Laufs sind die des Laufs allein</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::SettingsDialog</name>

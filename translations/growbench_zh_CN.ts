@@ -4563,6 +4563,14 @@ Probe set: %2</source>
         <source>Exporting run %1 to %2…</source>
         <translation>正在将运行 %1 导出到 %2…</translation>
     </message>
+    <message>
+        <source>Runs at once:</source>
+        <translation>同时运行：</translation>
+    </message>
+    <message>
+        <source>Runs of the experiment (plans, sweep points, seeds) that train side by side, each in its own worker process (growbench-cli run --jobs): one per core is fastest on a CPU; each run&apos;s numbers are those of the run alone</source>
+        <translation>实验中并行训练的运行（计划、扫描点、随机种子），每个运行在自己的工作进程中（growbench-cli run --jobs）：在 CPU 上每个核心一个最快；每个运行的数值与单独运行时相同</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::SettingsDialog</name>

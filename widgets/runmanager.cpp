@@ -47,14 +47,19 @@ void RunManager::setMaxParallel(int n) {
   schedule();
 }
 
-int RunManager::enqueueSpec(const QString& specPath, const QString& label, int processes) {
+int RunManager::enqueueSpec(const QString& specPath, const QString& label, int processes,
+                            int jobs) {
   RunJob j;
   j.id = m_nextId++;
   j.label = label;
   j.specPath = specPath;
   j.arguments = {u"run"_s, specPath, u"--db"_s, m_db};
   if (!m_workspace.isEmpty()) j.arguments << u"--workspace"_s << m_workspace;
-  if (processes > 1) j.arguments << u"--nproc-per-node"_s << QString::number(processes);
+  if (processes > 1) {
+    j.arguments << u"--nproc-per-node"_s << QString::number(processes);
+  } else if (jobs > 1) {
+    j.arguments << u"--jobs"_s << QString::number(jobs);
+  }
   m_jobs.push_back(j);
   emit jobsChanged();
   schedule();
@@ -232,7 +237,11 @@ void RunManager::onStdout(int jobId, const QByteArray& line) {
   };
   if (std::holds_alternative<events::RunStarted>(event)) {
     j->currentRun = run;
-    if (!j->runIds.contains(run)) j->runIds.push_back(run);
+    if (!j->runIds.contains(run)) {
+      // In the spec's order (with --jobs the runs start side by side, in any order).
+      j->runIds.push_back(run);
+      std::sort(j->runIds.begin(), j->runIds.end());
+    }
     emit jobsChanged();
     emit runStarted(run);
     emit storeChanged();

@@ -45,8 +45,9 @@ class RunManager : public QObject {
   void setMaxParallel(int n);
   int maxParallel() const { return m_maxParallel; }
 
-  // processes > 1: a data-parallel run of that many local workers (--nproc-per-node).
-  int enqueueSpec(const QString& specPath, const QString& label, int processes = 1);
+  // processes > 1: a data-parallel run of that many local workers (--nproc-per-node);
+  // jobs > 1: that many of the spec's runs side by side (--jobs; not with processes > 1).
+  int enqueueSpec(const QString& specPath, const QString& label, int processes = 1, int jobs = 1);
   int enqueueResume(qint64 runId, const QString& label);
   void cancelJob(int jobId);
   // Cancels the job that runs `runId` (the whole job: its later plans are cancelled too).

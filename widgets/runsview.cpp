@@ -251,6 +251,15 @@ void RunsView::buildUi() {
         tr("This build has no distributed support (LibTorch's c10d with "
            "Gloo; install libgloo-dev and rebuild)"));
   }
+  spin(m_jobs, tr("Runs at once:"), 1, 64, 1,
+       tr("Runs of the experiment (plans, sweep points, seeds) that train side by side, each "
+          "in its own worker process (growbench-cli run --jobs): one per core is fastest on "
+          "a CPU; each run's numbers are those of the run alone"));
+  // One or the other: a data-parallel run, or several runs side by side.
+  connect(m_processes, &QSpinBox::valueChanged, this,
+          [this](int v) { m_jobs->setEnabled(v <= 1); });
+  connect(m_jobs, &QSpinBox::valueChanged, this,
+          [this](int v) { m_processes->setEnabled(gb::dist::available() && v <= 1); });
   nums->addStretch(1);
   grid->addLayout(nums, r, 0, 1, 4);
   ++r;
@@ -495,6 +504,7 @@ LaunchSettings RunsView::settings() const {
   s.evalInterval = m_evalInterval->value();
   s.evalTokens = m_evalTokens->value();
   s.processes = m_processes->value();
+  s.jobs = m_jobs->value();
   return s;
 }
 
@@ -512,6 +522,7 @@ void RunsView::setSettings(const LaunchSettings& s) {
   m_evalInterval->setValue(s.evalInterval);
   m_evalTokens->setValue(s.evalTokens);
   m_processes->setValue(s.processes);
+  m_jobs->setValue(s.jobs);
   updateRunCount();
 }
 
@@ -638,7 +649,8 @@ int RunsView::launch() {
   }
   f.write(QByteArray::fromStdString(spec.dump(2)));
   f.close();
-  const int id = m_session->runs()->enqueueSpec(path, settings().name, settings().processes);
+  const int id =
+      m_session->runs()->enqueueSpec(path, settings().name, settings().processes, settings().jobs);
   if (!m_session->queuedPlans().isEmpty()) m_session->clearQueuedPlans();
   setMessage(tr("Launched %1 (spec %2).").arg(settings().name, path));
   return id;
@@ -657,7 +669,8 @@ int RunsView::launchSpecFile(const QString& path) {
     if (isVisible()) QMessageBox::warning(this, tr("Cannot launch"), msg);
     return -1;
   }
-  return m_session->runs()->enqueueSpec(path, QFileInfo(path).completeBaseName());
+  return m_session->runs()->enqueueSpec(path, QFileInfo(path).completeBaseName(), 1,
+                                        m_jobs->value());
 }
 
 bool RunsView::cancelRun(qint64 runId) {

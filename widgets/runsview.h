@@ -58,6 +58,7 @@ struct LaunchSettings {
   int evalInterval = 50;
   int evalTokens = 8192;
   int processes = 1;  // data-parallel worker processes on this machine
+  int jobs = 1;       // runs of the spec side by side, each in its own worker (--jobs)
 };
 
 class RunsView : public QWidget {
@@ -145,6 +146,7 @@ class RunsView : public QWidget {
   QSpinBox* m_evalInterval = nullptr;
   QSpinBox* m_evalTokens = nullptr;
   QSpinBox* m_processes = nullptr;
+  QSpinBox* m_jobs = nullptr;
   SweepEditor* m_sweep = nullptr;
   QPushButton* m_launch = nullptr;
   QLineEdit* m_filter = nullptr;
