@@ -1660,6 +1660,14 @@ class TestStore : public QObject {
     const unsigned long long mask =
         std::stoull(blk.substr(blk.find_first_not_of(" \t", 7)), nullptr, 16);
     for (int sig : {SIGINT, SIGTERM, SIGUSR1}) QVERIFY2(mask & (1ull << (sig - 1)), blk.c_str());
+    // argv[0] as given (ps shows it), the program run as named.
+    o.program = "/bin/cat";
+    o.argv0 = "growbench-worker";
+    o.args = [](size_t) { return std::vector<std::string>{"/proc/self/cmdline"}; };
+    lines.clear();
+    r = gb::run_worker_pool(1, o);
+    QCOMPARE(lines[0].size(), size_t(1));
+    QCOMPARE(lines[0][0], std::string("growbench-worker\0/proc/self/cmdline\0", 36));
     QCOMPARE(gb::describe_exit(3, 0), std::string("exited with status 3"));
     QVERIFY(gb::describe_exit(-1, SIGKILL).rfind("killed by signal 9 (", 0) == 0);
   }

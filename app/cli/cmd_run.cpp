@@ -226,7 +226,11 @@ int run_jobs(const RunOptions& in, experiment::RunnerOptions o,
   const std::vector<experiment::RunOutcome> created = experiment::run_experiment(spec, o);
   WorkerPoolOptions po;
   po.jobs = in.jobs;
+  // This very executable, even if its file was replaced since it started; named by its
+  // path in the workers' argv[0] (what ps shows).
   po.program = "/proc/self/exe";
+  std::error_code ec;
+  po.argv0 = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   po.cancel = o.cancel;
   po.cancel_signal = kPoolCancelSignal;
   const std::string parent = std::to_string(::getpid());

@@ -33,15 +33,15 @@ struct Running {
 };
 
 // Starts `program args` with stdout into a new pipe; returns the pid and the read end.
-Running start(size_t task, const std::string& program, const std::vector<std::string>& args,
-              int cancel_signal) {
+Running start(size_t task, const std::string& program, const std::string& argv0,
+              const std::vector<std::string>& args, int cancel_signal) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
     fail("could not start a worker: pipe failed: {}", std::strerror(errno));
   }
   // Everything the child needs is built before fork (only exec follows it).
   std::vector<std::string> argv_s;
-  argv_s.push_back(program);
+  argv_s.push_back(argv0.empty() ? program : argv0);
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
@@ -109,7 +109,8 @@ PoolResult run_worker_pool(size_t tasks, const WorkerPoolOptions& o) {
     while (!stopping() && next < tasks && static_cast<int64_t>(running.size()) < o.jobs) {
       const size_t task = next;
       try {
-        running.push_back(start(task, o.program, o.args ? o.args(task) : std::vector<std::string>{},
+        running.push_back(start(task, o.program, o.argv0,
+                                o.args ? o.args(task) : std::vector<std::string>{},
                                 o.cancel_signal));
       } catch (const std::exception& e) {
         result.error = e.what();

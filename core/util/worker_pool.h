@@ -22,6 +22,7 @@ namespace gb {
 struct WorkerPoolOptions {
   int64_t jobs = 2;
   std::string program;  // the executable (e.g. /proc/self/exe)
+  std::string argv0;    // the workers' argv[0] (what ps shows); default: program
   // The arguments (argv[1..]) of the worker for task i.
   std::function<std::vector<std::string>(size_t task)> args;
   // Each whole line (without its newline) a task's worker printed on stdout.
