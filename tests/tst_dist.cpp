@@ -24,11 +24,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <functional>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <torch/torch.h>
@@ -1061,6 +1063,20 @@ void TestDist::jobsStoppedLeaveNoRunRunningOrQueued() {
   auto first = running(2);
   QVERIFY2(first.size() == 2, p.readAllStandardError().constData());
   std::sort(first.begin(), first.end(), [](const auto& x, const auto& y) { return x.id < y.id; });
+  // Each worker gets its share of the cores for OpenBLAS (unless the user set it).
+  {
+    std::ifstream in("/proc/" + std::to_string(*first[0].worker_pid) + "/environ",
+                     std::ios::binary);
+    const std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const QString given = clean_env().value("OPENBLAS_NUM_THREADS");
+    const std::string want =
+        "OPENBLAS_NUM_THREADS=" +
+        (given.isEmpty() ? std::to_string(std::max(1u, std::thread::hardware_concurrency() / 2))
+                         : given.toStdString());
+    QVERIFY2(contains(env, std::string(1, '\0') + want + std::string(1, '\0')) ||
+                 env.rfind(want + std::string(1, '\0'), 0) == 0,
+             want.c_str());
+  }
   // Until `pred` holds for the store (at most 120 s).
   auto wait_for = [&](const std::function<bool(Store&)>& pred) {
     for (int i = 0; i < 1200; ++i) {
