@@ -23,8 +23,21 @@ if [ -n "$missing" ]; then
 fi
 # One test per core (each test uses one intra-op thread; tests/CMakeLists.txt gives the long
 # ones a cost so that they start first). GB_TEST_JOBS=1 runs them one after another.
+# A failing test's whole output comes first; its failed checks are repeated at the very end
+# (where a shortened CI log still shows them).
+rc=0
 (cd "${GB_BUILD_DIR:-build}" &&
-  ctest -j "${GB_TEST_JOBS:-$(nproc)}" --no-tests=error --output-on-failure --timeout 900 "$@")
+  ctest -j "${GB_TEST_JOBS:-$(nproc)}" --no-tests=error --output-on-failure --timeout 900 "$@") ||
+  rc=$?
+if [ "$rc" -ne 0 ]; then
+  log="${GB_BUILD_DIR:-build}/Testing/Temporary/LastTest.log"
+  echo "test: ctest failed (exit $rc); the failed checks:" >&2
+  if [ -f "$log" ]; then
+    grep -E -A 2 '^(FAIL!|XPASS)' "$log" | head -n 60 >&2 || true
+    grep -E 'Totals: .* [1-9][0-9]* failed|Test (Failed|Timeout)|Timeout' "$log" >&2 || true
+  fi
+  exit "$rc"
+fi
 # The Debian package: cpack, unpacked into a scratch root and checked (about 15-20 s).
 if [ -f "${GB_BUILD_DIR:-build}/CPackConfig.cmake" ]; then
   scripts/package-check.sh "${GB_BUILD_DIR:-build}"

@@ -1365,14 +1365,9 @@ void TestRunner::sigkilledWorkerLeavesConsistentStoreAndResumes() {
   const std::string db = db_path("kill");
   write_text(spec_path, spec.dump());
 
-  auto start_worker = [&](QProcess& p, bool quiet) {
+  auto start_worker = [&](QProcess& p) {
     p.setProgram(GB_CLI_PATH);
-    QStringList args = {"run", qs(spec_path), "--db", qs(db), "--cache", qs(m_cache)};
-    if (quiet) {
-      args << "--quiet";
-      p.setStandardOutputFile(QProcess::nullDevice());
-    }
-    p.setArguments(args);
+    p.setArguments({"run", qs(spec_path), "--db", qs(db), "--cache", qs(m_cache)});
     p.setStandardErrorFile(qs(m_dir + "/kill.err"));
     p.start();
     return p.waitForStarted();
@@ -1382,28 +1377,47 @@ void TestRunner::sigkilledWorkerLeavesConsistentStoreAndResumes() {
     for (const auto& r : store.list_runs()) id = std::max(id, r.id);
     return id;
   };
+  // Reads the worker's progress lines until `until` says stop (true), the worker ends (false)
+  // or two minutes pass (false).
+  auto read_until = [&](QProcess& p, const std::function<bool(const QByteArray&)>& until) {
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 120000) {
+      while (p.canReadLine()) {
+        if (until(p.readLine())) return true;
+      }
+      if (p.state() == QProcess::NotRunning) return false;
+      p.waitForReadyRead(5);
+    }
+    return false;
+  };
 
   // The uninterrupted reference, through the same worker. Its timeline (first progress
-  // line: the run exists; exit) sets the range of the random kill delays.
+  // line; the run's first training step; exit) sets the ranges of the random kill delays.
   QElapsedTimer timer;
-  qint64 first_line_ms = -1, train_ms = -1, full_ms = 0;
+  qint64 first_line_ms = -1, started_ms = -1, train_ms = -1, full_ms = 0;
+  int checkpoints = 0, preparation_lines = 0;  // lines between run_started and checkpoint 1
   {
     QProcess p;
     timer.start();
-    QVERIFY(start_worker(p, false));
-    while (p.state() != QProcess::NotRunning && timer.elapsed() < 120000) {
-      p.waitForReadyRead(20);
-      while (p.canReadLine()) {
-        const QByteArray line = p.readLine();
-        if (first_line_ms < 0) first_line_ms = timer.elapsed();
-        if (train_ms < 0 && line.contains("\"stage\":\"train\"")) train_ms = timer.elapsed();
+    QVERIFY(start_worker(p));
+    read_until(p, [&](const QByteArray& line) {
+      if (first_line_ms < 0) first_line_ms = timer.elapsed();
+      if (started_ms < 0 && line.contains("\"event\":\"run_started\"")) {
+        started_ms = timer.elapsed();
       }
-    }
+      if (train_ms < 0 && line.contains("\"stage\":\"train\"")) train_ms = timer.elapsed();
+      if (line.contains("\"event\":\"checkpoint\"")) ++checkpoints;
+      if (started_ms >= 0 && checkpoints == 0) ++preparation_lines;
+      return false;
+    });
     QCOMPARE(p.state(), QProcess::NotRunning);
     full_ms = timer.elapsed();
     QCOMPARE(p.exitCode(), 0);
   }
-  QVERIFY(first_line_ms > 0 && train_ms >= first_line_ms);
+  QVERIFY(first_line_ms > 0 && started_ms >= first_line_ms && train_ms >= started_ms);
+  QVERIFY2(checkpoints >= 20, qPrintable(QString::number(checkpoints)));
+  QVERIFY(preparation_lines >= 1);
   int64_t reference = 0;
   std::map<std::pair<std::string, int64_t>, double> ref_metrics;
   {
@@ -1412,23 +1426,61 @@ void TestRunner::sigkilledWorkerLeavesConsistentStoreAndResumes() {
     QCOMPARE(store.get_run(reference).status, RunStatus::Finished);
     ref_metrics = learning_metrics(store, reference);
   }
-  qInfo("reference run: first line after %lld ms, training after %lld ms, exit after %lld ms",
-        static_cast<long long>(first_line_ms), static_cast<long long>(train_ms),
-        static_cast<long long>(full_ms));
+  qInfo(
+      "reference run: first line after %lld ms, run started after %lld ms, training after %lld "
+      "ms, exit after %lld ms, %d checkpoints, %d lines in its preparation",
+      static_cast<long long>(first_line_ms), static_cast<long long>(started_ms),
+      static_cast<long long>(train_ms), static_cast<long long>(full_ms), checkpoints,
+      preparation_lines);
 
+  // Where each kill lands is aimed by the worker's own progress lines, not by the clock alone
+  // (the machine's load changes while the test runs, and fixed delays then land mostly before
+  // the run exists): one kill in six at a random moment of the start-up (before the run may
+  // exist), one in its preparation (probes, growth, first evaluation: before its first
+  // checkpoint) just after a random one of its progress lines there, the others a random
+  // fraction of a checkpoint interval after a random number of its checkpoint lines.
   std::mt19937 rng(20240607);
-  std::uniform_int_distribution<qint64> delay(first_line_ms * 3 / 4, full_ms);
+  std::uniform_int_distribution<int> mode(0, 5);
+  std::uniform_int_distribution<int> after_checkpoints(1, checkpoints);
+  std::uniform_int_distribution<qint64> startup_delay(0, started_ms);
+  std::uniform_int_distribution<int> preparation_line(1, preparation_lines);
+  const qint64 interval_ms = std::max<qint64>(1, (full_ms - train_ms) / checkpoints);
+  std::uniform_int_distribution<qint64> interval_delay(0, interval_ms);
   // Kills that land before the worker created its run or after it finished do not count:
-  // go on until 20 kills hit a live run (at most 100 attempts: on a loaded machine the
-  // worker's start-up time varies more than the reference run showed).
+  // go on until 20 kills hit a live run (at most 100 attempts).
   const int kills = 20;
   int resumed = 0, before_checkpoint = 0, finished_first = 0, before_run = 0, mid_run = 0;
   int64_t known = reference;
   for (int i = 0; mid_run < kills && i < 5 * kills; ++i) {
-    const qint64 delay_ms = delay(rng);
     QProcess p;
-    QVERIFY(start_worker(p, true));
-    QThread::msleep(static_cast<unsigned long>(delay_ms));
+    QVERIFY(start_worker(p));
+    QString aim;
+    const int m = mode(rng);
+    if (m == 0) {
+      const qint64 ms = startup_delay(rng);
+      aim = QString("%1 ms after the start").arg(ms);
+      QThread::msleep(static_cast<unsigned long>(ms));
+    } else {
+      // Mode 1: the n-th line after run_started (a line of the preparation, or checkpoint 1
+      // where this worker printed fewer); otherwise the n-th checkpoint line.
+      const int wait_for = m == 1 ? preparation_line(rng) : after_checkpoints(rng);
+      int seen = 0;
+      bool started = false;
+      const bool reached = read_until(p, [&](const QByteArray& line) {
+        const bool checkpoint = line.contains("\"event\":\"checkpoint\"");
+        if (m == 1) {
+          if (started) ++seen;
+          started |= line.contains("\"event\":\"run_started\"");
+          return seen == wait_for || (seen > 0 && checkpoint);
+        }
+        if (checkpoint) ++seen;
+        return seen == wait_for;
+      });
+      const qint64 ms = m == 1 ? 0 : interval_delay(rng);
+      aim = m == 1 ? QString("after line %1 of the run's preparation").arg(wait_for)
+                   : QString("%1 ms after checkpoint line %2").arg(ms).arg(wait_for);
+      if (reached) QThread::msleep(static_cast<unsigned long>(ms));
+    }
     const bool was_running = p.state() == QProcess::Running;
     if (was_running) ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
     if (p.state() != QProcess::NotRunning) QVERIFY(p.waitForFinished(60000));
@@ -1476,14 +1528,11 @@ void TestRunner::sigkilledWorkerLeavesConsistentStoreAndResumes() {
     QCOMPARE(store.get_run(run).status, RunStatus::Finished);
     const std::string d = diff_metrics(ref_metrics, learning_metrics(store, run));
     const long long from = ck ? static_cast<long long>(ck->step) : -1;
-    QVERIFY2(d.empty(), qPrintable(QString("kill %1 after %2 ms (checkpoint %3): %4")
-                                       .arg(i)
-                                       .arg(delay_ms)
-                                       .arg(from)
-                                       .arg(qs(d))));
+    QVERIFY2(
+        d.empty(),
+        qPrintable(QString("kill %1 %2 (checkpoint %3): %4").arg(i).arg(aim).arg(from).arg(qs(d))));
     if (ck) ++resumed;
-    qInfo("kill %2d after %4lld ms: resumed from step %lld", i, static_cast<long long>(delay_ms),
-          from);
+    qInfo("kill %2d %s: resumed from step %lld", i, qPrintable(aim), from);
   }
   qInfo(
       "%d kills in a live run: %d resumed, %d before the first checkpoint (started again); %d more "
