@@ -44,5 +44,8 @@ if [ -f "${GB_BUILD_DIR:-build}/CPackConfig.cmake" ]; then
 else
   echo "test: no CPackConfig.cmake (GUI not built): package check skipped"
 fi
+# The build without Gloo (as on a machine without libgloo-dev): growbench-cli still builds and
+# runs on one process, and says clearly that distributed runs are unavailable.
+scripts/check-no-gloo.sh
 # libFuzzer targets (safetensors header parser, tokenizer.json loader), bounded time each.
 scripts/fuzz.sh "${GB_FUZZ_SECONDS:-30}"

@@ -109,6 +109,6 @@ void print_usage_error(const Command& command, const std::string& message);
 #define GB_CLI_CONCAT2(a, b) a##b
 #define GB_CLI_CONCAT(a, b) GB_CLI_CONCAT2(a, b)
 // GB_REGISTER_COMMAND(name, synopsis, description, &declare, &run [, footer])
-#define GB_REGISTER_COMMAND(...)                                  \
-  static const bool GB_CLI_CONCAT(gb_cli_registered_, __LINE__) = \
+#define GB_REGISTER_COMMAND(...)                                     \
+  static const bool GB_CLI_CONCAT(gb_cli_registered_, __COUNTER__) = \
       ::gb::cli::register_command(::gb::cli::make_command(__VA_ARGS__))

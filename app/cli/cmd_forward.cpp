@@ -14,13 +14,13 @@ nlohmann::json row(const torch::Tensor& t) {  // 1-D float tensor → JSON array
   return nlohmann::json(std::vector<float>(p, p + c.numel()));
 }
 
-struct ForwardOptions {
+struct ForwardCommandOptions {
   ModelArg model;
   std::string input, output;
   bool all_positions = false;
 };
 
-void declare_forward(CLI::App& app, ForwardOptions& o) {
+void declare_forward(CLI::App& app, ForwardCommandOptions& o) {
   declare_model(app, o.model);
   add_option(app, "--input", o.input, "IDS.json",
              "{\"input_ids\": [[...], ...]}; sequences may differ in length; each\n"
@@ -34,7 +34,7 @@ void declare_forward(CLI::App& app, ForwardOptions& o) {
   add_flag(app, "--all-positions", o.all_positions, "also write the logits of every position");
 }
 
-int run_forward(const ForwardOptions& o) {
+int run_forward(const ForwardCommandOptions& o) {
   const std::string& input_path = o.input;
   const std::string& output_path = o.output;
   auto in = json::parse_file(input_path);

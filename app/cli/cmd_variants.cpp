@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "grow/variant.h"
+#include "util/json.h"
 
 namespace gb::cli {
 namespace {
@@ -44,10 +45,6 @@ std::string value_text(const nlohmann::json& v) {
   return v.dump();
 }
 
-std::string number_text(double v) {
-  return fmt::format("{}", v);
-}
-
 std::string allowed_text(const grow::ParamSpec& p) {
   if (!p.choices.empty()) {
     std::string s;
@@ -55,7 +52,8 @@ std::string allowed_text(const grow::ParamSpec& p) {
     return s;
   }
   if (p.min || p.max) {
-    return (p.min ? number_text(*p.min) : "") + ".." + (p.max ? number_text(*p.max) : "");
+    return (p.min ? json::number_text(*p.min) : "") + ".." +
+           (p.max ? json::number_text(*p.max) : "");
   }
   if (p.type == grow::ParamSpec::Type::Layers) return "all|[i,...]|{policy}";
   if (p.type == grow::ParamSpec::Type::Plan) return "{plan}";

@@ -18,8 +18,6 @@ namespace js = gb::json;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 const std::set<std::string>& figure_kinds() {
   static const std::set<std::string> k = {"curves",       "bars",        "tradeoff",
                                           "probe-layers", "probe-units", "effective-rank",

@@ -29,6 +29,7 @@
 // that metric ("final"), so it can be recomputed from the `metrics` table.
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -36,6 +37,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "experiment/compare.h"  // Stat
 #include "store/store.h"
 
 namespace gb::experiment {
@@ -85,10 +87,7 @@ struct MethodRuns {
   int64_t configurations = 1;                    // distinct configurations (seed aside)
 };
 
-struct Stat {
-  double mean = 0, std = 0;
-  int64_t n = 0;
-};
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Per-run values of a metric reference (NaN where a run lacks the metric).
 std::vector<double> run_values(store::Store& store, const std::vector<int64_t>& runs,

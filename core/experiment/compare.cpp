@@ -14,7 +14,9 @@ using Json = nlohmann::json;
 
 namespace {
 
-Stat stat_of(const std::vector<double>& v) {
+// Mean and sample standard deviation over all values, unlike claims.h's stat_of (a NaN
+// makes the mean NaN, so that configuration never meets a budget).
+Stat seed_stat(const std::vector<double>& v) {
   Stat s;
   s.n = static_cast<int64_t>(v.size());
   if (v.empty()) return s;
@@ -151,7 +153,7 @@ CompareResult compare_group(store::Store& store, const CompareOptions& o) {
         l.push_back(x.sel_learning);
         fg.push_back(x.sel_forgetting);
       }
-      const Stat sl = stat_of(l), sf = stat_of(fg);
+      const Stat sl = seed_stat(l), sf = seed_stat(fg);
       mc.best_forgetting = std::min(mc.best_forgetting, sf.mean);
       for (size_t b = 0; b < o.curve_budgets.size(); ++b) {
         if (sf.mean <= o.curve_budgets[b] && (!mc.curve[b] || better(sl.mean, *mc.curve[b]))) {
@@ -175,8 +177,8 @@ CompareResult compare_group(store::Store& store, const CompareOptions& o) {
         l.push_back(all_test ? x.rep_learning : x.sel_learning);
         fg.push_back(all_test ? x.rep_forgetting : x.sel_forgetting);
       }
-      mc.learning = stat_of(l);
-      mc.forgetting = stat_of(fg);
+      mc.learning = seed_stat(l);
+      mc.forgetting = seed_stat(fg);
     }
     res.methods.push_back(std::move(mc));
   }

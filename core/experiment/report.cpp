@@ -27,8 +27,6 @@ using Json = nlohmann::json;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 std::string esc(const std::string& s) {
   return svg::escape(s);
 }

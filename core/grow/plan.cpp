@@ -220,12 +220,6 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-std::string number_text(double v) {
-  return v == static_cast<double>(static_cast<int64_t>(v)) && std::abs(v) < 1e15
-             ? std::to_string(static_cast<int64_t>(v))
-             : fmt::format("{}", v);
-}
-
 // Checks the type, range and choices of one value and returns it in canonical form.
 Json checked_value(const ParamSpec& s, const Json& v, const VariantModule& m,
                    const std::string& ctx) {
@@ -235,10 +229,11 @@ Json checked_value(const ParamSpec& s, const Json& v, const VariantModule& m,
     if (!low && !high) return;
     const std::string allowed =
         s.min && s.max
-            ? fmt::format("; allowed: [{}, {}]", number_text(*s.min), number_text(*s.max))
+            ? fmt::format("; allowed: [{}, {}]", js::number_text(*s.min), js::number_text(*s.max))
             : std::string();
     fail("{}: '{}' must be {} {}, found {} (variant '{}'{})", ctx, s.name,
-         low ? "at least" : "at most", number_text(low ? *s.min : *s.max), v.dump(), m.id, allowed);
+         low ? "at least" : "at most", js::number_text(low ? *s.min : *s.max), v.dump(), m.id,
+         allowed);
   };
   switch (s.type) {
     case ParamSpec::Type::Int:

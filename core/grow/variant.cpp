@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "util/error.h"
+#include "util/json.h"
 
 namespace gb::grow {
 
@@ -141,11 +142,6 @@ std::string cell(const Json& v) {
   return "`" + v.dump() + "`";
 }
 
-std::string number_text(double v) {
-  if (v == std::floor(v) && std::abs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
-  return fmt::format("{}", v);
-}
-
 }  // namespace
 
 std::string params_markdown(const VariantModule& m) {
@@ -158,8 +154,8 @@ std::string params_markdown(const VariantModule& m) {
     if (!p.choices.empty()) {
       for (const auto& c : p.choices) allowed += (allowed.empty() ? "" : ", ") + c;
     } else if (p.min || p.max) {
-      allowed = fmt::format("{} … {}", p.min ? number_text(*p.min) : "",
-                            p.max ? number_text(*p.max) : "");
+      allowed = fmt::format("{} … {}", p.min ? json::number_text(*p.min) : "",
+                            p.max ? json::number_text(*p.max) : "");
     } else if (p.type == ParamSpec::Type::Layers) {
       allowed = "\"all\", a list, a policy";
     } else if (p.type == ParamSpec::Type::Plan) {

@@ -4,9 +4,16 @@
 #include <cstdint>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "util/files.h"
 
 namespace gb::json {
+
+std::string number_text(double v) {
+  if (v == std::floor(v) && std::abs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
+  return fmt::format("{}", v);
+}
 
 std::string type_name(const Json& j) {
   switch (j.type()) {

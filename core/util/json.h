@@ -18,6 +18,10 @@ namespace gb::json {
 using Json = nlohmann::json;
 
 std::string type_name(const Json& j);
+
+// A number as messages show it: a whole number without a decimal point, any other in its
+// shortest form that reads back exactly ({fmt}'s "{}").
+std::string number_text(double v);
 // Parses text; a syntax error names the source and the byte offset.
 Json parse(const std::string& text, const std::string& source);
 Json parse_file(const std::string& path);
