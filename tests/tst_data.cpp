@@ -185,6 +185,7 @@ class TestData : public QObject {
   void resumedBatcherEqualsUninterrupted_data();
   void resumedBatcherEqualsUninterrupted();
   void batcherSeekByEpochPosition();
+  void batcherShufflesDocumentsEachEpoch();
   void batcherRejectsTooShortStream();
   void mixedBatchFractionIsCloseToP_data();
   void mixedBatchFractionIsCloseToP();
@@ -1210,6 +1211,91 @@ void TestData::batcherSeekByEpochPosition() {
   QCOMPARE(b.next().tokens, a.next().tokens);
   const std::string e = error_of([&] { b.seek(gb::data::BatchPosition{0, 3}); });
   QVERIFY2(e.find("batch boundary") != std::string::npos, e.c_str());
+}
+
+void TestData::batcherShufflesDocumentsEachEpoch() {
+  // 30 documents of 1 to 7 tokens; token = 100 * document + position, mask = token parity.
+  auto stream = std::make_shared<gb::data::TokenStream>();
+  std::vector<int> lengths;
+  for (int d = 0; d < 30; ++d) {
+    lengths.push_back(1 + (d * 5) % 7);
+    for (int i = 0; i < lengths.back(); ++i) {
+      stream->tokens.push_back(100 * d + i);
+      stream->loss_mask.push_back(static_cast<uint8_t>((100 * d + i) % 2));
+    }
+    stream->offsets.push_back(stream->tokens.size());
+  }
+  const int T = 5, B = 3;
+  gb::data::BatcherOptions opt;
+  opt.seq_len = T;
+  opt.batch_size = B;
+  opt.seed = 9;
+  opt.shuffle = false;  // windows in order: an epoch's rows spell its concatenation
+  opt.shuffle_documents = true;
+  gb::data::Batcher b(stream, opt);
+  const uint64_t W = b.windows_per_epoch();
+  QCOMPARE(W, (stream->size() - 1) / T);
+  std::vector<std::vector<int32_t>> rows;
+  std::vector<gb::data::Batch> batches;
+  while (rows.size() < 3 * W) {
+    batches.push_back(b.next());
+    const auto& batch = batches.back();
+    for (int64_t r = 0; r < batch.rows; ++r) {
+      rows.emplace_back(batch.row(r), batch.row(r) + T + 1);
+      for (int k = 0; k <= T; ++k) {
+        QCOMPARE(int(batch.loss_mask[r * (T + 1) + k]), batch.row(r)[k] % 2);
+      }
+    }
+  }
+  std::vector<std::vector<int>> orders;
+  for (uint64_t e = 0; e < 3; ++e) {
+    std::vector<int32_t> concat;
+    for (uint64_t w = 0; w < W; ++w) {
+      const auto& row = rows[e * W + w];
+      QCOMPARE(row[0], concat.empty() ? row[0] : concat.back());  // overlapping windows
+      if (!concat.empty()) concat.pop_back();
+      concat.insert(concat.end(), row.begin(), row.end());
+    }
+    // Whole documents, each once, each in its own token order (the last may be cut).
+    std::vector<int> order;
+    std::set<int> seen;
+    for (size_t i = 0; i < concat.size(); ++i) {
+      const int d = concat[i] / 100, pos = concat[i] % 100;
+      if (pos == 0) {
+        if (!order.empty()) QCOMPARE(concat[i - 1] % 100, lengths[order.back()] - 1);
+        QVERIFY2(seen.insert(d).second, "a document twice in one epoch");
+        order.push_back(d);
+      } else {
+        QCOMPARE(concat[i], concat[i - 1] + 1);
+      }
+    }
+    QVERIFY(order.size() >= 26);
+    orders.push_back(order);
+  }
+  QVERIFY(orders[0] != orders[1] && orders[1] != orders[2]);
+  std::vector<int> identity(orders[0].size());
+  for (size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<int>(i);
+  QVERIFY(orders[0] != identity);
+  // Resumable: a fresh batcher sought to any step gives the same batches.
+  for (uint64_t step : {uint64_t(0), uint64_t(5), W / B + 1, uint64_t(batches.size() - 1)}) {
+    gb::data::Batcher resumed(stream, opt);
+    resumed.seek(step);
+    const auto batch = resumed.next();
+    QCOMPARE(batch.tokens, batches[step].tokens);
+    QCOMPARE(batch.loss_mask, batches[step].loss_mask);
+  }
+  // Another seed, another document order; without shuffle_documents the stream's own order.
+  opt.seed = 10;
+  QVERIFY(gb::data::Batcher(stream, opt).next().tokens != batches[0].tokens);
+  opt.shuffle_documents = false;
+  const auto plain = gb::data::Batcher(stream, opt).next();
+  for (int k = 0; k <= T; ++k) QCOMPARE(plain.row(0)[k], stream->tokens[k]);
+  // Document boundaries are needed.
+  opt.shuffle_documents = true;
+  auto no_docs = counting_stream(40);
+  no_docs->offsets = {0};
+  const std::string e = error_of([&] { gb::data::Batcher(no_docs, opt); });
+  QVERIFY2(e.find("document boundaries") != std::string::npos, e.c_str());
 }
 
 void TestData::batcherRejectsTooShortStream() {

@@ -12,6 +12,8 @@ namespace {
 // Sub-stream of the mixing seed, so that mixing draws are unrelated to shuffles that happen to
 // use the same seed.
 constexpr uint64_t kMixStream = 0x6d69782d62617463ULL;  // "mix-batc"
+// Sub-stream of the document-order seed (shuffle_documents), unrelated to the window order.
+constexpr uint64_t kDocStream = 0x646f632d6f726472ULL;  // "doc-ordr"
 
 void check_shape(int64_t seq_len, int64_t batch_size, const char* what) {
   if (seq_len < 1) fail("{}: seq_len must be >= 1, found {}", what, seq_len);
@@ -50,6 +52,55 @@ Batcher::Batcher(std::shared_ptr<const TokenStream> stream, const BatcherOptions
         "use more data or a shorter seq_len",
         domain_name(options.domain), m_stream->size(), options.seq_len + 1);
   }
+  if (options.shuffle_documents) {
+    const auto& off = m_stream->offsets;
+    if (off.size() < 2 || off.front() != 0 || off.back() != m_stream->size() ||
+        !std::is_sorted(off.begin(), off.end())) {
+      fail(
+          "Batcher: shuffle_documents needs the stream's document boundaries ({} offsets for {} "
+          "tokens)",
+          off.size(), m_stream->size());
+    }
+  }
+}
+
+void Batcher::document_order_for(uint64_t epoch) const {
+  if (m_doc_epoch == epoch) return;
+  const auto& off = m_stream->offsets;
+  const uint64_t docs = off.size() - 1;
+  m_doc_order = permutation(docs, derive_seed(m_options.seed ^ kDocStream, epoch));
+  m_doc_starts.resize(docs + 1);
+  uint64_t pos = 0;
+  for (uint64_t i = 0; i < docs; ++i) {
+    m_doc_starts[i] = pos;
+    pos += off[m_doc_order[i] + 1] - off[m_doc_order[i]];
+  }
+  m_doc_starts[docs] = pos;
+  m_doc_epoch = epoch;
+}
+
+void Batcher::copy_from_epoch(uint64_t epoch, uint64_t start, uint64_t n, int32_t* tokens,
+                              uint8_t* mask) const {
+  document_order_for(epoch);
+  const auto& off = m_stream->offsets;
+  // The document holding `start`: the last one starting at or before it.
+  size_t i =
+      static_cast<size_t>(std::upper_bound(m_doc_starts.begin(), m_doc_starts.end() - 1, start) -
+                          m_doc_starts.begin() - 1);
+  uint64_t done = 0;
+  while (done < n) {
+    const uint64_t doc = m_doc_order[i];
+    const uint64_t within = start + done - m_doc_starts[i];
+    const uint64_t from = off[doc] + within;
+    const uint64_t take = std::min(n - done, off[doc + 1] - from);
+    std::copy(m_stream->tokens.data() + from, m_stream->tokens.data() + from + take, tokens + done);
+    if (mask) {
+      std::copy(m_stream->loss_mask.data() + from, m_stream->loss_mask.data() + from + take,
+                mask + done);
+    }
+    done += take;
+    ++i;
+  }
 }
 
 const std::vector<uint64_t>& Batcher::permutation_for(uint64_t epoch) const {
@@ -80,8 +131,15 @@ Batch Batcher::batch_at(uint64_t step) const {
   if (masked) batch.loss_mask.resize(batch.tokens.size());
   const int32_t* src = m_stream->tokens.data();
   for (int64_t r = 0; r < b; ++r) {
-    const uint64_t w = window_at(step * static_cast<uint64_t>(b) + static_cast<uint64_t>(r));
+    const uint64_t g = step * static_cast<uint64_t>(b) + static_cast<uint64_t>(r);
+    const uint64_t w = window_at(g);
     const uint64_t start = window_start(w, m_options.seq_len, m_options.mode);
+    if (m_options.shuffle_documents) {
+      copy_from_epoch(g / m_windows, start, static_cast<uint64_t>(row_len),
+                      batch.tokens.data() + r * row_len,
+                      masked ? batch.loss_mask.data() + r * row_len : nullptr);
+      continue;
+    }
     std::copy(src + start, src + start + row_len, batch.tokens.begin() + r * row_len);
     if (masked) {
       const uint8_t* m = m_stream->loss_mask.data() + start;

@@ -17,6 +17,14 @@
 // straddle epochs (nothing is dropped, and B > W works), and the state is one integer: the
 // step k. seek(k) followed by next() gives exactly what an uninterrupted run would.
 //
+// Document order (shuffle_documents). By default the windows are cut from the stream in its
+// own document order, every epoch. With shuffle_documents each epoch first puts the documents
+// in a new order, permutation(D, derive_seed(seed ^ kDocStream, e)), and cuts the same number
+// of windows from that concatenation: short documents such as QA items are then seen beside
+// other neighbours every epoch, so a model cannot learn the stream's order (answering an item
+// from the items before it) instead of the items themselves, which it would otherwise do with
+// a few thousand short items seen for tens of epochs. Still deterministic and resumable by step.
+//
 // Mixing (replay, neutral residues' local loss). Granularity is whole batches, as in the
 // design ("a fraction p of batches"): batch k is an original-domain batch iff
 // u(seed, k) < p, where u is a uniform [0, 1) hash of (seed, k): a Bernoulli(p) draw that
@@ -77,6 +85,9 @@ struct BatcherOptions {
   int64_t batch_size = 8;  // B
   uint64_t seed = 0;
   bool shuffle = true;  // false: windows in stream order every epoch
+  // true: the documents in a new order each epoch before windows are cut (see above); needs
+  // document boundaries (the stream's offsets).
+  bool shuffle_documents = false;
   WindowMode mode = WindowMode::Overlapping;
   Domain domain = Domain::New;  // tag of every batch
 };
@@ -113,6 +124,12 @@ class Batcher : public BatchSource {
 
  private:
   const std::vector<uint64_t>& permutation_for(uint64_t epoch) const;
+  // shuffle_documents: the epoch's document order and where each document starts in that
+  // epoch's concatenation (one cached epoch, like the window permutation).
+  void document_order_for(uint64_t epoch) const;
+  // Copies n tokens (and mask entries) from position `start` of the epoch's concatenation.
+  void copy_from_epoch(uint64_t epoch, uint64_t start, uint64_t n, int32_t* tokens,
+                       uint8_t* mask) const;
 
   std::shared_ptr<const TokenStream> m_stream;
   BatcherOptions m_options;
@@ -120,6 +137,9 @@ class Batcher : public BatchSource {
   uint64_t m_step = 0;
   mutable uint64_t m_perm_epoch = UINT64_MAX;
   mutable std::vector<uint64_t> m_perm;
+  mutable uint64_t m_doc_epoch = UINT64_MAX;
+  mutable std::vector<uint64_t> m_doc_order;   // position -> document
+  mutable std::vector<uint64_t> m_doc_starts;  // position -> start in the concatenation, + end
 };
 
 // Mixes two sources batch by batch: batch k comes from `original` with probability p

@@ -100,14 +100,17 @@ std::vector<data::QaItem> source_qa_items(const DataSource& s, uint64_t) {
   return items;
 }
 
+bool is_qa_source(const DataSource& s) {
+  return s.kind == DataSource::Kind::Qa ||
+         (s.kind == DataSource::Kind::Biography && s.part != "pretrain");
+}
+
 std::shared_ptr<data::TokenStream> source_tokens(const DataSource& s,
                                                  const data::TextEncoder& encoder, uint64_t seed,
                                                  const std::string& label,
                                                  const std::string& cache_dir) {
   auto stream = std::make_shared<data::TokenStream>();
-  const bool qa = s.kind == DataSource::Kind::Qa ||
-                  (s.kind == DataSource::Kind::Biography && s.part != "pretrain");
-  if (qa) {
+  if (is_qa_source(s)) {
     *stream = data::tokenize_qa(source_qa_items(s, seed), encoder, s.mask_prompt);
   } else {
     data::CacheOptions cache;

@@ -18,6 +18,9 @@ namespace gb::experiment {
 std::vector<data::Document> source_documents(const DataSource& source, uint64_t seed);
 // QA items of a QA or biography-QA source (for evaluation and QA fine-tuning).
 std::vector<data::QaItem> source_qa_items(const DataSource& source, uint64_t seed);
+// A source of QA items (a QA JSONL or a biography QA part): its token stream is trained with
+// the documents in a new order each epoch (data::BatcherOptions::shuffle_documents).
+bool is_qa_source(const DataSource& source);
 // The token stream of a source: QA sources with the loss on answers (mask_prompt), text
 // sources through the on-disk cache under `cache_dir` (empty: data::default_cache_dir());
 // max_tokens applied.
