@@ -56,10 +56,11 @@ Json tiny_llama_config(int64_t vocab_size, const Json& overrides) {
 
 std::string preset_key(const PresetSpec& preset, uint64_t seed) {
   Json k = {{"builder", kBuilderVersion}, {"preset", preset.raw}, {"seed", seed}};
-  // QA stages train with a new document order each epoch since the builder's first version;
-  // presets with such a stage get a key of their own, text-only presets keep theirs.
+  // QA and biography stages train with a new document order each epoch since the builder's
+  // first version; presets with such a stage get a key of their own, text-only presets keep
+  // theirs.
   for (const auto& st : preset.stages) {
-    if (is_qa_source(st.data)) k["qa_documents"] = "shuffled each epoch";
+    if (reorders_documents(st.data)) k["documents"] = "reordered each epoch";
   }
   std::string s = k.dump();
   return hex64(fnv1a64(s.data(), s.size()));
@@ -128,7 +129,7 @@ std::string build(const PresetSpec& preset, uint64_t seed, const fs::path& final
     bo.seq_len = st.seq_len;
     bo.batch_size = st.batch_size;
     bo.seed = seed + si;
-    bo.shuffle_documents = is_qa_source(st.data);
+    bo.shuffle_documents = reorders_documents(st.data);
     data::Batcher batcher(stream, bo);
     grow::GrowthPlan full = grow::parse_plan(Json{{"variant", "full"}});
     grow::GrowthResult g = grow::apply_plan(*model, full);

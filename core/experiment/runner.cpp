@@ -88,7 +88,7 @@ struct Phase {
   std::string name;
   std::shared_ptr<data::TokenStream> stream;
   int64_t own_steps = 0;  // a sequence task's own "steps"; 0 = the run's train.steps
-  bool qa = false;        // QA items: a new document order each epoch
+  bool reorder = false;   // QA items, biographies: a new document order each epoch
 };
 
 // What every run of an experiment shares: base model folder, tokenizer, data, probes.
@@ -227,7 +227,7 @@ void prepare_data(Prepared& p) {
       Phase ph;
       ph.name = st.name;
       ph.stream = source_tokens(st.train, p.encoder, spec.seed, "seq-" + st.name, cache);
-      ph.qa = is_qa_source(st.train);
+      ph.reorder = reorders_documents(st.train);
       ph.own_steps = st.steps;
       p.phases.push_back(ph);
       p.seq_tasks.push_back(prepare_task(st.eval, p));
@@ -236,7 +236,7 @@ void prepare_data(Prepared& p) {
     Phase ph;
     ph.name = "new";
     ph.stream = source_tokens(spec.new_train, p.encoder, spec.seed, "new-train", cache);
-    ph.qa = is_qa_source(spec.new_train);
+    ph.reorder = reorders_documents(spec.new_train);
     p.phases.push_back(ph);
   }
   for (const auto& ph : p.phases) {
@@ -408,14 +408,14 @@ std::unique_ptr<data::BatchSource> make_source(const Prepared& p, const Experime
   bo.seq_len = run.train.seq_len;
   bo.batch_size = run.train.batch_size;
   bo.seed = run.run_seed + 7919 * phase;
-  bo.shuffle_documents = p.phases[phase].qa;
+  bo.shuffle_documents = p.phases[phase].reorder;
   auto main = std::make_unique<data::Batcher>(p.phases[phase].stream, bo);
   // The plan's replay fraction, or the spec's train.replay.
   const double replay = plan.replay.value_or(run.train.replay);
   if (replay <= 0 || !p.replay) return main;
   data::BatcherOptions ro = bo;
   ro.seed = bo.seed + 104729;
-  ro.shuffle_documents = is_qa_source(p.spec.original_replay);
+  ro.shuffle_documents = reorders_documents(p.spec.original_replay);
   ro.domain = data::Domain::Original;
   auto orig = std::make_unique<data::Batcher>(p.replay, ro);
   return std::make_unique<data::MixedBatcher>(std::move(main), std::move(orig), replay, bo.seed);

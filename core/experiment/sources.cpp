@@ -105,6 +105,10 @@ bool is_qa_source(const DataSource& s) {
          (s.kind == DataSource::Kind::Biography && s.part != "pretrain");
 }
 
+bool reorders_documents(const DataSource& s) {
+  return is_qa_source(s) || s.kind == DataSource::Kind::Biography;
+}
+
 std::shared_ptr<data::TokenStream> source_tokens(const DataSource& s,
                                                  const data::TextEncoder& encoder, uint64_t seed,
                                                  const std::string& label,

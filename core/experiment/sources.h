@@ -18,9 +18,13 @@ namespace gb::experiment {
 std::vector<data::Document> source_documents(const DataSource& source, uint64_t seed);
 // QA items of a QA or biography-QA source (for evaluation and QA fine-tuning).
 std::vector<data::QaItem> source_qa_items(const DataSource& source, uint64_t seed);
-// A source of QA items (a QA JSONL or a biography QA part): its token stream is trained with
-// the documents in a new order each epoch (data::BatcherOptions::shuffle_documents).
+// A source of QA items (a QA JSONL or a biography QA part).
 bool is_qa_source(const DataSource& source);
+// Sources of many short documents seen for many epochs (QA items, biographies): trained with
+// the documents in a new order each epoch (data::BatcherOptions::shuffle_documents), so that a
+// model cannot learn the stream's order (an item's answer, a person's attributes, from the
+// documents before it) instead of the documents. Text corpora keep their order.
+bool reorders_documents(const DataSource& source);
 // The token stream of a source: QA sources with the loss on answers (mask_prompt), text
 // sources through the on-disk cache under `cache_dir` (empty: data::default_cache_dir());
 // max_tokens applied.
