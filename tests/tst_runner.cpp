@@ -37,6 +37,7 @@
 #include "eval/evaluate.h"
 #include "experiment/compare.h"
 #include "experiment/expand.h"
+#include "experiment/integrity.h"
 #include "experiment/pilot.h"
 #include "experiment/runner.h"
 #include "util/events.h"
@@ -222,6 +223,7 @@ class TestRunner : public QObject {
   void specRejectsUnknownKeysAndBadValuesNamingTheKey_data();
   void specRejectsUnknownKeysAndBadValuesNamingTheKey();
   void specAppliesDocumentedDefaultsAndResolvesPaths();
+  void resumeRefusesARunThatStartedWithOneDocumentOrder();
   void specParsesTheBuiltInQuickstartAndSequences_data();
   void specParsesTheBuiltInQuickstartAndSequences();
 
@@ -497,6 +499,47 @@ void TestRunner::specRejectsUnknownKeysAndBadValuesNamingTheKey() {
   QVERIFY2(!contains(err, "UNEXPECTED"), err.c_str());
   for (const auto& part : expected) {
     QVERIFY2(contains(err, str(part)), qPrintable(QString("'%1' not in: %2").arg(part, qs(err))));
+  }
+}
+
+// A run whose QA items or biographies are reordered every epoch records that with its inputs;
+// a run recorded without it (started before the reordering) is refused on resume like a
+// changed input, and text-only runs carry no such entry.
+void TestRunner::resumeRefusesARunThatStartedWithOneDocumentOrder() {
+  QTemporaryDir tmp;
+  const std::string base = tmp.path().toStdString();
+  const Json bio = {{"biography", {{"num_people", 20}}}, {"part", "task1"}};
+  struct Case {
+    Json spec;
+    bool reorders;
+  };
+  const std::vector<Case> cases = {
+      {{{"model", "m"}, {"data", {{"new", {{"train", "de.txt"}}}}}}, false},
+      {{{"model", "m"}, {"data", {{"new", {{"train", bio}}}}}}, true},
+      {{{"model", "m"}, {"data", {{"new", {{"train", {{"qa", "qa.jsonl"}}}}}}}}, true},
+      {{{"model", "m"},
+        {"data",
+         {{"new", {{"train", "de.txt"}}},
+          {"original",
+           {{"replay", {{"biography", {{"num_people", 20}}}, {"part", "pretrain"}}}}}}}},
+       true}};
+  for (const auto& c : cases) {
+    const auto spec = ex::parse_spec(c.spec, base, "spec");
+    const Json now = ex::input_fingerprints(spec, base, "");
+    QCOMPARE(now.contains(ex::kDataOrderInput), c.reorders);
+    QVERIFY(ex::changed_inputs(now, now).empty());
+    Json before = now;
+    before.erase(ex::kDataOrderInput);
+    const auto changed = ex::changed_inputs(before, now);
+    if (!c.reorders) {
+      QVERIFY(changed.empty());
+      continue;
+    }
+    QCOMPARE(changed.size(), size_t(1));
+    QVERIFY2(contains(changed[0], "data order") && contains(changed[0], "reordered each epoch"),
+             changed[0].c_str());
+    // A run that never recorded its inputs (older stores) records them now instead.
+    QVERIFY(ex::changed_inputs(Json(), now).empty());
   }
 }
 

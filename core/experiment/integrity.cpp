@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "experiment/sources.h"
 #include "util/files.h"
 #include "util/json.h"
 
@@ -128,12 +129,24 @@ Json input_fingerprints(const ExperimentSpec& spec, const std::string& base_fold
       out["sequence." + st.name + ".eval"] = fingerprint_path(st.eval.mc_path);
     }
   }
+  // How training documents are ordered: QA items and biographies get a new order every epoch
+  // (since 7a1f087). A run that started before kept one order; resuming it now would change
+  // its data order mid-run, so the entry is compared even when the run never recorded it.
+  bool reorders = reorders_documents(spec.new_train) || reorders_documents(spec.original_replay);
+  for (const auto& st : spec.sequence) reorders = reorders || reorders_documents(st.train);
+  if (reorders) out[kDataOrderInput] = {{"order", kDocumentsReordered}, {"hash", "reordered-v1"}};
   return out;
 }
 
 std::vector<std::string> changed_inputs(const Json& recorded, const Json& current) {
   std::vector<std::string> out;
   if (!recorded.is_object()) return out;
+  if (current.contains(kDataOrderInput) && !recorded.contains(kDataOrderInput)) {
+    out.push_back(
+        fmt::format("{}: one fixed document order every epoch (the run started before QA items and "
+                    "biographies were reordered each epoch) -> {}",
+                    kDataOrderInput, kDocumentsReordered));
+  }
   for (auto it = recorded.begin(); it != recorded.end(); ++it) {
     if (!current.contains(it.key())) continue;
     const Json& was = it.value();

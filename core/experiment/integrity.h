@@ -32,9 +32,15 @@ nlohmann::json fingerprint_path(const std::string& path);
 nlohmann::json input_fingerprints(const ExperimentSpec& spec, const std::string& base_folder,
                                   const std::string& tokenizer_file);
 
+// The entry of input_fingerprints that says how training documents are ordered, present when
+// a source reorders its documents every epoch (QA items, biographies).
+inline constexpr const char* kDataOrderInput = "data order";
+inline constexpr const char* kDocumentsReordered = "a new document order every epoch";
+
 // What differs between recorded and current fingerprints, one line per input ("the base
 // model weights (/path): 1234 bytes, hash 0123... -> ..."); empty when nothing changed.
-// Inputs recorded but no longer part of the spec are not compared.
+// Inputs recorded but no longer part of the spec are not compared; the data order is compared
+// even when the run never recorded it (a run started before documents were reordered).
 std::vector<std::string> changed_inputs(const nlohmann::json& recorded,
                                         const nlohmann::json& current);
 
