@@ -223,7 +223,7 @@ class TestRunner : public QObject {
   void specRejectsUnknownKeysAndBadValuesNamingTheKey_data();
   void specRejectsUnknownKeysAndBadValuesNamingTheKey();
   void specAppliesDocumentedDefaultsAndResolvesPaths();
-  void resumeRefusesARunThatStartedWithOneDocumentOrder();
+  void changedInputsNameADocumentOrderTheRunNeverRecorded();
   void specParsesTheBuiltInQuickstartAndSequences_data();
   void specParsesTheBuiltInQuickstartAndSequences();
 
@@ -505,7 +505,7 @@ void TestRunner::specRejectsUnknownKeysAndBadValuesNamingTheKey() {
 // A run whose QA items or biographies are reordered every epoch records that with its inputs;
 // a run recorded without it (started before the reordering) is refused on resume like a
 // changed input, and text-only runs carry no such entry.
-void TestRunner::resumeRefusesARunThatStartedWithOneDocumentOrder() {
+void TestRunner::changedInputsNameADocumentOrderTheRunNeverRecorded() {
   QTemporaryDir tmp;
   const std::string base = tmp.path().toStdString();
   const Json bio = {{"biography", {{"num_people", 20}}}, {"part", "task1"}};

@@ -173,8 +173,10 @@ class TestHostile : public QObject {
   // worker died after step 4: run interrupted, the final checkpoint forgotten. Returns the
   // run id; `db` is <dir>/s.db.
   // The data files go to `data_dir` (default: `dir`).
+  // `tweak` changes the spec before it runs.
   int64_t interrupted_run(const std::string& dir, const std::string& model, Outcome& o,
-                          std::string data_dir = {}) const;
+                          std::string data_dir = {},
+                          const std::function<void(Json&)>& tweak = {}) const;
 
   QTemporaryDir m_tmp;
   std::string m_dir, m_model, m_cache;
@@ -237,12 +239,14 @@ std::string TestHostile::write_spec(const std::string& dir, const Json& j) const
 }
 
 int64_t TestHostile::interrupted_run(const std::string& dir, const std::string& model, Outcome& o,
-                                     std::string data_dir) const {
+                                     std::string data_dir,
+                                     const std::function<void(Json&)>& tweak) const {
   if (data_dir.empty()) data_dir = dir;
   copy_data(data_dir);
   Json j = spec(model, data_dir + "/data");
   j["train"]["steps"] = 6;
   j["checkpoint"] = {{"interval", 2}};
+  if (tweak) tweak(j);
   const std::string db = dir + "/s.db";
   o = cli({u"run"_s, qs(write_spec(dir, j)), u"--db"_s, qs(db), u"--quiet"_s});
   if (o.code != 0) return 0;
@@ -412,6 +416,20 @@ void TestHostile::hostileInputs_data() {
         for (const auto& e : s.events(1)) warned |= contains(e.message, "--force-resume");
         if (!warned) o.problem = "no warning event names the changed input";
         return o;
+      });
+
+  // A QA/biography run started before documents were reordered every epoch recorded no data
+  // order with its inputs: resuming it would change its data order mid-run.
+  add("5/resume-of-a-run-that-kept-one-document-order", 1,
+      {u"inputs changed"_s, u"data order"_s, u"reordered each epoch"_s, u"--force-resume"_s},
+      [=](const std::string& d) {
+        Outcome o;
+        const auto bio = [](Json& j) {
+          j["data"]["new"]["train"] = {{"biography", {{"num_people", 40}}}, {"part", "pretrain"}};
+        };
+        if (!interrupted_run(d, m_model, o, {}, bio)) return o;
+        sql(d + "/s.db", "UPDATE runs SET inputs = json_remove(inputs, '$.\"data order\"');");
+        return cli({u"run"_s, u"--resume"_s, u"1"_s, u"--db"_s, qs(d + "/s.db")});
       });
 
   // ---- 6: a moved workspace ---------------------------------------------------------------
