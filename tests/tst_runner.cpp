@@ -1180,6 +1180,10 @@ void TestRunner::taskSequenceRecordsAccuracyMatrixOpAndBwt() {
        {"steps", 1}}};
   spec["train"]["steps"] = 3;
   spec["train"]["lr"] = 5e-2;
+  // An evaluation after every step: each task's end coincides with one, whose scores the
+  // matrix row shares (computed once for those weights), and the final evaluation shares the
+  // last row's.
+  spec["eval"]["interval"] = 1;
   const std::string db = db_path("sequence");
   auto oc = run_one(spec, db);
   QVERIFY2(oc.status == "finished", oc.error.c_str());
@@ -1203,6 +1207,17 @@ void TestRunner::taskSequenceRecordsAccuracyMatrixOpAndBwt() {
   QCOMPARE(r[2][2], fin.at("eval/T3/acc"));
   // Rows differ: training later tasks changed the earlier tasks' scores.
   QVERIFY(r[1][0] != r[0][0] && r[2][0] != r[0][0] && r[2][1] != r[1][1]);
+  // Every row equals the evaluation at its task's last step (steps 2 and 5), never a score
+  // of other weights: the evaluations one step earlier differ.
+  for (const auto& [row, step] : {std::pair<int, int64_t>{0, 2}, {1, 5}}) {
+    auto at = metrics_at(store, oc.run_id, step);
+    auto before = metrics_at(store, oc.run_id, step - 1);
+    QCOMPARE(r[row][0], -at.at("eval/T1/loss"));
+    QCOMPARE(r[row][1], -at.at("eval/T2/loss"));
+    QCOMPARE(r[row][2], at.at("eval/T3/acc"));
+    QVERIFY(at.at("eval/T1/loss") != before.at("eval/T1/loss"));
+    QVERIFY(at.at("eval/T2/loss") != before.at("eval/T2/loss"));
+  }
   // OP and BWT (DESIGN.md) by hand from the stored matrix.
   const double op = (r[2][0] + r[2][1] + r[2][2]) / 3.0;
   const double bwt = ((r[2][0] - r[0][0]) + (r[2][1] - r[1][1])) / 2.0;

@@ -473,6 +473,13 @@ class RunExecutor {
   void evaluate_task(const TaskData& t,
                      const std::function<void(const std::string&, double)>& put_m,
                      bool test = false);
+  // A task's scores on the current weights: (metric suffix, value), the first the value a
+  // cell of the sequence's accuracy matrix takes (accuracy; an LM task's negated loss).
+  using TaskScores = std::vector<std::pair<const char*, double>>;
+  TaskScores task_scores(const TaskData& t);
+  // The sequence tasks' scores, computed once per state of the weights: a task's end and an
+  // evaluation at the same step (and the final evaluation after the last row) share them.
+  const std::vector<TaskScores>& sequence_scores();
   void evaluate_sequence_row(size_t after_phase);
   void update_unit_lrs(const std::string& method);
   void save_checkpoint(const std::string& reason);
@@ -520,6 +527,11 @@ class RunExecutor {
   std::vector<torch::Tensor> m_guard_weights;
   int64_t m_guard_step = 0;
   bool m_end_training = false;
+  // Counts every change of the weights (optimizer steps, a rollback) this session, so that
+  // scores of the sequence tasks are reused only for the weights they were computed on.
+  int64_t m_weights_version = 0;
+  int64_t m_sequence_scores_version = -1;
+  std::vector<TaskScores> m_sequence_scores;
 };
 
 // A forgetting guard with "action": "stop" ended the run.
@@ -809,6 +821,7 @@ void RunExecutor::train_step(const Phase& phase, const train::Schedule& schedule
   }
   auto t0 = Clock::now();
   auto stats = m_trainer->step(micro, schedule, m_state.phase_step);
+  ++m_weights_version;
   m_train_seconds += seconds_since(t0);
   m_train_tokens += stats.tokens;
   ++m_state.global_step;
@@ -1029,6 +1042,7 @@ void RunExecutor::check_guard(int64_t step) {
     for (const auto& grp : m_growth.groups) {
       for (const auto& p : grp.params) p.copy_(m_guard_weights.at(i++));
     }
+    ++m_weights_version;
   }
   m_store.add_event(m_run, store::EventLevel::Warning,
                     fmt::format("{}: rolled back to the weights of step {}, the last evaluation "
@@ -1075,7 +1089,12 @@ void RunExecutor::evaluate(int64_t step) {
     }
   }
   for (const auto& t : m_p.tasks) evaluate_task(t, put_m);
-  for (const auto& t : m_p.seq_tasks) evaluate_task(t, put_m);
+  const auto& sequence = sequence_scores();
+  for (size_t j = 0; j < m_p.seq_tasks.size(); ++j) {
+    for (const auto& [suffix, value] : sequence[j]) {
+      put_m(mk::task_key(m_p.seq_tasks[j].spec.name, suffix), value);
+    }
+  }
   // Held-out test versions of the tasks: at the start and at the end only, like the test sets.
   if (step == 0 || step == m_total_steps || m_end_training) {
     for (const auto* list : {&m_p.tasks, &m_p.seq_tasks}) {
@@ -1104,39 +1123,45 @@ void RunExecutor::evaluate(int64_t step) {
 void RunExecutor::evaluate_task(const TaskData& t,
                                 const std::function<void(const std::string&, double)>& put_m,
                                 bool test) {
-  auto& model = *m_model.model;
-  const std::string& name = t.spec.name;
-  auto key = [&](const std::string& task, const char* suffix) {
-    return test ? mk::test_task_key(task, suffix) : mk::task_key(task, suffix);
-  };
-  if (t.spec.kind == "mc") {
-    auto r = eval::mc_eval(model, t.mc, m_p.device, model.config.max_positions);
-    put_m(key(name, mk::kAcc), r.acc);
-    put_m(key(name, mk::kAccNorm), r.acc_norm);
-  } else if (t.spec.kind == "qa") {
-    auto r = eval::qa_eval(model, t.qa, m_p.device, m_p.spec.eval.exact_match);
-    put_m(key(name, mk::kAcc), r.first_token_acc);
-    if (m_p.spec.eval.exact_match) put_m(key(name, mk::kEm), r.exact_match);
-    put_m(key(name, mk::kAnswerLoss), r.answer_loss);
-  } else {
-    auto r = lm_eval(t.lm);
-    put_m(key(name, mk::kLoss), r.loss);
-    put_m(key(name, mk::kPpl), r.ppl);
+  for (const auto& [suffix, value] : task_scores(t)) {
+    put_m(test ? mk::test_task_key(t.spec.name, suffix) : mk::task_key(t.spec.name, suffix), value);
   }
 }
 
-void RunExecutor::evaluate_sequence_row(size_t after_phase) {
+RunExecutor::TaskScores RunExecutor::task_scores(const TaskData& t) {
   auto& model = *m_model.model;
+  if (t.spec.kind == "mc") {
+    auto r = eval::mc_eval(model, t.mc, m_p.device, model.config.max_positions);
+    return {{mk::kAcc, r.acc}, {mk::kAccNorm, r.acc_norm}};
+  }
+  if (t.spec.kind == "qa") {
+    auto r = eval::qa_eval(model, t.qa, m_p.device, m_p.spec.eval.exact_match);
+    TaskScores out = {{mk::kAcc, r.first_token_acc}};
+    if (m_p.spec.eval.exact_match) out.emplace_back(mk::kEm, r.exact_match);
+    out.emplace_back(mk::kAnswerLoss, r.answer_loss);
+    return out;
+  }
+  auto r = lm_eval(t.lm);
+  return {{mk::kLoss, r.loss}, {mk::kPpl, r.ppl}};
+}
+
+const std::vector<RunExecutor::TaskScores>& RunExecutor::sequence_scores() {
+  if (m_sequence_scores_version != m_weights_version) {
+    m_sequence_scores.clear();
+    for (const auto& t : m_p.seq_tasks) m_sequence_scores.push_back(task_scores(t));
+    m_sequence_scores_version = m_weights_version;
+  }
+  return m_sequence_scores;
+}
+
+void RunExecutor::evaluate_sequence_row(size_t after_phase) {
+  const auto& scores = sequence_scores();
   for (size_t j = 0; j < m_p.seq_tasks.size(); ++j) {
-    const auto& t = m_p.seq_tasks[j];
-    double acc = 0;
-    if (t.spec.kind == "mc") {
-      acc = eval::mc_eval(model, t.mc, m_p.device, model.config.max_positions).acc;
-    } else if (t.spec.kind == "qa") {
-      acc = eval::qa_eval(model, t.qa, m_p.device, false).first_token_acc;
-    } else {
-      acc = -lm_eval(t.lm).loss;  // higher is better
-    }
+    const double front = scores[j].front().second;
+    // The cell: accuracy (mc, qa first token), the negated loss of an LM task (higher is
+    // better).
+    const double acc =
+        m_p.seq_tasks[j].spec.kind == "mc" || m_p.seq_tasks[j].spec.kind == "qa" ? front : -front;
     m_store.set_task_value(m_run, static_cast<int>(after_phase), static_cast<int>(j), acc);
   }
   if (after_phase + 1 == m_p.seq_tasks.size()) {
