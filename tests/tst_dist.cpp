@@ -671,6 +671,11 @@ void TestDist::twoProcessesEqualOneProcess_data() {
   QTest::newRow("adept (sharded masking and unit probes)")
       << R"({"variant":"depth","style":"adept","layers":{"policy":"least-important","k":1,)"
          R"("score":"masking"},"unit_lr":true,"t_update":2,"unit_importance":"taylor"})";
+  // The preliminary fine-tuning of the update-magnitude probe: every step's batch split by
+  // rows over the ranks, the gradients summed before each step.
+  QTest::newRow("grow by update magnitude (sharded preliminary fine-tuning)")
+      << R"({"variant":"grow","mode":"freeze","k":2,)"
+         R"("layers":{"policy":"update-magnitude","k":1}})";
   QTest::newRow("lora + ewc (sharded Fisher)")
       << R"({"variant":"lora","rank":4,"ewc":{"lambda":50.0}})";
 }
@@ -717,8 +722,23 @@ void TestDist::twoProcessesEqualOneProcess() {
   }
   for (const auto& p : store.list_probes()) {
     const Json details = Json::parse(p.params)["result"].value("details", Json::object());
+    if (p.method == "update-magnitude") {
+      // Each of the preliminary run's steps split its batch by rows: of a 2-row batch one
+      // row each, of the probe set's 1-row batch the row to rank 1 (rows [r/2, (r+1)/2)).
+      const int64_t steps = details.value("steps", int64_t{0});
+      const Json rows = details.value("rows_by_rank", Json());
+      QVERIFY2(rows.is_array() && rows.size() == 2, details.dump().c_str());
+      const int64_t r0 = rows[0].get<int64_t>(), r1 = rows[1].get<int64_t>();
+      QVERIFY2(steps > 0 && r1 == steps && r0 > 0 && r0 < steps,
+               (rows.dump() + " after " + std::to_string(steps) + " steps").c_str());
+      continue;
+    }
     QVERIFY2(details.value("batches_by_rank", Json()) == Json::array({2, 1}),
              (p.method + ": " + details.dump()).c_str());
+  }
+  if (QString(QTest::currentDataTag()).startsWith("grow by")) {
+    QCOMPARE(two.probes.size(), size_t(1));
+    QCOMPARE(qs(two.probes.front().first), QString("update-magnitude"));
   }
   // The trained weights moved: the comparison is not between two untouched models.
   Store ref_store = Store::open(m_dir + "/ref-" + std::string(QTest::currentDataTag()) + ".db");

@@ -24,8 +24,9 @@ namespace {
 
 // update-magnitude and effective-rank: the preliminary fine-tuning run, then the measure.
 ProbeResult fine_tuning_probe(CausalLMImpl& model, const ProbeSet& data, const ProbeOptions& o,
-                              Progress& progress) {
+                              Progress& progress, const ProbeSharding* shard) {
   UpdateMagnitudeOptions uo;
+  uo.shard = shard;
   uo.steps = o.steps;
   uo.lr = o.lr;
   uo.seed = o.seed;
@@ -43,6 +44,7 @@ ProbeResult fine_tuning_probe(CausalLMImpl& model, const ProbeSet& data, const P
   er.stage_steps.assign(um.snapshot_steps.begin() + 1, um.snapshot_steps.end());
   ProbeResult r = er.result();
   r.details["losses"] = um.losses;
+  if (!um.rows_by_rank.empty()) r.details["rows_by_rank"] = um.rows_by_rank;
   return r;
 }
 
@@ -80,9 +82,9 @@ ProbeResult run_probe(CausalLMImpl& model, const ProbeSet& set, const ProbeOptio
   }
   if (fresh_model) {
     CausalLM copy = fresh_model();
-    return fine_tuning_probe(*copy, probe_data(o, set, train), o, progress);
+    return fine_tuning_probe(*copy, probe_data(o, set, train), o, progress, shard);
   }
-  return fine_tuning_probe(model, probe_data(o, set, train), o, progress);
+  return fine_tuning_probe(model, probe_data(o, set, train), o, progress, shard);
 }
 
 std::map<std::string, torch::Tensor> parameter_fisher(CausalLMImpl& model, const ProbeSet& set,

@@ -56,6 +56,7 @@ ProbeResult UpdateMagnitude::result() const {
                {"normalisation", "none (Frobenius norm of W_T - W_0 over the layer)"},
                {"steps", losses.size()},
                {"losses", losses}};
+  if (!rows_by_rank.empty()) r.details["rows_by_rank"] = rows_by_rank;
   return r;
 }
 
@@ -72,6 +73,7 @@ UpdateMagnitude update_magnitude(CausalLMImpl& model, const ProbeSet& data,
   po.lr = o.lr;
   po.weight_decay = o.weight_decay;
   po.seed = o.seed;
+  po.shard = o.shard;
   auto after_step = [&](int64_t step) {
     const bool periodic = o.snapshot_every > 0 && step % o.snapshot_every == 0;
     if (periodic || step == o.steps) {
@@ -79,7 +81,8 @@ UpdateMagnitude update_magnitude(CausalLMImpl& model, const ProbeSet& data,
       out.up_snapshots.push_back(up_projections(model));
     }
   };
-  out.losses = detail::preliminary_finetune(model, data, po, after_step, progress);
+  out.losses =
+      detail::preliminary_finetune(model, data, po, after_step, progress, &out.rows_by_rank);
 
   // ‖W_T − W_0‖_F and ‖W_0‖_F per layer, over every parameter registered under the layer.
   torch::NoGradGuard no_grad;

@@ -23,6 +23,7 @@
 
 #include "importance/probe_set.h"
 #include "importance/result.h"
+#include "importance/sharding.h"
 #include "model/modules.h"
 #include "util/progress.h"
 
@@ -36,12 +37,16 @@ struct UpdateMagnitudeOptions {
   // Effective-rank snapshots: the up projections after every `snapshot_every` steps (and
   // after the last step); 0 = only after the last step.
   int64_t snapshot_every = 0;
+  // Data-parallel: every step's batch split by rows over the ranks (preliminary.h); every
+  // rank ends with the same result as one process, up to float32 summation order.
+  const ProbeSharding* shard = nullptr;
 };
 
 struct UpdateMagnitude {
-  std::vector<double> magnitude;  // (L) ‖W_T − W_0‖_F over the layer's parameters
-  std::vector<double> relative;   // (L) magnitude / ‖W_0‖_F
-  std::vector<double> losses;     // (steps) training loss of each step
+  std::vector<double> magnitude;      // (L) ‖W_T − W_0‖_F over the layer's parameters
+  std::vector<double> relative;       // (L) magnitude / ‖W_0‖_F
+  std::vector<double> losses;         // (steps) training loss of each step
+  std::vector<int64_t> rows_by_rank;  // sharded: batch rows each rank ran; else empty
   // Up projections (dense, float32, CPU): [0] = base model, then one per snapshot.
   std::vector<int64_t> snapshot_steps;                   // (S + 1), starting with 0
   std::vector<std::vector<torch::Tensor>> up_snapshots;  // (S + 1) × L, each (p, d)
