@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QXmlStreamReader>
 #include <QtTest>
 
 #include <fmt/format.h>
@@ -35,6 +36,27 @@ namespace ex = gb::experiment;
 namespace fs = std::filesystem;
 
 namespace {
+
+// Empty when `svg` is one well-formed XML document whose root is <svg> (what a figure file
+// written from it must be); else the parser's complaint.
+std::string svg_document_error(const std::string& svg) {
+  QXmlStreamReader r(QByteArray::fromStdString(svg));
+  int roots = 0, depth = 0;
+  while (!r.atEnd()) {
+    r.readNext();
+    if (r.isStartElement()) {
+      if (depth == 0) {
+        ++roots;
+        if (r.name() != QLatin1String("svg")) return "the root is not <svg>";
+      }
+      ++depth;
+    } else if (r.isEndElement()) {
+      --depth;
+    }
+  }
+  if (r.hasError()) return r.errorString().toStdString();
+  return roots == 1 ? "" : fmt::format("{} root elements", roots);
+}
 
 QString qs(const std::string& s) {
   return QString::fromStdString(s);
@@ -121,6 +143,7 @@ class TestReport : public QObject {
   void paperSpecsParseAndTheirClaimsNamePlans_data();
   void paperSpecsParseAndTheirClaimsNamePlans();
   void svgEscapesText();
+  void svgGridIsOneDocument();
   void paperSmokeRunsGiveACompleteReport_data();
   void paperSmokeRunsGiveACompleteReport();
 
@@ -665,6 +688,33 @@ void TestReport::svgEscapesText() {
   QVERIFY(s.find("nan") == std::string::npos);
 }
 
+void TestReport::svgGridIsOneDocument() {
+  gb::svg::Axes a;
+  a.width = 300;
+  a.height = 200;
+  gb::svg::Heatmap h;
+  h.rows = {"r"};
+  h.cols = {"c"};
+  h.values = {{0.5}};
+  std::vector<std::string> panels;
+  for (int i = 0; i < 3; ++i) {
+    a.title = "panel " + std::to_string(i);
+    panels.push_back(gb::svg::heatmap(h, a));
+  }
+  // Three documents side by side are not one document; the grid is.
+  QVERIFY(!svg_document_error(panels[0] + panels[1]).empty());
+  const std::string g = gb::svg::grid(panels, 2);
+  QVERIFY2(svg_document_error(g).empty(), svg_document_error(g).c_str());
+  for (int i = 0; i < 3; ++i) QVERIFY(g.find("panel " + std::to_string(i)) != std::string::npos);
+  // Two columns, two rows, each panel at its own place.
+  const int w = std::stoi(panels[0].substr(panels[0].find("width=\"") + 7));
+  const int hh = std::stoi(panels[0].substr(panels[0].find("height=\"") + 8));
+  QVERIFY(g.find(fmt::format("width=\"{}\" height=\"{}\"", 2 * w, 2 * hh)) != std::string::npos);
+  QVERIFY(g.find(fmt::format("<svg x=\"{}\" y=\"0\"", w)) != std::string::npos);
+  QVERIFY(g.find(fmt::format("<svg x=\"0\" y=\"{}\"", hh)) != std::string::npos);
+  QCOMPARE(qs(gb::svg::grid({panels[0]}, 2)), qs(panels[0]));
+}
+
 void TestReport::paperSmokeRunsGiveACompleteReport_data() {
   QTest::addColumn<QString>("name");
   for (const char* n : {"grow", "scale", "neutral-residues", "adept", "mh-moe"}) {
@@ -710,6 +760,9 @@ void TestReport::paperSmokeRunsGiveACompleteReport() {
     const std::string note = f.value("note", std::string());
     QVERIFY2(note.find("could not be drawn") == std::string::npos, f.dump().c_str());
     QVERIFY2(!f["svg"].get<std::string>().empty(), (f["kind"].dump() + " " + note).c_str());
+    // Each figure is one SVG document (docs/reproductions/ writes it to a file as it is).
+    const std::string bad = svg_document_error(f["svg"].get<std::string>());
+    QVERIFY2(bad.empty(), (f["kind"].dump() + ": " + bad).c_str());
   }
   for (const auto& m : j["methods"]) QVERIFY2(m["unfinished"].empty(), m.dump().c_str());
 }

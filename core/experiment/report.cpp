@@ -396,7 +396,7 @@ Figure fig_task_matrix(store::Store& store, const std::vector<MethodRuns>& metho
                        const std::vector<std::string>& task_names) {
   Figure f;
   f.title = o.value("title", "accuracy matrix R[after task i][task j] (mean over seeds)");
-  std::string svgs;
+  std::vector<std::string> panels;
   Json js = Json::array();
   for (const auto& m : methods) {
     std::vector<std::vector<std::vector<double>>> mats;
@@ -426,10 +426,11 @@ Figure fig_task_matrix(store::Store& store, const std::vector<MethodRuns>& metho
     a.title = m.method;
     a.width = 420;
     a.y_label = "accuracy";
-    svgs += svg::heatmap(h, a);
+    panels.push_back(svg::heatmap(h, a));
     js.push_back({{"method", m.method}, {"runs", m.runs}, {"mean", mean}});
   }
-  f.svg = svgs;
+  // One document, two methods to a row.
+  f.svg = panels.empty() ? "" : svg::grid(panels, 2);
   f.json = {{"kind", "task-matrix"}, {"matrices", js}};
   return f;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include <fmt/format.h>
@@ -365,6 +366,59 @@ std::string heatmap(const Heatmap& m, const Axes& a) {
   out += fmt::format("<text x=\"{}\" y=\"{}\">{}: {} … {}</text>\n", left, height - 6,
                      escape(a.y_label.empty() ? "value" : a.y_label), num(vr.lo), num(vr.hi));
   return out + "</svg>\n";
+}
+
+namespace {
+
+// The value of attribute `name` in the root tag of `doc`, as an integer; 0 when absent.
+int root_attribute(const std::string& doc, const std::string& name) {
+  const size_t open = doc.find("<svg");
+  if (open == std::string::npos) return 0;
+  const size_t close = doc.find('>', open);
+  const size_t at = doc.find(" " + name + "=\"", open);
+  if (at == std::string::npos || at > close) return 0;
+  return std::atoi(doc.c_str() + at + name.size() + 3);
+}
+
+}  // namespace
+
+std::string grid(const std::vector<std::string>& charts, int columns) {
+  if (charts.size() == 1) return charts.front();
+  columns = std::max(1, columns);
+  std::vector<int> col_width(static_cast<size_t>(columns), 0);
+  std::vector<int> row_height;
+  for (size_t i = 0; i < charts.size(); ++i) {
+    const size_t c = i % static_cast<size_t>(columns), r = i / static_cast<size_t>(columns);
+    if (r >= row_height.size()) row_height.push_back(0);
+    col_width[c] = std::max(col_width[c], root_attribute(charts[i], "width"));
+    row_height[r] = std::max(row_height[r], root_attribute(charts[i], "height"));
+  }
+  int width = 0, height = 0;
+  for (int w : col_width) width += w;
+  for (int h : row_height) height += h;
+  std::string out = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 "
+      "{0} {1}\">\n",
+      width, height);
+  int y = 0;
+  for (size_t r = 0; r < row_height.size(); ++r) {
+    int x = 0;
+    for (size_t c = 0; c < col_width.size(); ++c) {
+      const size_t i = r * static_cast<size_t>(columns) + c;
+      if (i >= charts.size()) break;
+      // A nested <svg> is positioned by x and y: the chart's own root tag gets them.
+      const std::string& chart = charts[i];
+      const size_t open = chart.find("<svg");
+      if (open == std::string::npos) continue;
+      out += chart.substr(0, open + 4) + fmt::format(" x=\"{}\" y=\"{}\"", x, y) +
+             chart.substr(open + 4);
+      if (out.back() != '\n') out += '\n';
+      x += col_width[c];
+    }
+    y += row_height[r];
+  }
+  out += "</svg>\n";
+  return out;
 }
 
 }  // namespace gb::svg

@@ -56,4 +56,9 @@ struct Heatmap {
 
 std::string heatmap(const Heatmap& map, const Axes& axes);
 
+// One SVG document holding several charts (each a whole document written by the functions
+// above), `columns` to a row, each at its own size: a figure of several panels that stays
+// one well-formed document when written to a file.
+std::string grid(const std::vector<std::string>& charts, int columns);
+
 }  // namespace gb::svg
