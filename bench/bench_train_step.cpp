@@ -8,9 +8,13 @@
 //
 // Usage: bench_train_step [--steps N (20)] [--warmup W (3)] [--threads T (1)]
 //          [--layers L] [--hidden D] [--heads H] [--mlp P] [--vocab V] [--seq-len T]
-//          [--batch B] [--save-init DIR] [--profile 1]
+//          [--batch B] [--save-init DIR] [--profile 1] [--shards S] [--shard-threads N]
+//          [--plan JSON (default {"variant": "full"})]
 // --threads sets LibTorch's intra-op threads (at::set_num_threads); OpenBLAS keeps its own
 // pool, sized by OPENBLAS_NUM_THREADS (or OMP_NUM_THREADS, else all cores).
+// --shards S splits every batch into S blocks of rows computed on up to --shard-threads
+// threads (0: the cores OpenBLAS would use), each product single-threaded (train/trainer.h
+// row_shards). --plan trains a growth plan (grow/plan.h) instead of full fine-tuning.
 // --save-init writes the initial weights as a Hugging Face folder, which
 // train_step_torch.py --init DIR/model.safetensors loads: both sides then train the very
 // same model on the very same batches and their losses can be compared step by step.
@@ -49,6 +53,8 @@ struct Options {
   int64_t seq_len = 128, batch = 8;
   std::string save_init;
   int64_t profile = 0;
+  int64_t shards = 1, shard_threads = 0;
+  std::string plan = R"({"variant": "full"})";
 };
 
 [[noreturn]] void usage(const char* why) {
@@ -62,21 +68,32 @@ Options parse(int argc, char** argv) {
     const std::string a = argv[i];
     if (i + 1 >= argc) usage(("option " + a + " needs a value").c_str());
     const char* v = argv[++i];
-    const std::map<std::string, int64_t*> ints = {
-        {"--layers", &o.layers},   {"--hidden", &o.hidden},  {"--heads", &o.heads},
-        {"--mlp", &o.mlp},         {"--vocab", &o.vocab},    {"--seq-len", &o.seq_len},
-        {"--batch", &o.batch},     {"--steps", &o.steps},    {"--warmup", &o.warmup},
-        {"--threads", &o.threads}, {"--profile", &o.profile}};
+    const std::map<std::string, int64_t*> ints = {{"--layers", &o.layers},
+                                                  {"--hidden", &o.hidden},
+                                                  {"--heads", &o.heads},
+                                                  {"--mlp", &o.mlp},
+                                                  {"--vocab", &o.vocab},
+                                                  {"--seq-len", &o.seq_len},
+                                                  {"--batch", &o.batch},
+                                                  {"--steps", &o.steps},
+                                                  {"--warmup", &o.warmup},
+                                                  {"--threads", &o.threads},
+                                                  {"--profile", &o.profile},
+                                                  {"--shards", &o.shards},
+                                                  {"--shard-threads", &o.shard_threads}};
     if (a == "--save-init") {
       o.save_init = v;
+    } else if (a == "--plan") {
+      o.plan = v;
     } else if (ints.count(a)) {
       *ints.at(a) = std::atoll(v);
     } else {
       usage(("unknown option " + a).c_str());
     }
   }
-  if (o.steps < 1 || o.warmup < 0 || o.threads < 1 || o.batch < 1 || o.seq_len < 2) {
-    usage("steps, threads, batch must be positive, warmup >= 0, seq-len >= 2");
+  if (o.steps < 1 || o.warmup < 0 || o.threads < 1 || o.batch < 1 || o.seq_len < 2 ||
+      o.shards < 1 || o.shard_threads < 0) {
+    usage("steps, threads, batch, shards must be positive, warmup >= 0, seq-len >= 2");
   }
   return o;
 }
@@ -176,12 +193,14 @@ int main(int argc, char** argv) {
 
   namespace grow = gb::grow;
   grow::GrowthResult growth =
-      grow::apply_plan(*model, grow::parse_plan(nlohmann::json{{"variant", "full"}}));
+      grow::apply_plan(*model, grow::parse_plan(gb::json::parse(o.plan, "--plan")));
   gb::train::TrainOptions to;
   to.adamw.lr = 1e-4;
   to.adamw.weight_decay = 0.01;
   to.schedule.kind = "constant";
   to.clip = 1.0;
+  to.row_shards = o.shards;
+  to.shard_threads = o.shard_threads;
   gb::train::Trainer trainer(model, growth, to, torch::Device(torch::kCPU));
 
   const std::vector<gb::data::Batch> data = batches(o, 4);
@@ -216,6 +235,10 @@ int main(int argc, char** argv) {
       {"impl", "growbench"},
       {"torch", TORCH_VERSION},
       {"threads", o.threads},
+      {"shards", o.shards},
+      {"shard_threads", trainer.shard_threads()},
+      {"plan", gb::json::parse(o.plan, "--plan")},
+      {"trainable", growth.trainable_params},
       {"steps", o.steps},
       {"warmup", o.warmup},
       {"params", gb::count_parameters(*model)},

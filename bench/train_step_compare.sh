@@ -5,13 +5,17 @@
 # then REPS alternating repetitions per thread setting, each after WARMUP warm-up steps.
 # Prints tokens/s of each side (median over the repetitions) and the ratio growbench/pytorch.
 #
-# A thread setting is T or T:B: T intra-op threads of LibTorch (at::set_num_threads, and
-# OMP_NUM_THREADS) and B threads of OpenBLAS (OPENBLAS_NUM_THREADS; B = T when not given).
+# A thread setting is T, T:B or T:B:S: T intra-op threads of LibTorch (at::set_num_threads,
+# and OMP_NUM_THREADS), B threads of OpenBLAS (OPENBLAS_NUM_THREADS; B = T when not given)
+# and S row shards on GrowBench's side (bench_train_step --shards S, TrainOptions::row_shards:
+# each batch split in S blocks of rows computed on B / T threads at once, one BLAS thread
+# each; 1 when not given). PyTorch runs T:B either way. With S > 1 a second parity check
+# compares the sharded losses with PyTorch's.
 # OpenBLAS runs its own thread pool beside LibTorch's OpenMP threads; growbench-cli sets one
 # LibTorch thread and leaves OpenBLAS at its default (all cores), i.e. 1:<cores>.
 #
 # Usage: bench/train_step_compare.sh [BUILD_DIR (default: build)]
-# Environment: STEPS (20), WARMUP (3), REPS (3), THREADS ("1:1 1:2 2:1 2:2"), PYTHON
+# Environment: STEPS (20), WARMUP (3), REPS (3), THREADS ("1:1 1:2 2:2 1:2:2"), PYTHON
 # (/usr/bin/python3), and model options for both sides in EXTRA (e.g. EXTRA="--layers 8").
 # Anything else in the environment (GLIBC_TUNABLES, ...) applies to both sides alike.
 # Build first: cmake -B build -DGB_BUILD_BENCH=ON && ninja -C build bench_train_step
@@ -24,7 +28,7 @@ py=${PYTHON:-/usr/bin/python3}
 steps=${STEPS:-20}
 warmup=${WARMUP:-3}
 reps=${REPS:-3}
-threads=${THREADS:-"1:1 1:2 2:1 2:2"}
+threads=${THREADS:-"1:1 1:2 2:2 1:2:2"}
 read -r -a extra <<<"${EXTRA:-}"
 
 [[ -x "$bin" ]] || { echo "no $bin; build it with -DGB_BUILD_BENCH=ON" >&2; exit 1; }
@@ -45,42 +49,54 @@ echo "pytorch:   $py $here/train_step_torch.py (torch $torch_version)"
 "$bin" --steps 5 --warmup 0 --threads 1 --save-init "$init" "${extra[@]}" >"$work/gb0.json"
 "$py" "$here/train_step_torch.py" --steps 5 --warmup 0 --threads 1 \
   --init "$init/model.safetensors" "${extra[@]}" >"$work/pt0.json"
+echo '{"shards": 1}' >"$work/gbs.json"
 
 for setting in $threads; do
-  t=${setting%%:*}
-  b=${setting#*:}
+  IFS=: read -r t b s <<<"$setting"
+  b=${b:-$t}
+  s=${s:-1}
+  if ((s > 1)) && [[ $(cat "$work/gbs.json") == '{"shards": 1}' ]]; then
+    OPENBLAS_NUM_THREADS=$b "$bin" --steps 5 --warmup 0 --threads 1 --shards "$s" \
+      "${extra[@]}" >"$work/gbs.json"
+  fi
   for r in $(seq "$reps"); do
     # Alternate which side runs first, so that a change in machine load hits both alike.
-    gb=("$bin" --steps "$steps" --warmup "$warmup" --threads "$t" "${extra[@]}")
+    gb=("$bin" --steps "$steps" --warmup "$warmup" --threads "$t" --shards "$s" "${extra[@]}")
     pt=("$py" "$here/train_step_torch.py" --steps "$steps" --warmup "$warmup" --threads "$t"
         --init "$init/model.safetensors" "${extra[@]}")
     for side in $( ((r % 2)) && echo "gb pt" || echo "pt gb"); do
       if [[ $side == gb ]]; then cmd=("${gb[@]}"); else cmd=("${pt[@]}"); fi
       line=$(OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$b "${cmd[@]}")
-      printf '%s:%s\t%s\n' "$t" "$b" "$line" >>"$results"
+      label="$t:$b"
+      ((s > 1)) && label+=":$s"
+      printf '%s\t%s\n' "$label" "$line" >>"$results"
     done
   done
 done
 
 status=0
-"$py" - "$work/gb0.json" "$work/pt0.json" "$results" <<'EOF' || status=$?
+"$py" - "$work/gb0.json" "$work/pt0.json" "$results" "$work/gbs.json" <<'EOF' || status=$?
 import json, statistics, sys
-gb0, pt0 = (json.load(open(p)) for p in sys.argv[1:3])
-print("\nparity (same initial weights and batches), loss per step:")
-worst = 0.0
-for i, (a, b) in enumerate(zip(gb0["losses"], pt0["losses"])):
-    worst = max(worst, abs(a - b))
-    print(f"  step {i}: growbench {a:.6f}  pytorch {b:.6f}  diff {a - b:+.2e}")
-print(f"  parameters: growbench {gb0['params']}, pytorch {pt0['params']}")
-ok = worst < 1e-3 and gb0["params"] == pt0["params"]
-print("  parity " + ("ok" if ok else "FAILED: the two sides do not train the same model"))
+gb0, pt0, gbs = (json.load(open(p)) for p in sys.argv[1:3] + sys.argv[4:5])
+ok = True
+for gb in [gb0] + ([gbs] if gbs["shards"] > 1 else []):
+    print(f"\nparity (same initial weights and batches, {gb['shards']} row shard(s)), "
+          "loss per step:")
+    worst = 0.0
+    for i, (a, b) in enumerate(zip(gb["losses"], pt0["losses"])):
+        worst = max(worst, abs(a - b))
+        print(f"  step {i}: growbench {a:.6f}  pytorch {b:.6f}  diff {a - b:+.2e}")
+    print(f"  parameters: growbench {gb['params']}, pytorch {pt0['params']}")
+    same = worst < 1e-3 and gb["params"] == pt0["params"]
+    print("  parity " + ("ok" if same else "FAILED: the two sides do not train the same model"))
+    ok = ok and same
 rows = []
 for line in open(sys.argv[3]):
     setting, text = line.rstrip("\n").split("\t", 1)
     rows.append(dict(json.loads(text), setting=setting))
 print(f"\n{rows[0]['tokens_per_step']} tokens per step; median over repetitions of "
       f"{rows[0]['steps']} steps after {rows[0]['warmup']} warm-up steps each\n")
-print("| threads torch:blas | growbench tok/s | pytorch tok/s | growbench ms/step "
+print("| threads torch:blas[:shards] | growbench tok/s | pytorch tok/s | growbench ms/step "
       "| pytorch ms/step "
       "| ratio growbench/pytorch | runs (growbench; pytorch tok/s) |")
 print("|---|---|---|---|---|---|---|")

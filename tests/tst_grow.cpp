@@ -18,6 +18,9 @@
 #include <torch/torch.h>
 
 #include "test_util.h"
+#include "grow/variant.h"
+#include "train/parallel.h"
+#include "train/trainer.h"
 #include "grow/checkpoint.h"
 #include "grow/growth.h"
 #include "grow/lora.h"
@@ -298,6 +301,11 @@ class TestGrow : public QObject {
   void invalidPlanGivesSpecificError();
   void ewcPenaltyMatchesHandComputation_data();
   void ewcPenaltyMatchesHandComputation();
+  void costBlocksCoverEveryItemOnce();
+  void parallelItemsRethrowsAndRunsEveryItem();
+  void shardedStepsAgree_data();
+  void shardedStepsAgree();
+  void shardedStepNamesANonFiniteLoss();
 
  private:
   std::string tmp(const std::string& name) {
@@ -1019,6 +1027,203 @@ void TestGrow::ewcPenaltyMatchesHandComputation() {
   ctx.fisher[gb::arch::names::kEmbed] = torch::ones({3});
   const std::string shape_err = error_of([&] { grow::apply_plan(*other, plan_of(j), ctx); });
   QVERIFY2(shape_err.find("model.embed_tokens.weight") != std::string::npos, shape_err.c_str());
+}
+
+void TestGrow::costBlocksCoverEveryItemOnce() {
+  const std::vector<int64_t> costs = {5, 1, 1, 1, 8, 2, 2, 0, 4};
+  for (int64_t threads : {1, 2, 3, 4, 9, 12}) {
+    const auto b = gb::train::cost_blocks(costs, threads);
+    QCOMPARE(b.front(), size_t(0));
+    QCOMPARE(b.back(), costs.size());
+    QCOMPARE(b.size(), static_cast<size_t>(threads) + 1);
+    for (size_t i = 1; i < b.size(); ++i) {
+      QVERIFY(b[i - 1] <= b[i]);
+      // No empty block while there are items enough for every thread.
+      if (threads <= static_cast<int64_t>(costs.size())) QVERIFY(b[i - 1] < b[i]);
+    }
+  }
+  // Two threads: the cut is at the item where half the cost (12 of 24) is reached.
+  QCOMPARE(gb::train::cost_blocks(costs, 2), (std::vector<size_t>{0, 5, 9}));
+  QCOMPARE(gb::train::cost_blocks({}, 2), (std::vector<size_t>{0, 0, 0}));
+}
+
+void TestGrow::parallelItemsRethrowsAndRunsEveryItem() {
+  std::vector<int> seen(7, 0);
+  gb::train::parallel_items(std::vector<int64_t>(7, 1), 3, [&](size_t i) { seen[i] += 1; });
+  QCOMPARE(seen, std::vector<int>(7, 1));
+  // Grad mode is the caller's in every thread.
+  std::vector<int> grad_mode(4, -1);
+  {
+    torch::NoGradGuard no_grad;
+    gb::train::parallel_items(std::vector<int64_t>(4, 1), 2, [&](size_t i) {
+      grad_mode[i] = torch::GradMode::is_enabled() ? 1 : 0;
+    });
+  }
+  QCOMPARE(grad_mode, std::vector<int>(4, 0));
+  const std::string err = error_of([] {
+    gb::train::parallel_items(std::vector<int64_t>(4, 1), 2, [](size_t i) {
+      if (i == 3) gb::fail("item {} failed", i);
+    });
+  });
+  QVERIFY2(err.find("item 3 failed") != std::string::npos, err.c_str());
+}
+
+void TestGrow::shardedStepsAgree_data() {
+  QTest::addColumn<QString>("plan");
+  for (const grow::VariantModule* m : grow::variants()) {
+    Json plan = {{"variant", m->id}};
+    if (m->id == "scale") plan["d_up"] = 64;
+    if (m->id == "depth") plan["count"] = 1;
+    if (m->id == "freeze") plan["bottom"] = 1;
+    QTest::newRow(m->id.c_str()) << QString::fromStdString(plan.dump());
+  }
+  QTest::newRow("lora-q-v-layer-1") << QString::fromStdString(
+      Json{{"variant", "lora"}, {"rank", 2}, {"targets", {"q", "v"}}, {"layers", {1}}}.dump());
+}
+
+// train.row_shards: the blocks of rows of a batch computed on one thread and on two give the
+// same numbers bit for bit (each block is computed whole by one thread, BLAS single-threaded
+// either way; the parallel clipping and AdamW do the same operations per tensor); against
+// one block, the loss and the gradient (AdamW's first moment after one step, 0.1 · the
+// clipped gradient) agree up to float32 rounding. Frozen tensors get no gradient.
+void TestGrow::shardedStepsAgree() {
+  QFETCH(QString, plan);
+  const Json j = Json::parse(plan.toStdString());
+  struct Outcome {
+    std::vector<double> losses, norms;
+    std::map<std::string, double> terms;
+    std::map<std::string, torch::Tensor> params, first_moment;
+    int64_t shard_threads = 0;
+  };
+  auto batch = [](const gb::CausalLMImpl& m, uint64_t seed, bool original) {
+    gb::data::Batch b;
+    b.rows = 5;  // two blocks of 3 and 2 rows
+    b.seq_len = 12;
+    auto ids = gb::test::random_ids(m, b.rows, b.seq_len + 1, seed).to(torch::kInt);
+    b.tokens.assign(ids.data_ptr<int32_t>(), ids.data_ptr<int32_t>() + ids.numel());
+    b.domain = original ? gb::data::Domain::Original : gb::data::Domain::New;
+    if (original) {
+      // A loss mask: the first 4 positions of every row do not count.
+      b.loss_mask.assign(b.tokens.size(), 1);
+      for (int64_t r = 0; r < b.rows; ++r) {
+        for (int64_t t = 0; t < 4; ++t) b.loss_mask[r * (b.seq_len + 1) + t] = 0;
+      }
+    }
+    return b;
+  };
+  auto run = [&](int64_t shards, int64_t threads, int steps) {
+    gb::CausalLM model = gb::test::load_family("llama");
+    grow::ApplyContext ctx;
+    ctx.seed = 11;
+    if (j["variant"] == "ewc") {
+      auto gen = at::detail::createCPUGenerator(21);
+      for (const auto& item : model->named_parameters(true)) {
+        ctx.fisher[item.key()] = torch::rand(item.value().sizes(), gen, torch::kFloat) * 50.0;
+      }
+    }
+    grow::GrowthResult r = grow::apply_plan(*model, plan_of(j), ctx);
+    gb::train::TrainOptions o;
+    o.adamw.lr = 1e-3;
+    o.adamw.weight_decay = 0.1;
+    o.schedule.kind = "constant";
+    o.clip = 0.05;  // small enough to clip
+    o.row_shards = shards;
+    o.shard_threads = threads;
+    gb::train::Trainer trainer(model, r, o, torch::Device(torch::kCPU));
+    Outcome out;
+    out.shard_threads = trainer.shard_threads();
+    for (int s = 0; s < steps; ++s) {
+      // Two micro-batches (accumulation 2): one new-domain, one original with a loss mask.
+      auto st = trainer.step({batch(*model, 40 + 2 * s, false), batch(*model, 41 + 2 * s, true)});
+      out.losses.push_back(st.loss);
+      out.losses.push_back(st.lm_loss);
+      out.norms.push_back(st.grad_norm);
+      for (const auto& [name, v] : st.terms) out.terms[name + "@" + std::to_string(s)] = v;
+      if (s == 0) {
+        for (const auto& [name, t] : trainer.optimizer().state()) {
+          if (name.size() > 8 && name.compare(name.size() - 8, 8, ".exp_avg") == 0)
+            out.first_moment[name] = t.clone();
+        }
+      }
+    }
+    for (const auto& item : model->named_parameters(true)) {
+      if (!item.value().requires_grad()) {
+        if (item.value().grad().defined()) {
+          QTest::qFail(("frozen " + item.key() + " got a gradient").c_str(), __FILE__, __LINE__);
+        }
+      }
+      out.params[item.key()] = item.value().detach().clone();
+    }
+    return out;
+  };
+  const Outcome one = run(1, 0, 1);
+  const Outcome seq = run(2, 1, 2);
+  const Outcome par = run(2, 2, 2);
+  QCOMPARE(seq.shard_threads, int64_t(1));
+  QCOMPARE(par.shard_threads, int64_t(2));
+  // Two blocks on one thread and on two: identical.
+  QCOMPARE(par.losses, seq.losses);
+  QCOMPARE(par.norms, seq.norms);
+  QCOMPARE(par.terms, seq.terms);
+  QVERIFY(!par.norms.empty() && par.norms[0] > 0.05);  // clipping acted
+  for (const auto& [name, t] : seq.params) {
+    QVERIFY2(torch::equal(t, par.params.at(name)), name.c_str());
+  }
+  for (const auto& [name, t] : seq.first_moment) {
+    QVERIFY2(torch::equal(t, par.first_moment.at(name)), name.c_str());
+  }
+  // Against one block: the first step's loss, gradient norm, terms and gradients, up to
+  // float32 rounding relative to each value's scale.
+  QVERIFY(!one.first_moment.empty());
+  for (size_t i = 0; i < one.losses.size(); ++i) {
+    QVERIFY2(std::abs(one.losses[i] - seq.losses[i]) <= 1e-5 * std::max(1.0, one.losses[i]),
+             qPrintable(QString("loss %1: %2 vs %3").arg(i).arg(one.losses[i]).arg(seq.losses[i])));
+  }
+  QVERIFY(std::abs(one.norms[0] - seq.norms[0]) <= 1e-4 * one.norms[0]);
+  for (const auto& [name, v] : one.terms) {
+    QVERIFY2(std::abs(v - seq.terms.at(name)) <= 1e-5 * std::max(1.0, std::abs(v)), name.c_str());
+  }
+  for (const auto& [name, m] : one.first_moment) {
+    const torch::Tensor& other = seq.first_moment.at(name);
+    const double scale = m.abs().max().item<double>();
+    const double diff = (m - other).abs().max().item<double>();
+    QVERIFY2(diff <= 1e-4 * scale + 1e-12,
+             qPrintable(QString("%1: gradients differ by %2 (scale %3)")
+                            .arg(QString::fromStdString(name))
+                            .arg(diff)
+                            .arg(scale)));
+  }
+}
+
+void TestGrow::shardedStepNamesANonFiniteLoss() {
+  gb::CausalLM model = gb::test::load_family("llama");
+  grow::GrowthResult r = grow::apply_plan(*model, plan_of({{"variant", "full"}}));
+  gb::train::TrainOptions o;
+  o.row_shards = 2;
+  o.shard_threads = 2;
+  gb::train::Trainer trainer(model, r, o, torch::Device(torch::kCPU));
+  gb::data::Batch b;
+  b.rows = 4;
+  b.seq_len = 8;
+  b.tokens.assign(static_cast<size_t>(b.rows * (b.seq_len + 1)), 5);
+  {
+    torch::NoGradGuard no_grad;
+    r.groups.front().params.front().fill_(NAN);
+  }
+  try {
+    trainer.step({b});
+    QFAIL("no DivergedError");
+  } catch (const gb::train::DivergedError& e) {
+    QCOMPARE(e.step, int64_t(0));
+    QCOMPARE(e.term, std::string("next-token cross-entropy"));
+  }
+  // A block that fails in its thread is reported, not lost: a row of ids past the
+  // vocabulary fails the embedding lookup in the second block.
+  b.tokens.back() = static_cast<int32_t>(model->config.vocab_size + 7);
+  const std::string err = error_of([&] { trainer.step({b}); });
+  QVERIFY2(err.find("index out of range") != std::string::npos ||
+               err.find("out of bounds") != std::string::npos,
+           err.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestGrow)

@@ -436,6 +436,9 @@ void TestRunner::specRejectsUnknownKeysAndBadValuesNamingTheKey_data() {
   row("unknown source key", R"({"data": {"new": {"train": {"path": "x", "prat": "train"}}}})",
       {"spec.data.new.train", "'prat'"});
   row("unknown adept key", R"({"adept": {"tupdate": 3}})", {"spec.adept", "'tupdate'"});
+  row("row shards above the batch", R"({"train": {"batch_size": 4, "row_shards": 5}})",
+      {"spec.train.row_shards", "5 blocks", "batch_size is 4"});
+  row("row shards zero", R"({"train": {"row_shards": 0}})", {"spec.train.row_shards"});
   row("unknown plan key", R"({"plans": [{"variant": "grow", "kk": 2}]})",
       {"spec.plans[0]", "'kk'"});
   row("negative lr", R"({"train": {"lr": -1}})", {"spec.train.lr", "-1"});
@@ -1041,6 +1044,9 @@ void TestRunner::resumeAfterCancelEqualsUninterruptedRun_data() {
   row("neutral residues with replay", R"({"variant":"neutral-residues","inner":16})",
       R"({"train":{"replay":0.5}})", 2);
   row("ewc", R"({"variant":"ewc","lambda":5})", "{}", 4);
+  row("neutral residues, 2 row shards, accumulation 2",
+      R"({"variant":"neutral-residues","inner":16})",
+      R"({"train":{"row_shards":2,"accumulation":2}})", 2);
   row("mh-moe with balance",
       R"({"variant":"mh-moe","heads":2,"experts":2,"top_k":1,"rank":2,"balance":0.1})", "{}", 2);
   row("sequence, cancelled in the second task", R"({"variant":"loramoe","rank":2})",

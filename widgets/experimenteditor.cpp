@@ -949,6 +949,9 @@ void ExperimentEditor::buildUi() {
     t("batch_tokens", T::Int, Json(), tr("Batch tokens"),
       tr("Instead of batch_size: tokens per micro-batch (a multiple of seq_len)"));
     t("accumulation", T::Int, 1, tr("Accumulation"), tr("Micro-batches per step"));
+    t("row_shards", T::Int, 1, tr("Row shards"),
+      tr("Blocks of rows each micro-batch is split into, computed on the cores at once and "
+         "their gradients summed (same results up to float32 rounding)"));
     t("weight_decay", T::Number, 0.0, tr("Weight decay"),
       tr("AdamW decoupled decay (not on biases, norms, gates)"));
     t("clip", T::Number, 1.0, tr("Gradient clipping"), tr("Global norm (0: off)"));

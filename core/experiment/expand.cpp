@@ -323,6 +323,7 @@ std::vector<ExpandedRun> expand_runs(const ExperimentSpec& spec) {
                             {"eps", t.eps},
                             {"replay", parsed.plans[0].replay.value_or(t.replay)}};
         flatten("train", train, r.params);
+        if (t.row_shards != 1) r.params["train.row_shards"] = t.row_shards;
         out.push_back(std::move(r));
       }
     }

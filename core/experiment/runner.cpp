@@ -707,6 +707,7 @@ void RunExecutor::make_trainer() {
   to.schedule.min_ratio = t.min_lr_ratio;
   to.clip = t.clip;
   to.accumulation = t.accumulation;
+  to.row_shards = t.row_shards;
   to.check_every_step = !m_p.device.is_cuda();
   to.group = m_p.options.dist;
   to.bucket_bytes = m_p.options.bucket_bytes;

@@ -452,11 +452,11 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   // Optimisation
   const std::string tctx = ctx + ".train";
   const Json& t = object_at(j, "train", ctx);
-  js::check_keys(
-      t,
-      {"steps", "batch_tokens", "batch_size", "seq_len", "accumulation", "lr", "schedule", "warmup",
-       "min_lr_ratio", "weight_decay", "clip", "beta1", "beta2", "eps", "replay", "diverge_factor"},
-      tctx);
+  js::check_keys(t,
+                 {"steps", "batch_tokens", "batch_size", "seq_len", "accumulation", "lr",
+                  "schedule", "warmup", "min_lr_ratio", "weight_decay", "clip", "beta1", "beta2",
+                  "eps", "replay", "diverge_factor", "row_shards"},
+                 tctx);
   s.train.steps = positive(t, "steps", 100, tctx);
   s.train.seq_len = positive(t, "seq_len", 128, tctx, 2);
   if (t.contains("batch_tokens") && t.contains("batch_size")) {
@@ -487,6 +487,11 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   s.train.eps = ranged(t, "eps", 1e-8, tctx, 0.0, 1.0, true);
   s.train.replay = ranged(t, "replay", 0.0, tctx, 0.0, 1.0);
   s.train.diverge_factor = ranged(t, "diverge_factor", 10.0, tctx, 0.0, 1e9);
+  s.train.row_shards = positive(t, "row_shards", 1, tctx);
+  if (s.train.row_shards > s.train.batch_size) {
+    fail("{}.row_shards: {} blocks of rows need at least as many rows, batch_size is {}", tctx,
+         s.train.row_shards, s.train.batch_size);
+  }
   if (s.train.replay > 0 && !s.original_replay.defined()) {
     fail("{}.replay: {} needs data.original.replay (original-domain text to mix in)", tctx,
          s.train.replay);

@@ -101,6 +101,9 @@ struct TrainSpec {
   // its first logged loss for kDivergePatience consecutive steps (0 = off), or when an
   // evaluation metric is not finite.
   double diverge_factor = 10.0;
+  // Blocks of rows each micro-batch is split into, their gradients computed apart and summed
+  // (train/trainer.h TrainOptions::row_shards): on the CPU they run on the cores at once.
+  int64_t row_shards = 1;
 };
 
 struct EvalSpec {

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "train/parallel.h"
 #include "util/error.h"
 #include "util/torch_compat.h"
 
@@ -42,32 +43,40 @@ void AdamW::zero_grad() {
   }
 }
 
-void AdamW::step(double lr) {
-  torch::NoGradGuard no_grad;
+void AdamW::step(double lr, int64_t threads) {
   ++m_step;
   const double b1 = m_options.beta1, b2 = m_options.beta2;
   const double bc1 = 1.0 - std::pow(b1, static_cast<double>(m_step));
   const double bc2 = 1.0 - std::pow(b2, static_cast<double>(m_step));
+  std::vector<std::pair<size_t, size_t>> items;
+  std::vector<int64_t> costs;
   for (size_t gi = 0; gi < m_groups.size(); ++gi) {
+    for (size_t i = 0; i < m_groups[gi].params.size(); ++i) {
+      items.emplace_back(gi, i);
+      costs.push_back(m_groups[gi].params[i].numel());
+    }
+  }
+  // Every tensor's update is its own: spread over threads, the numbers do not change.
+  parallel_items(costs, threads, [&](size_t k) {
+    torch::NoGradGuard no_grad;
+    const auto [gi, i] = items[k];
     auto& g = m_groups[gi];
     const double glr = lr * g.lr_scale;
     const double wd = g.decay ? m_options.weight_decay : 0.0;
-    for (size_t i = 0; i < g.params.size(); ++i) {
-      auto& p = g.params[i];
-      if (!p.grad().defined()) continue;
-      auto grad = p.grad().to(torch::kFloat);
-      auto& m = m_exp_avg[gi][i];
-      auto& v = m_exp_avg_sq[gi][i];
-      const bool fp32 = p.scalar_type() == torch::kFloat;
-      torch::Tensor master = fp32 ? p : p.to(torch::kFloat);
-      if (wd != 0.0) master.mul_(1.0 - glr * wd);
-      m.lerp_(grad, 1.0 - b1);
-      v.mul_(b2).addcmul_(grad, grad, 1.0 - b2);
-      auto denom = (v.sqrt() / std::sqrt(bc2)).add_(m_options.eps);
-      master.addcdiv_(m, denom, -glr / bc1);
-      if (!fp32) p.copy_(master);
-    }
-  }
+    auto& p = g.params[i];
+    if (!p.grad().defined()) return;
+    auto grad = p.grad().to(torch::kFloat);
+    auto& m = m_exp_avg[gi][i];
+    auto& v = m_exp_avg_sq[gi][i];
+    const bool fp32 = p.scalar_type() == torch::kFloat;
+    torch::Tensor master = fp32 ? p : p.to(torch::kFloat);
+    if (wd != 0.0) master.mul_(1.0 - glr * wd);
+    m.lerp_(grad, 1.0 - b1);
+    v.mul_(b2).addcmul_(grad, grad, 1.0 - b2);
+    auto denom = (v.sqrt() / std::sqrt(bc2)).add_(m_options.eps);
+    master.addcdiv_(m, denom, -glr / bc1);
+    if (!fp32) p.copy_(master);
+  });
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> AdamW::state() const {

@@ -37,7 +37,8 @@ class AdamW {
 
   // One update with learning rate lr (schedule already applied) · group.lr_scale.
   // Parameters without a gradient are skipped (their moments do not advance).
-  void step(double lr);
+  // threads > 1: the tensors' updates spread over that many threads (same numbers).
+  void step(double lr, int64_t threads = 1);
   void zero_grad();
 
   std::vector<OptimGroup>& groups() { return m_groups; }

@@ -1,10 +1,16 @@
 #include "train/trainer.h"
 
+#include <dlfcn.h>
+
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <thread>
 #include <filesystem>
 #include <optional>
 #include <unordered_map>
 
+#include <ATen/ThreadLocalState.h>
 #include <ATen/record_function.h>
 #include <torch/torch.h>
 
@@ -12,6 +18,7 @@
 #include "dist/group.h"
 #include "dist/shard.h"
 #include "model/tensor_io.h"
+#include "train/parallel.h"
 #include "util/files.h"
 #include "util/json.h"
 #include "util/log.h"
@@ -54,6 +61,75 @@ torch::Tensor lm_loss(const torch::Tensor& logits, const torch::Tensor& labels) 
       torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
 }
 
+namespace {
+
+// OpenBLAS's own thread count, read and set through its C API when the BLAS LibTorch
+// loaded is OpenBLAS (null functions otherwise).
+struct OpenBlasThreads {
+  int (*get)() = nullptr;
+  void (*set)(int) = nullptr;
+  OpenBlasThreads() {
+    get = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    set = reinterpret_cast<void (*)(int)>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    if (!get || !set) get = nullptr, set = nullptr;
+  }
+};
+
+const OpenBlasThreads& openblas() {
+  static const OpenBlasThreads o;
+  return o;
+}
+
+// One BLAS thread per product while it lives (the shard threads are the parallelism);
+// restores the previous count.
+class SingleBlasThread {
+ public:
+  SingleBlasThread() {
+    if (openblas().get) {
+      m_previous = openblas().get();
+      if (m_previous != 1) openblas().set(1);
+    }
+  }
+  ~SingleBlasThread() {
+    if (openblas().get && m_previous != 1) openblas().set(m_previous);
+  }
+  SingleBlasThread(const SingleBlasThread&) = delete;
+  SingleBlasThread& operator=(const SingleBlasThread&) = delete;
+
+ private:
+  int m_previous = 1;
+};
+
+// torch::nn::utils::clip_grad_norm_ (LibTorch 1.13, 2-norm) with the per-tensor norms and
+// the scaling spread over threads: the same operations on the same tensors, the same numbers.
+double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm, int64_t threads) {
+  if (threads <= 1) return torch::nn::utils::clip_grad_norm_(params, max_norm);
+  std::vector<torch::Tensor> with_grad;
+  std::vector<int64_t> costs;
+  for (const auto& p : params) {
+    if (!p.grad().defined()) continue;
+    with_grad.push_back(p);
+    costs.push_back(p.numel());
+  }
+  if (with_grad.empty()) return 0.0;
+  std::vector<torch::Tensor> norms(with_grad.size());
+  parallel_items(costs, threads,
+                 [&](size_t i) { norms[i] = with_grad[i].grad().data().norm(2.0); });
+  const torch::Tensor total = norms.size() == 1 ? norms[0] : torch::stack(norms).norm(2.0);
+  const torch::Tensor coef = torch::clamp(max_norm / (total + 1e-6), c10::nullopt, 1.0);
+  parallel_items(costs, threads, [&](size_t i) { with_grad[i].grad().data().mul_(coef); });
+  return total.item<double>();
+}
+
+int64_t default_shard_threads() {
+  const int64_t cores =
+      openblas().get ? openblas().get()
+                     : static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max<int64_t>(1, cores / std::max(1, at::get_num_threads()));
+}
+
+}  // namespace
+
 Trainer::Trainer(CausalLM model, const grow::GrowthResult& growth, const TrainOptions& options,
                  const c10::Device& device)
     : m_model(std::move(model)), m_terms(growth.loss_terms), m_options(options), m_device(device) {
@@ -78,6 +154,8 @@ Trainer::Trainer(CausalLM model, const grow::GrowthResult& growth, const TrainOp
   }
   if (groups.empty()) fail("trainer: the plan leaves nothing to train");
   m_opt = std::make_unique<AdamW>(std::move(groups), options.adamw);
+  if (options.row_shards < 1) fail("trainer: row_shards must be at least 1");
+  m_shard_threads = options.shard_threads > 0 ? options.shard_threads : default_shard_threads();
   if (options.group && options.group->world_size() > 1) {
     m_sync = std::make_shared<dist::GradientSync>(options.group, options.bucket_bytes);
   }
@@ -110,6 +188,157 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro) {
   return step(micro, m_options.schedule, m_opt->step_count());
 }
 
+struct Trainer::PartLoss {
+  torch::Tensor loss, lm;  // the loss (with its graph) and its cross-entropy part
+  // Every extra term's contribution (detached), in the order they are summed; an undefined
+  // tensor for a model-level term this part leaves to another (it counts as 0).
+  std::vector<std::pair<std::string, torch::Tensor>> terms;
+};
+
+Trainer::PartLoss Trainer::part_loss(const BatchTensors& bt, double share, int64_t global_targets,
+                                     bool sum_form, bool model_terms) {
+  PartLoss r;
+  std::vector<AuxTerm> aux;
+  ForwardOptions fo;
+  fo.aux = &aux;
+  fo.original_domain = bt.original;
+  fo.domain_labels = bt.domain_labels;
+  auto logits = m_model->forward(bt.inputs, fo);
+  if (sum_form) {
+    const int64_t v = logits.size(-1);
+    r.lm = torch::nn::functional::cross_entropy(
+               logits.reshape({-1, v}).to(torch::kFloat), bt.labels.reshape({-1}),
+               torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100).reduction(
+                   torch::kSum)) /
+           static_cast<double>(global_targets);
+  } else {
+    r.lm = lm_loss(logits, bt.labels);
+  }
+  r.loss = r.lm;
+  for (const auto& a : aux) {
+    auto t = a.value * (a.coefficient * share);
+    r.loss = r.loss + t;
+    r.terms.emplace_back(a.name, t.detach());
+  }
+  for (const auto& term : m_terms) {
+    if (!model_terms) {
+      r.terms.emplace_back(term->name(), torch::Tensor());
+      continue;
+    }
+    auto t = term->compute() * term->coefficient();
+    r.loss = r.loss + t;
+    r.terms.emplace_back(term->name(), t.detach());
+  }
+  return r;
+}
+
+namespace {
+
+void add_terms(const std::vector<std::pair<std::string, torch::Tensor>>& terms,
+               std::map<std::string, torch::Tensor>& term_sum) {
+  for (const auto& [name, t] : terms) {
+    auto& acc = term_sum[name];
+    if (!t.defined()) {
+      // The name takes part in the sum of the statistics; another part adds the value.
+      if (!acc.defined()) acc = torch::zeros({}, torch::kFloat);
+    } else {
+      acc = acc.defined() ? acc + t : t;
+    }
+  }
+}
+
+}  // namespace
+
+void Trainer::sharded_micro_batch(const data::Batch& batch, double n, int64_t step_index,
+                                  torch::Tensor& total_sum, torch::Tensor& lm_sum,
+                                  std::map<std::string, torch::Tensor>& term_sum) {
+  const bool dp = static_cast<bool>(m_sync);
+  const bool lead = !dp || m_options.group->leader();
+  data::Batch mine;
+  if (dp) {
+    const auto& g = *m_options.group;
+    mine = dist::slice_rows(batch, dist::shard_rows(batch.rows, g.world_size(), g.rank()));
+  }
+  const data::Batch& rows = dp ? mine : batch;
+  const int64_t shards = std::min(m_options.row_shards, rows.rows);
+  const int64_t global_targets = dist::batch_targets(batch);
+  struct Part {
+    BatchTensors bt;
+    double share = 0;
+    PartLoss result;
+    std::vector<torch::Tensor> grads;
+  };
+  std::vector<Part> parts(static_cast<size_t>(shards));
+  for (int64_t s = 0; s < shards; ++s) {
+    const dist::Shard sh = dist::shard_rows(rows.rows, shards, s);
+    Part& part = parts[static_cast<size_t>(s)];
+    part.bt = to_tensors(dist::slice_rows(rows, sh), m_device);
+    part.share = static_cast<double>(sh.count) / static_cast<double>(batch.rows);
+  }
+  const std::vector<torch::Tensor> params = m_opt->parameters();
+  auto compute = [&](size_t k) {
+    Part& part = parts[k];
+    std::optional<at::RecordFunction> forward_scope(at::RecordScope::USER_SCOPE);
+    if (forward_scope->isActive()) forward_scope->before("gb::forward");
+    part.result = part_loss(part.bt, part.share, global_targets, true, lead && k == 0);
+    forward_scope.reset();
+    RECORD_USER_SCOPE("gb::backward");
+    part.grads = torch::autograd::grad({part.result.loss / n}, params, /*grad_outputs=*/{},
+                                       /*retain_graph=*/false, /*create_graph=*/false,
+                                       /*allow_unused=*/true);
+    part.result.loss = part.result.loss.detach();
+    part.result.lm = part.result.lm.detach();
+  };
+  const int64_t threads = parallel_threads();
+  {
+    // Products single-threaded on the CPU whatever the number of threads, so that the
+    // arithmetic is the same for any (the shard threads are the parallelism).
+    std::optional<SingleBlasThread> blas;
+    if (m_device.is_cpu()) blas.emplace();
+    std::vector<int64_t> costs;
+    for (const auto& part : parts) costs.push_back(part.bt.inputs.size(0));
+    parallel_items(costs, threads, compute);
+  }
+  torch::Tensor loss, lm;
+  for (auto& part : parts) {
+    loss = loss.defined() ? loss + part.result.loss : part.result.loss;
+    lm = lm.defined() ? lm + part.result.lm : part.result.lm;
+    add_terms(part.result.terms, term_sum);
+  }
+  total_sum = total_sum.defined() ? total_sum + loss : loss;
+  lm_sum = lm_sum.defined() ? lm_sum + lm : lm;
+  if (m_options.check_every_step && !dp) {
+    check_finite(lm.item<double>(), "next-token cross-entropy", step_index);
+    for (const auto& [name, value] : term_sum) check_finite(value.item<double>(), name, step_index);
+  }
+  // The blocks' gradients, summed in block order, added to what earlier micro-batches left.
+  std::vector<int64_t> sizes;
+  for (const auto& p : params) sizes.push_back(p.numel());
+  parallel_items(sizes, threads, [&](size_t j) {
+    torch::NoGradGuard no_grad;
+    torch::Tensor g;
+    int contributions = 0;
+    for (const auto& part : parts) {
+      const torch::Tensor& gj = part.grads[j];
+      if (!gj.defined()) continue;
+      g = g.defined() ? g + gj : gj;
+      ++contributions;
+    }
+    if (!g.defined()) return;
+    torch::Tensor p = params[j];
+    if (p.grad().defined()) {
+      p.mutable_grad().add_(g);
+    } else {
+      // A single block's gradient may be a view (an expanded zero, ...): its own copy.
+      p.mutable_grad() = contributions > 1 ? g : g.clone(at::MemoryFormat::Contiguous);
+    }
+  });
+}
+
+int64_t Trainer::parallel_threads() const {
+  return m_device.is_cpu() && m_options.row_shards > 1 ? m_shard_threads : 1;
+}
+
 StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& schedule,
                         int64_t schedule_step) {
   if (micro.empty()) fail("trainer: empty step");
@@ -126,6 +355,12 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
   torch::Tensor total_sum, lm_sum;
   std::map<std::string, torch::Tensor> term_sum;
   for (size_t i = 0; i < micro.size(); ++i) {
+    st.tokens += dist::batch_targets(micro[i]);
+    st.original_batches += micro[i].domain == data::Domain::Original ? 1 : 0;
+    if (m_options.row_shards > 1) {
+      sharded_micro_batch(micro[i], n, step_index, total_sum, lm_sum, term_sum);
+      continue;
+    }
     BatchTensors bt;
     double share = 1.0;
     int64_t global_targets = 0;
@@ -140,58 +375,23 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
       bt = to_tensors(micro[i], m_device);
       global_targets = bt.targets;
     }
-    std::vector<AuxTerm> aux;
-    ForwardOptions fo;
-    fo.aux = &aux;
-    fo.original_domain = bt.original;
-    fo.domain_labels = bt.domain_labels;
     // Profiler scopes (bench_train_step --profile); free when no profiler listens.
     std::optional<at::RecordFunction> forward_scope(at::RecordScope::USER_SCOPE);
     if (forward_scope->isActive()) forward_scope->before("gb::forward");
-    auto logits = m_model->forward(bt.inputs, fo);
-    torch::Tensor lm;
-    if (dp) {
-      const int64_t v = logits.size(-1);
-      lm = torch::nn::functional::cross_entropy(
-               logits.reshape({-1, v}).to(torch::kFloat), bt.labels.reshape({-1}),
-               torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100).reduction(
-                   torch::kSum)) /
-           static_cast<double>(global_targets);
-    } else {
-      lm = lm_loss(logits, bt.labels);
-    }
-    torch::Tensor loss = lm;
-    for (const auto& a : aux) {
-      auto t = a.value * (a.coefficient * share);
-      loss = loss + t;
-      auto& acc = term_sum[a.name];
-      acc = acc.defined() ? acc + t.detach() : t.detach();
-    }
-    for (const auto& term : m_terms) {
-      auto& acc = term_sum[term->name()];
-      if (!lead) {
-        // The name takes part in the sum of the statistics; rank 0 adds the value.
-        if (!acc.defined()) acc = torch::zeros({}, torch::kFloat);
-        continue;
-      }
-      auto t = term->compute() * term->coefficient();
-      loss = loss + t;
-      acc = acc.defined() ? acc + t.detach() : t.detach();
-    }
+    PartLoss pl = part_loss(bt, share, global_targets, dp, lead);
+    add_terms(pl.terms, term_sum);
     if (m_options.check_every_step && !dp) {
-      check_finite(lm.item<double>(), "next-token cross-entropy", step_index);
+      check_finite(pl.lm.item<double>(), "next-token cross-entropy", step_index);
       for (const auto& [name, value] : term_sum)
         check_finite(value.item<double>(), name, step_index);
     }
     forward_scope.reset();
     {
       RECORD_USER_SCOPE("gb::backward");
-      (loss / n).backward();
+      (pl.loss / n).backward();
     }
-    total_sum = total_sum.defined() ? total_sum + loss.detach() : loss.detach();
-    lm_sum = lm_sum.defined() ? lm_sum + lm.detach() : lm.detach();
-    st.tokens += global_targets;
-    st.original_batches += bt.original ? 1 : 0;
+    total_sum = total_sum.defined() ? total_sum + pl.loss.detach() : pl.loss.detach();
+    lm_sum = lm_sum.defined() ? lm_sum + pl.lm.detach() : pl.lm.detach();
   }
   auto params = m_opt->parameters();
   if (dp) {
@@ -209,12 +409,12 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
   }
   if (m_options.clip > 0) {
     RECORD_USER_SCOPE("gb::clip");
-    st.grad_norm = torch::nn::utils::clip_grad_norm_(params, m_options.clip);
+    st.grad_norm = clip_grad_norm(params, m_options.clip, parallel_threads());
   }
   const double lr = m_options.adamw.lr * schedule.factor(schedule_step);
   {
     RECORD_USER_SCOPE("gb::optimizer");
-    m_opt->step(lr);
+    m_opt->step(lr, parallel_threads());
     m_opt->zero_grad();
   }
   st.step = m_opt->step_count();

@@ -47,6 +47,17 @@ struct TrainOptions {
   // process's. Null or a world of one: a single process.
   std::shared_ptr<dist::Group> group;
   int64_t bucket_bytes = 25 << 20;
+  // Row shards (spec train.row_shards): every micro-batch (this rank's rows of it) is split
+  // into this many contiguous blocks of rows whose gradients are computed separately, each
+  // with its own forward and backward pass, and summed in block order. The loss is the same
+  // sum as one block's (normalised by the micro-batch's target count), so results equal
+  // 1 block's up to float32 rounding; for a given number of shards they are the same
+  // whatever the number of threads that compute them. On the CPU the blocks run on up to
+  // `shard_threads` threads at once (0: as many as the cores OpenBLAS would use, divided by
+  // LibTorch's intra-op threads), each product single-threaded: the small element-wise
+  // operations of a step scale over cores this way, which they do not inside one pass.
+  int64_t row_shards = 1;
+  int64_t shard_threads = 0;
 };
 
 struct StepStats {
@@ -95,6 +106,8 @@ class Trainer {
   const TrainOptions& options() const { return m_options; }
   // Data-parallel gradient sums (null on one process).
   const dist::GradientSync* gradient_sync() const { return m_sync.get(); }
+  // Threads that compute the row shards of a micro-batch at once (1: one after another).
+  int64_t shard_threads() const { return m_shard_threads; }
 
   // Writes trainable.safetensors, optimizer.safetensors and trainer.json into `dir`
   // (atomically per file). `extra` is stored in trainer.json (data positions, ...).
@@ -109,6 +122,22 @@ class Trainer {
   c10::Device m_device;
   std::unique_ptr<AdamW> m_opt;
   std::shared_ptr<dist::GradientSync> m_sync;
+  int64_t m_shard_threads = 1;
+
+  struct PartLoss;
+  // Threads for the work of a step spread over the trainable tensors (gradient sums,
+  // clipping, AdamW): the shard threads when the step is sharded on the CPU, else 1.
+  int64_t parallel_threads() const;
+  // Forward pass and loss of one block of rows: next-token cross-entropy (its mean, or with
+  // `share` < 1 its sum over `global_targets`), aux terms weighted by `share`, and the
+  // model-level terms when `model_terms` (else their names only).
+  PartLoss part_loss(const BatchTensors& bt, double share, int64_t global_targets, bool sum_form,
+                     bool model_terms);
+  // One micro-batch split into options().row_shards blocks (see TrainOptions); adds the
+  // summed gradient of loss / n to the trainable tensors' gradients.
+  void sharded_micro_batch(const data::Batch& batch, double n, int64_t step_index,
+                           torch::Tensor& total_sum, torch::Tensor& lm_sum,
+                           std::map<std::string, torch::Tensor>& term_sum);
 };
 
 }  // namespace gb::train
