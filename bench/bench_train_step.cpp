@@ -40,7 +40,9 @@
 #include "model/config.h"
 #include "model/hf_io.h"
 #include "model/modules.h"
+#include "model/tensor_io.h"
 #include "train/trainer.h"
+#include "util/files.h"
 #include "util/json.h"
 #include "util/allocator.h"
 #include "util/log.h"
@@ -194,6 +196,21 @@ int main(int argc, char** argv) {
   namespace grow = gb::grow;
   grow::GrowthResult growth =
       grow::apply_plan(*model, grow::parse_plan(gb::json::parse(o.plan, "--plan")));
+  if (!o.save_init.empty()) {
+    // The grown model's every tensor under GrowBench's names, with requires_grad in the
+    // metadata, for a reference implementation of the plan (train_step_torch.py --plan).
+    std::vector<std::pair<std::string, torch::Tensor>> tensors;
+    nlohmann::json trainable = nlohmann::json::array();
+    for (const auto& item : model->named_parameters(true)) {
+      tensors.emplace_back(item.key(), item.value().detach());
+      if (item.value().requires_grad()) trainable.push_back(item.key());
+    }
+    gb::st::write_tensors(o.save_init + "/grown.safetensors", tensors);
+    gb::write_file_atomic(
+        o.save_init + "/grown.json",
+        nlohmann::json{{"plan", gb::json::parse(o.plan, "--plan")}, {"trainable", trainable}}.dump(
+            1));
+  }
   gb::train::TrainOptions to;
   to.adamw.lr = 1e-4;
   to.adamw.weight_decay = 0.01;

@@ -17,7 +17,10 @@ Profiling adds overhead on both sides: compare shares and the two sides, not the
 with unprofiled runs (bench/train_step_compare.sh measures throughput).
 
 Usage: bench/train_step_profile.py [--build build] [--steps 10] [--warmup 3] [--threads 1]
-           [--python /usr/bin/python3] [--top 12] [-- extra model options for both sides]
+           [--shards 1] [--python /usr/bin/python3] [--top 12] [-- extra model options for both sides]
+--shards S profiles GrowBench with S row shards (bench_train_step --shards: the blocks of a
+batch on OPENBLAS_NUM_THREADS threads at once); operator times are then summed over the
+threads, so compare the step medians and the phases, not the operator sums, with PyTorch.
 Only the standard library here; the PyTorch side needs Debian's python3-torch.
 """
 
@@ -111,6 +114,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--python", default="/usr/bin/python3")
     ap.add_argument("--top", type=int, default=12)
+    ap.add_argument("--shards", type=int, default=1)
     ap.add_argument("extra", nargs="*")
     a = ap.parse_args()
     binary = os.path.join(a.build, "bench", "bench_train_step")
@@ -122,13 +126,14 @@ def main():
               "--profile", "1"] + a.extra
     with tempfile.TemporaryDirectory() as work:
         init = os.path.join(work, "init")
-        gb = run([binary, "--save-init", init] + common, env)
+        gb = run([binary, "--save-init", init, "--shards", str(a.shards)] + common, env)
         pt = run([a.python, os.path.join(HERE, "train_step_torch.py"), "--init",
                   os.path.join(init, "model.safetensors")] + common, env)
     peak = float(subprocess.run([a.python, "-c", PEAK, str(a.threads)], check=True,
                                 stdout=subprocess.PIPE, env=env, text=True).stdout)
     sides = [("growbench", gb), ("pytorch", pt)]
     print(f"{a.steps} profiled steps after {a.warmup} warm-up, {a.threads} LibTorch thread(s), "
+          f"{a.shards} row shard(s) on GrowBench's side, "
           f"OPENBLAS_NUM_THREADS={env.get('OPENBLAS_NUM_THREADS', 'unset')}; "
           f"ms per step (profiled)")
     print(f"step median: growbench {gb['step_ms_median']:.1f} ms, "

@@ -678,12 +678,19 @@ void TestDist::twoProcessesEqualOneProcess_data() {
          R"("layers":{"policy":"update-magnitude","k":1}})";
   QTest::newRow("lora + ewc (sharded Fisher)")
       << R"({"variant":"lora","rank":4,"ewc":{"lambda":50.0}})";
+  // train.row_shards 2 on top: each rank's 2 rows of a batch in 2 blocks of 1 row, computed
+  // on threads (the reference: one process, 2 blocks of 2 rows).
+  QTest::newRow("neutral residues, 2 row shards")
+      << R"({"variant":"neutral-residues","gate":"sigmoid","inner":16,"replay":0.5})";
 }
 
 void TestDist::twoProcessesEqualOneProcess() {
   REQUIRE_GLOO();
   QFETCH(QString, plan);
-  const Json s = spec(Json::parse(plan.toStdString()));
+  Json s = spec(Json::parse(plan.toStdString()));
+  if (std::string(QTest::currentDataTag()).find("row shards") != std::string::npos) {
+    s["train"]["row_shards"] = 2;
+  }
   const Reference& ref = reference(QTest::currentDataTag(), s);
   QVERIFY(ref.metrics.size() > 20);
   const std::string db = m_dir + "/two-" + std::string(QTest::currentDataTag()) + ".db";
