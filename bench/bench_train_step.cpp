@@ -198,7 +198,7 @@ int main(int argc, char** argv) {
       grow::apply_plan(*model, grow::parse_plan(gb::json::parse(o.plan, "--plan")));
   if (!o.save_init.empty()) {
     // The grown model's every tensor under GrowBench's names, with requires_grad in the
-    // metadata, for a reference implementation of the plan (train_step_torch.py --plan).
+    // metadata, for a reference implementation of the plan (train_step_torch.py --grown DIR).
     std::vector<std::pair<std::string, torch::Tensor>> tensors;
     nlohmann::json trainable = nlohmann::json::array();
     for (const auto& item : model->named_parameters(true)) {

@@ -15,6 +15,10 @@
 # LibTorch thread and leaves OpenBLAS at its default (all cores), i.e. 1:<cores>.
 #
 # Usage: bench/train_step_compare.sh [BUILD_DIR (default: build)]
+# PLAN (a growth plan as JSON, e.g. '{"variant":"lora","rank":8}'; default full fine-tuning):
+# GrowBench applies it (bench_train_step --plan) and saves the grown model, which the PyTorch
+# side loads and trains with the same frozen set (train_step_torch.py --grown; LoRA, Grow
+# G-Freeze and neutral residues are implemented there).
 # Environment: STEPS (20), WARMUP (3), REPS (3), THREADS ("1:1 1:2 2:2 1:2:2"), PYTHON
 # (/usr/bin/python3), and model options for both sides in EXTRA (e.g. EXTRA="--layers 8").
 # Anything else in the environment (GLIBC_TUNABLES, ...) applies to both sides alike.
@@ -30,6 +34,7 @@ warmup=${WARMUP:-3}
 reps=${REPS:-3}
 threads=${THREADS:-"1:1 1:2 2:2 1:2:2"}
 read -r -a extra <<<"${EXTRA:-}"
+plan=${PLAN:-'{"variant":"full"}'}
 
 [[ -x "$bin" ]] || { echo "no $bin; build it with -DGB_BUILD_BENCH=ON" >&2; exit 1; }
 "$py" -c 'import torch' 2>/dev/null ||
@@ -46,9 +51,15 @@ torch_version=$("$py" -c 'import torch; print(torch.__version__)')
 echo "pytorch:   $py $here/train_step_torch.py (torch $torch_version)"
 
 # Parity: 5 steps from the same weights on the same batches, no warm-up.
-"$bin" --steps 5 --warmup 0 --threads 1 --save-init "$init" "${extra[@]}" >"$work/gb0.json"
-"$py" "$here/train_step_torch.py" --steps 5 --warmup 0 --threads 1 \
-  --init "$init/model.safetensors" "${extra[@]}" >"$work/pt0.json"
+"$bin" --steps 5 --warmup 0 --threads 1 --save-init "$init" --plan "$plan" "${extra[@]}" \
+  >"$work/gb0.json"
+if [[ $plan == '{"variant":"full"}' ]]; then
+  ref=(--init "$init/model.safetensors")
+else
+  ref=(--grown "$init")
+fi
+"$py" "$here/train_step_torch.py" --steps 5 --warmup 0 --threads 1 "${ref[@]}" "${extra[@]}" \
+  >"$work/pt0.json"
 echo '{"shards": 1}' >"$work/gbs.json"
 
 for setting in $threads; do
@@ -57,13 +68,14 @@ for setting in $threads; do
   s=${s:-1}
   if ((s > 1)) && [[ $(cat "$work/gbs.json") == '{"shards": 1}' ]]; then
     OPENBLAS_NUM_THREADS=$b "$bin" --steps 5 --warmup 0 --threads 1 --shards "$s" \
-      "${extra[@]}" >"$work/gbs.json"
+      --plan "$plan" "${extra[@]}" >"$work/gbs.json"
   fi
   for r in $(seq "$reps"); do
     # Alternate which side runs first, so that a change in machine load hits both alike.
-    gb=("$bin" --steps "$steps" --warmup "$warmup" --threads "$t" --shards "$s" "${extra[@]}")
+    gb=("$bin" --steps "$steps" --warmup "$warmup" --threads "$t" --shards "$s" --plan "$plan"
+        "${extra[@]}")
     pt=("$py" "$here/train_step_torch.py" --steps "$steps" --warmup "$warmup" --threads "$t"
-        --init "$init/model.safetensors" "${extra[@]}")
+        "${ref[@]}" "${extra[@]}")
     for side in $( ((r % 2)) && echo "gb pt" || echo "pt gb"); do
       if [[ $side == gb ]]; then cmd=("${gb[@]}"); else cmd=("${pt[@]}"); fi
       line=$(OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$b "${cmd[@]}")
@@ -94,7 +106,9 @@ rows = []
 for line in open(sys.argv[3]):
     setting, text = line.rstrip("\n").split("\t", 1)
     rows.append(dict(json.loads(text), setting=setting))
-print(f"\n{rows[0]['tokens_per_step']} tokens per step; median over repetitions of "
+print(f"\nplan {json.dumps(gb0.get('plan', {'variant': 'full'}))}, "
+      f"{gb0.get('trainable', gb0['params'])} of {gb0['params']} parameters trained")
+print(f"{rows[0]['tokens_per_step']} tokens per step; median over repetitions of "
       f"{rows[0]['steps']} steps after {rows[0]['warmup']} warm-up steps each\n")
 print("| threads torch:blas[:shards] | growbench tok/s | pytorch tok/s | growbench ms/step "
       "| pytorch ms/step "
