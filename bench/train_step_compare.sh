@@ -87,9 +87,13 @@ for setting in $threads; do
 done
 
 status=0
-"$py" - "$work/gb0.json" "$work/pt0.json" "$results" "$work/gbs.json" <<'EOF' || status=$?
-import json, statistics, sys
+"$py" - "$work/gb0.json" "$work/pt0.json" "$results" "$work/gbs.json" "$here" "${extra[@]}" \
+  <<'EOF' || status=$?
+import json, os, statistics, subprocess, sys
 gb0, pt0, gbs = (json.load(open(p)) for p in sys.argv[1:3] + sys.argv[4:5])
+sys.path.insert(0, sys.argv[5])
+import train_step_profile  # the matmul peak and the step's arithmetic
+extra = sys.argv[6:]
 ok = True
 for gb in [gb0] + ([gbs] if gbs["shards"] > 1 else []):
     print(f"\nparity (same initial weights and batches, {gb['shards']} row shard(s)), "
@@ -124,6 +128,34 @@ for t in dict.fromkeys(r["setting"] for r in rows):
     runs = (", ".join(f"{r['tokens_per_s']:.0f}" for r in g) + "; " +
             ", ".join(f"{r['tokens_per_s']:.0f}" for r in p))
     print(f"| {t} | {gt:.0f} | {pt:.0f} | {gm:.1f} | {pm:.1f} | {gt / pt:.3f} | {runs} |")
+
+# Each side at its best: the setting with the highest median (PyTorch's runs pooled by T:B,
+# the shards being GrowBench's alone).
+def best(impl, key):
+    groups = {}
+    for r in rows:
+        if r["impl"] == impl:
+            groups.setdefault(key(r["setting"]), []).append(r)
+    return max(((statistics.median(x["tokens_per_s"] for x in g), k, g)
+                for k, g in groups.items()), key=lambda b: b[0])
+gbest, gset, _ = best("growbench", lambda s: s)
+pbest, pset, pruns = best("pytorch", lambda s: ":".join(s.split(":")[:2]))
+print(f"\neach side at its best setting (median tok/s): growbench {gbest:.0f} at {gset}, "
+      f"pytorch {pbest:.0f} at {pset} ({len(pruns)} runs): ratio {gbest / pbest:.3f}")
+if gb0.get("plan", {"variant": "full"}) == {"variant": "full"}:
+    # Share of the fp32 matmul peak of the same OpenBLAS with the setting's BLAS threads (a
+    # 2048 x 2048 product, best of 5), from the model's matmul arithmetic.
+    gflop = train_step_profile.step_gflop(train_step_profile.model_options(extra))
+    for label, rate, setting in (("growbench", gbest, gset), ("pytorch", pbest, pset)):
+        blas = setting.split(":")[1]
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=blas)
+        peak = float(subprocess.run([sys.executable, "-c", train_step_profile.PEAK, "1"],
+                                    check=True, stdout=subprocess.PIPE, env=env,
+                                    text=True).stdout)
+        achieved = gflop * rate / rows[0]["tokens_per_step"]
+        print(f"  {label}: {achieved:.1f} GFLOP/s of matmul arithmetic ({gflop:.2f} GFLOP a "
+              f"step), {100 * achieved / peak:.0f} % of the {peak:.1f} GFLOP/s fp32 matmul "
+              f"peak with {blas} BLAS thread(s)")
 sys.exit(0 if ok else 1)
 EOF
 echo "machine after: $(uptime | sed 's/^ *//')"
