@@ -92,6 +92,7 @@ status=0
 import json, os, statistics, subprocess, sys
 gb0, pt0, gbs = (json.load(open(p)) for p in sys.argv[1:3] + sys.argv[4:5])
 sys.path.insert(0, sys.argv[5])
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import train_step_profile  # the matmul peak and the step's arithmetic
 extra = sys.argv[6:]
 ok = True
