@@ -1511,6 +1511,14 @@
         <translation>Mikro-Batches pro Schritt</translation>
     </message>
     <message>
+        <source>Row shards</source>
+        <translation>Zeilenblöcke</translation>
+    </message>
+    <message>
+        <source>Blocks of rows each micro-batch is split into, computed on the cores at once and their gradients summed (same results up to float32 rounding)</source>
+        <translation>Blöcke von Zeilen, in die jeder Mikro-Batch geteilt wird, gleichzeitig auf den Kernen berechnet und ihre Gradienten summiert (gleiche Ergebnisse bis auf float32-Rundung)</translation>
+    </message>
+    <message>
         <source>Weight decay</source>
         <translation>Gewichtsabnahme</translation>
     </message>

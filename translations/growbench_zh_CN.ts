@@ -1506,6 +1506,14 @@
         <translation>每步的微批数</translation>
     </message>
     <message>
+        <source>Row shards</source>
+        <translation>行分块</translation>
+    </message>
+    <message>
+        <source>Blocks of rows each micro-batch is split into, computed on the cores at once and their gradients summed (same results up to float32 rounding)</source>
+        <translation>每个微批拆分成的行块数：各块同时在多个核心上计算，梯度相加（结果与不分块相同，仅有 float32 舍入差异）</translation>
+    </message>
+    <message>
         <source>Weight decay</source>
         <translation>权重衰减</translation>
     </message>
