@@ -180,7 +180,7 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   const Options o = parse(argc, argv);
   // As growbench-cli's training commands do (util/allocator.h); GB_NO_REEXEC=1 measures
   // glibc's default behaviour instead.
@@ -267,4 +267,13 @@ int main(int argc, char** argv) {
   if (o.profile) out["profile"] = profile;
   std::printf("%s\n", out.dump().c_str());
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // a bad --plan, an unwritable --save-init, ...
+    std::fprintf(stderr, "bench_train_step: %s\n", e.what());
+    return 2;
+  }
 }

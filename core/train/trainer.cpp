@@ -249,8 +249,9 @@ void add_terms(const std::vector<std::pair<std::string, torch::Tensor>>& terms,
 
 }  // namespace
 
-void Trainer::sharded_micro_batch(const data::Batch& batch, double n, int64_t step_index,
-                                  torch::Tensor& total_sum, torch::Tensor& lm_sum,
+void Trainer::sharded_micro_batch(const data::Batch& batch, int64_t global_targets, double n,
+                                  int64_t step_index, torch::Tensor& total_sum,
+                                  torch::Tensor& lm_sum,
                                   std::map<std::string, torch::Tensor>& term_sum) {
   const bool dp = static_cast<bool>(m_sync);
   const bool lead = !dp || m_options.group->leader();
@@ -261,7 +262,6 @@ void Trainer::sharded_micro_batch(const data::Batch& batch, double n, int64_t st
   }
   const data::Batch& rows = dp ? mine : batch;
   const int64_t shards = std::min(m_options.row_shards, rows.rows);
-  const int64_t global_targets = dist::batch_targets(batch);
   struct Part {
     BatchTensors bt;
     double share = 0;
@@ -355,30 +355,28 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
   torch::Tensor total_sum, lm_sum;
   std::map<std::string, torch::Tensor> term_sum;
   for (size_t i = 0; i < micro.size(); ++i) {
-    st.tokens += dist::batch_targets(micro[i]);
+    const int64_t targets = dist::batch_targets(micro[i]);  // the whole micro-batch's
+    st.tokens += targets;
     st.original_batches += micro[i].domain == data::Domain::Original ? 1 : 0;
     if (m_options.row_shards > 1) {
-      sharded_micro_batch(micro[i], n, step_index, total_sum, lm_sum, term_sum);
+      sharded_micro_batch(micro[i], targets, n, step_index, total_sum, lm_sum, term_sum);
       continue;
     }
     BatchTensors bt;
     double share = 1.0;
-    int64_t global_targets = 0;
     if (dp) {
       const auto& g = *m_options.group;
       const dist::Shard sh = dist::shard_rows(micro[i].rows, g.world_size(), g.rank());
       bt = to_tensors(dist::slice_rows(micro[i], sh), m_device);
       bt.original = micro[i].domain == data::Domain::Original;
       share = static_cast<double>(sh.count) / static_cast<double>(micro[i].rows);
-      global_targets = dist::batch_targets(micro[i]);
     } else {
       bt = to_tensors(micro[i], m_device);
-      global_targets = bt.targets;
     }
     // Profiler scopes (bench_train_step --profile); free when no profiler listens.
     std::optional<at::RecordFunction> forward_scope(at::RecordScope::USER_SCOPE);
     if (forward_scope->isActive()) forward_scope->before("gb::forward");
-    PartLoss pl = part_loss(bt, share, global_targets, dp, lead);
+    PartLoss pl = part_loss(bt, share, targets, dp, lead);
     add_terms(pl.terms, term_sum);
     if (m_options.check_every_step && !dp) {
       check_finite(pl.lm.item<double>(), "next-token cross-entropy", step_index);

@@ -133,10 +133,11 @@ class Trainer {
   // model-level terms when `model_terms` (else their names only).
   PartLoss part_loss(const BatchTensors& bt, double share, int64_t global_targets, bool sum_form,
                      bool model_terms);
-  // One micro-batch split into options().row_shards blocks (see TrainOptions); adds the
-  // summed gradient of loss / n to the trainable tensors' gradients.
-  void sharded_micro_batch(const data::Batch& batch, double n, int64_t step_index,
-                           torch::Tensor& total_sum, torch::Tensor& lm_sum,
+  // One micro-batch (`global_targets` target tokens in all its rows) split into
+  // options().row_shards blocks (see TrainOptions); adds the summed gradient of loss / n to
+  // the trainable tensors' gradients.
+  void sharded_micro_batch(const data::Batch& batch, int64_t global_targets, double n,
+                           int64_t step_index, torch::Tensor& total_sum, torch::Tensor& lm_sum,
                            std::map<std::string, torch::Tensor>& term_sum);
 };
 
