@@ -9,12 +9,18 @@
 // Usage: bench_train_step [--steps N (20)] [--warmup W (3)] [--threads T (1)]
 //          [--layers L] [--hidden D] [--heads H] [--mlp P] [--vocab V] [--seq-len T]
 //          [--batch B] [--save-init DIR] [--profile 1] [--shards S] [--shard-threads N]
-//          [--plan JSON (default {"variant": "full"})]
+//          [--plan JSON (default {"variant": "full"})] [--fused-adamw 1] [--fused-rope 1]
+//          [--fused-norm 1]
 // --threads sets LibTorch's intra-op threads (at::set_num_threads); OpenBLAS keeps its own
 // pool, sized by OPENBLAS_NUM_THREADS (or OMP_NUM_THREADS, else all cores).
 // --shards S splits every batch into S blocks of rows computed on up to --shard-threads
 // threads (0: the cores OpenBLAS would use), each product single-threaded (train/trainer.h
-// row_shards). --plan trains a growth plan (grow/plan.h) instead of full fine-tuning.
+// row_shards). --fused-adamw 0 updates every tensor through LibTorch's per-tensor ops
+// instead of the one-pass AdamW (train/adamw_kernel.h; the same numbers); --fused-rope 0
+// computes RoPE through its tensor ops instead of the one-pass kernel (model/exact_kernels.h,
+// with 1/sqrt(d_h) folded into q where it is a power of two; the same numbers); --fused-norm 0
+// computes RMSNorm through its ops instead of the one-pass loops (the same numbers). --plan
+// trains a growth plan (grow/plan.h) instead of full fine-tuning.
 // --save-init writes the initial weights as a Hugging Face folder, which
 // train_step_torch.py --init DIR/model.safetensors loads: both sides then train the very
 // same model on the very same batches and their losses can be compared step by step.
@@ -56,6 +62,7 @@ struct Options {
   std::string save_init;
   int64_t profile = 0;
   int64_t shards = 1, shard_threads = 0;
+  int64_t fused_adamw = 1, fused_rope = 1, fused_norm = 1;
   std::string plan = R"({"variant": "full"})";
 };
 
@@ -82,7 +89,10 @@ Options parse(int argc, char** argv) {
                                                   {"--threads", &o.threads},
                                                   {"--profile", &o.profile},
                                                   {"--shards", &o.shards},
-                                                  {"--shard-threads", &o.shard_threads}};
+                                                  {"--shard-threads", &o.shard_threads},
+                                                  {"--fused-adamw", &o.fused_adamw},
+                                                  {"--fused-rope", &o.fused_rope},
+                                                  {"--fused-norm", &o.fused_norm}};
     if (a == "--save-init") {
       o.save_init = v;
     } else if (a == "--plan") {
@@ -94,8 +104,11 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.steps < 1 || o.warmup < 0 || o.threads < 1 || o.batch < 1 || o.seq_len < 2 ||
-      o.shards < 1 || o.shard_threads < 0) {
-    usage("steps, threads, batch, shards must be positive, warmup >= 0, seq-len >= 2");
+      o.shards < 1 || o.shard_threads < 0 || o.fused_adamw < 0 || o.fused_adamw > 1 ||
+      o.fused_rope < 0 || o.fused_rope > 1 || o.fused_norm < 0 || o.fused_norm > 1) {
+    usage(
+        "steps, threads, batch, shards must be positive, warmup >= 0, seq-len >= 2, "
+        "fused-adamw, fused-rope and fused-norm 0 or 1");
   }
   return o;
 }
@@ -191,6 +204,10 @@ int run(int argc, char** argv) {
   torch::manual_seed(1);
   gb::CausalLM model(c);
   gb::init_weights(*model, 0.02);
+  for (auto& layer : model->all_layers()) layer->self_attn->fused_rope = o.fused_rope != 0;
+  for (auto& module : model->modules()) {
+    if (auto* norm = dynamic_cast<gb::NormImpl*>(module.get())) norm->fused = o.fused_norm != 0;
+  }
   if (!o.save_init.empty()) gb::export_hf(*model, o.save_init, "");
 
   namespace grow = gb::grow;
@@ -219,6 +236,7 @@ int run(int argc, char** argv) {
   to.row_shards = o.shards;
   to.shard_threads = o.shard_threads;
   gb::train::Trainer trainer(model, growth, to, torch::Device(torch::kCPU));
+  trainer.optimizer().set_fused(o.fused_adamw != 0);
 
   const std::vector<gb::data::Batch> data = batches(o, 4);
   std::vector<double> ms, losses;

@@ -15,6 +15,7 @@
 #include "model/arch.h"
 #include "model/config.h"
 #include "model/hf_io.h"
+#include "model/modules.h"
 #include "model/safetensors.h"
 #include "model/tensor_io.h"
 #include "util/error.h"
@@ -81,6 +82,12 @@ class TestModel : public QObject {
   void llama3RopeScalingMatchesFormula();
   void gemma3SlidingLayersFollowPattern();
   void bfloat16ForwardIsCloseToFloat32();
+  void fusedRopeEqualsTheOps_data();
+  void fusedRopeEqualsTheOps();
+  void fusedRmsNormEqualsTheOps_data();
+  void fusedRmsNormEqualsTheOps();
+  void fusedKernelsInModelsEqualTheOps_data();
+  void fusedKernelsInModelsEqualTheOps();
 };
 
 void TestModel::forwardMatchesTransformers_data() {
@@ -502,4 +509,147 @@ void TestModel::bfloat16ForwardIsCloseToFloat32() {
 }
 
 QTEST_APPLESS_MAIN(TestModel)
+void TestModel::fusedRopeEqualsTheOps_data() {
+  QTest::addColumn<int>("dim");
+  QTest::addColumn<double>("scale");
+  QTest::newRow("d 2") << 2 << 1.0;
+  QTest::newRow("d 6") << 6 << 1.0;
+  QTest::newRow("d 64") << 64 << 1.0;
+  QTest::newRow("d 64, scale 1/8") << 64 << 0.125;
+  QTest::newRow("d 34, scale 4") << 34 << 4.0;
+}
+
+// The one-pass RoPE (model/exact_kernels.h) against apply_rope's ops, bit for bit: forward
+// on a strided (transposed) input, backward with and without create_graph, the exact
+// power-of-two scale as a multiplication after the ops.
+void TestModel::fusedRopeEqualsTheOps() {
+  QFETCH(int, dim);
+  QFETCH(double, scale);
+  torch::manual_seed(11);
+  const int64_t b = 2, t = 7, h = 3;
+  auto base = torch::randn({b, t, h, dim}) * torch::exp(torch::randn({b, t, h, dim}) * 2.0);
+  auto angles = torch::randn({t, dim / 2}) * 3.0;
+  auto table = torch::cat({angles, angles}, -1);
+  auto cos = table.cos(), sin = table.sin();
+  auto x1 = base.clone().requires_grad_(true), x2 = base.clone().requires_grad_(true);
+  auto in1 = x1.transpose(1, 2), in2 = x2.transpose(1, 2);  // (B, H, T, d), strided
+  QVERIFY(gb::rope_fusable(in1, cos, sin, dim));
+  QVERIFY(!gb::rope_fusable(in1, cos, sin, dim - 2));  // partial rotary: the ops
+  auto fused = gb::apply_rope_fused(in1, cos, sin, scale);
+  auto ops = gb::apply_rope(in2, cos, sin, dim);
+  if (scale != 1.0) ops = ops * scale;
+  QVERIFY(fused.is_contiguous());
+  QVERIFY(torch::equal(fused, ops));
+  auto grad = torch::randn(fused.sizes()).transpose(2, 3).contiguous().transpose(2, 3);
+  for (bool create_graph : {false, true}) {
+    // Under create_graph the backward is itself differentiated (here with respect to the
+    // incoming gradient), so it must be spelled in ops.
+    auto go = grad.detach().requires_grad_(create_graph);
+    auto g1 = torch::autograd::grad({fused}, {x1}, {go}, true, create_graph)[0];
+    auto g2 = torch::autograd::grad({ops}, {x2}, {go}, true, create_graph)[0];
+    QVERIFY2(torch::equal(g1, g2), create_graph ? "create_graph" : "plain backward");
+    QCOMPARE(g1.requires_grad(), create_graph);
+  }
+  QVERIFY_EXCEPTION_THROWN(gb::apply_rope_fused(in1, cos, sin, 0.3), gb::Error);
+}
+
+void TestModel::fusedRmsNormEqualsTheOps_data() {
+  QTest::addColumn<int>("dim");
+  QTest::addColumn<bool>("trainWeight");
+  QTest::newRow("d 6") << 6 << true;
+  QTest::newRow("d 34") << 34 << true;
+  QTest::newRow("d 256") << 256 << true;
+  QTest::newRow("d 100, frozen weight") << 100 << false;
+}
+
+// The one-pass RMSNorm against NormImpl's ops, bit for bit: output, the input's gradient
+// when the input has a third use (a residual beside the norm, whose gradient the engine adds
+// in the ops' order), the weight's gradient, with and without create_graph.
+void TestModel::fusedRmsNormEqualsTheOps() {
+  QFETCH(int, dim);
+  QFETCH(bool, trainWeight);
+  torch::manual_seed(5);
+  auto base = torch::randn({3, 5, dim}) * torch::exp(torch::randn({3, 5, dim}) * 2.0);
+  auto make = [&](bool fused) {
+    auto norm = std::make_shared<gb::NormImpl>(gb::NormKind::RMSNorm, dim, 1e-6);
+    torch::NoGradGuard ng;
+    norm->weight.copy_(torch::randn({dim}, at::detail::createCPUGenerator(3)) * 0.5 + 1.0);
+    norm->weight.requires_grad_(trainWeight);
+    norm->fused = fused;
+    return norm;
+  };
+  auto n1 = make(true), n2 = make(false);
+  QVERIFY(gb::rms_norm_fusable(base, n1->weight));
+  QVERIFY(!gb::rms_norm_fusable(base.transpose(0, 1), n1->weight));
+  auto x1 = base.clone().requires_grad_(true), x2 = base.clone().requires_grad_(true);
+  auto y1 = n1->forward(x1), y2 = n2->forward(x2);
+  QVERIFY(torch::equal(y1, y2));
+  auto mix = torch::randn(y1.sizes());
+  for (bool create_graph : {false, true}) {
+    // out = norm(x) · mix + x · 0.3: x's gradient has three parts.
+    auto o1 = (y1 * mix + x1 * 0.3).sum(), o2 = (y2 * mix + x2 * 0.3).sum();
+    std::vector<torch::Tensor> in1 = {x1}, in2 = {x2};
+    if (trainWeight) {
+      in1.push_back(n1->weight);
+      in2.push_back(n2->weight);
+    }
+    auto g1 = torch::autograd::grad({o1}, in1, {}, true, create_graph);
+    auto g2 = torch::autograd::grad({o2}, in2, {}, true, create_graph);
+    for (size_t i = 0; i < g1.size(); ++i) {
+      QVERIFY2(torch::equal(g1[i], g2[i]),
+               qPrintable(
+                   QString("%1, gradient %2").arg(create_graph ? "create_graph" : "plain").arg(i)));
+    }
+    if (create_graph) {
+      // Second derivatives through r = rsqrt(mean(x²) + eps) as well.
+      auto h1 = torch::autograd::grad({(g1[0] * mix).sum()}, {x1}, {}, true)[0];
+      auto h2 = torch::autograd::grad({(g2[0] * mix).sum()}, {x2}, {}, true)[0];
+      QVERIFY(torch::allclose(h1, h2, 1e-5, 1e-6));
+    }
+  }
+}
+
+void TestModel::fusedKernelsInModelsEqualTheOps_data() {
+  QTest::addColumn<QString>("family");
+  QTest::addColumn<bool>("rope");
+  QTest::addColumn<bool>("norm");
+  for (const char* f : kFamilies) {
+    QTest::newRow(qPrintable(QString("%1, both").arg(f))) << QString(f) << true << true;
+  }
+  QTest::newRow("llama, rope only") << QString("llama") << true << false;
+  QTest::newRow("llama, norm only") << QString("llama") << false << true;
+}
+
+// A whole model, training mode, each family: logits and every parameter's gradient with the
+// fused RoPE (q scaled where 1/√d_h is a power of two) and RMSNorm, where they apply, equal
+// the ops'.
+void TestModel::fusedKernelsInModelsEqualTheOps() {
+  QFETCH(QString, family);
+  QFETCH(bool, rope);
+  QFETCH(bool, norm);
+  auto run = [&](bool fused) {
+    gb::LoadedModel m = gb::load_hf_model(fixture(family.toStdString()));
+    for (auto& layer : m.model->all_layers()) layer->self_attn->fused_rope = fused && rope;
+    for (auto& module : m.model->modules()) {
+      if (auto* n = dynamic_cast<gb::NormImpl*>(module.get())) n->fused = fused && norm;
+    }
+    m.model->train();
+    for (auto& p : m.model->parameters()) p.requires_grad_(true);
+    auto ids =
+        torch::tensor({{5, 9, 13, 2, 7, 31, 4, 8, 16, 3, 11}, {6, 1, 2, 40, 41, 12, 9, 9, 3, 2, 1}},
+                      torch::kLong);
+    auto logits = m.model->forward(ids);
+    (logits.square().mean() + logits.mean()).backward();
+    std::vector<torch::Tensor> out = {logits.detach()};
+    for (auto& p : m.model->parameters()) out.push_back(p.grad());
+    return out;
+  };
+  const auto a = run(true), b = run(false);
+  QCOMPARE(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    QVERIFY2(a[i].defined() == b[i].defined(), qPrintable(QString("tensor %1").arg(i)));
+    if (a[i].defined()) QVERIFY2(torch::equal(a[i], b[i]), qPrintable(QString("tensor %1").arg(i)));
+  }
+}
+
 #include "tst_model.moc"

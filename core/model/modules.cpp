@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "model/exact_kernels.h"
 #include "model/units.h"
 #include "util/error.h"
 #include "util/torch_compat.h"
@@ -79,6 +80,7 @@ torch::Tensor NormImpl::forward(const torch::Tensor& x) {
       return F::layer_norm(
           x, F::LayerNormFuncOptions({x.size(-1)}).weight(weight).bias(bias).eps(eps));
     case NormKind::RMSNorm: {
+      if (fused && rms_norm_fusable(x, weight)) return rms_norm_fused(x, weight, eps);
       // Llama: normalise in float32, cast back, then multiply by the weight.
       auto xf = x.to(torch::kFloat);
       auto var = xf.pow(2).mean(-1, true);
@@ -143,6 +145,182 @@ torch::Tensor rope_inv_freq(const ModelConfig& c, bool local) {
   fail("rope scaling '{}' is not supported", rs.type);
 }
 
+namespace {
+
+RopeRows rope_rows(const torch::Tensor& t) {
+  RopeRows r;
+  r.batch = t.size(0);
+  r.heads = t.size(1);
+  r.length = t.size(2);
+  r.dim = t.size(3);
+  r.stride_batch = t.stride(0);
+  r.stride_head = t.stride(1);
+  r.stride_pos = t.stride(2);
+  return r;
+}
+
+// out = f(rows of `in`) over the (batch, head) rows, spread as LibTorch's intra-op threads
+// allow (each row is computed alone: the same numbers for any split).
+template <typename Kernel>
+torch::Tensor rope_rows_apply(const torch::Tensor& in, const torch::Tensor& cos,
+                              const torch::Tensor& sin, double scale, Kernel kernel) {
+  auto out = torch::empty(in.sizes(), in.options().memory_format(at::MemoryFormat::Contiguous));
+  const RopeRows rows = rope_rows(in);
+  const float* src = in.data_ptr<float>();
+  const float* c = cos.data_ptr<float>();
+  const float* s = sin.data_ptr<float>();
+  float* dst = out.data_ptr<float>();
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, rows.length * rows.dim));
+  at::parallel_for(0, rows.batch * rows.heads, grain, [&](int64_t begin, int64_t end) {
+    kernel(src, rows, c, s, static_cast<float>(scale), dst, begin, end);
+  });
+  return out;
+}
+
+// rotate_half's transpose: (y₂, −y₁), the gradient path of apply_rope's cat({−x₂, x₁}).
+torch::Tensor rotate_half_transposed(const torch::Tensor& y) {
+  const int64_t half = y.size(-1) / 2;
+  return torch::cat({y.narrow(-1, half, half), -y.narrow(-1, 0, half)}, -1);
+}
+
+// apply_rope (times an exact power-of-two scale) as one pass forward and one backward on the
+// CPU in float32 (model/exact_kernels.h), the same numbers as the ops. Under create_graph the
+// backward is spelled in differentiable ops (the same numbers again).
+struct RopeFunction : public torch::autograd::Function<RopeFunction> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                               const torch::Tensor& cos, const torch::Tensor& sin, double scale) {
+    ctx->save_for_backward({cos, sin});
+    ctx->saved_data["scale"] = scale;
+    return rope_rows_apply(x, cos, sin, scale, rope_forward_rows);
+  }
+
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const torch::Tensor &cos = saved[0], &sin = saved[1];
+    const double scale = ctx->saved_data["scale"].toDouble();
+    torch::Tensor g = grads[0];
+    torch::Tensor dx;
+    if (torch::GradMode::is_enabled()) {
+      if (scale != 1.0) g = g * scale;
+      dx = g * cos + rotate_half_transposed(g * sin);
+    } else {
+      if (g.stride(-1) != 1) g = g.contiguous();
+      dx = rope_rows_apply(g, cos, sin, scale, rope_backward_rows);
+    }
+    return {dx, torch::Tensor(), torch::Tensor(), torch::Tensor()};
+  }
+};
+
+bool exact_power_of_two(double v) {
+  int exponent = 0;
+  return v > 0 && std::isfinite(v) && std::frexp(v, &exponent) == 0.5;
+}
+
+}  // namespace
+
+bool rope_fusable(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                  int64_t rot) {
+  const auto fp32_cpu = [](const torch::Tensor& t) {
+    return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat;
+  };
+  return fp32_cpu(x) && fp32_cpu(cos) && fp32_cpu(sin) && x.dim() == 4 && x.size(-1) == rot &&
+         rot % 2 == 0 && rot <= 1024 && x.stride(-1) == 1 && cos.dim() == 2 &&
+         cos.size(0) == x.size(2) && cos.size(1) == rot && cos.is_contiguous() &&
+         sin.sizes() == cos.sizes() && sin.is_contiguous();
+}
+
+torch::Tensor apply_rope_fused(const torch::Tensor& x, const torch::Tensor& cos,
+                               const torch::Tensor& sin, double scale) {
+  if (!exact_power_of_two(scale)) fail("fused RoPE: scale {} is not a power of two", scale);
+  return RopeFunction::apply(x, cos, sin, scale);
+}
+
+namespace {
+
+// RMSNorm (NormKind::RMSNorm on float32) with its products in single passes. r comes from
+// the same LibTorch ops as in NormImpl::forward, and the reductions of the backward are
+// LibTorch's (at::sum_to, as the autograd engine reduces a broadcast operand's gradient),
+// so every number equals the ops'. x is passed twice, once for x · r and once for x², so
+// that its two gradients reach the engine separately and in the ops' order (the product's
+// first): summed here, they would round differently when x has a third use (the residual
+// stream). Under create_graph, or for a strided incoming gradient, the backward is spelled
+// in ops (with create_graph on x, r recomputed from x, so that second derivatives see it).
+struct RmsNormFunction : public torch::autograd::Function<RmsNormFunction> {
+  static torch::Tensor rstd(const torch::Tensor& x, double eps) {
+    return torch::rsqrt(x.pow(2).mean(-1, true) + eps);
+  }
+
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                               const torch::Tensor& x_squared_path, const torch::Tensor& weight,
+                               double eps) {
+    auto r = rstd(x_squared_path, eps);
+    auto out = torch::empty_like(x, at::MemoryFormat::Contiguous);
+    const int64_t d = x.size(-1);
+    rms_forward_rows(x.data_ptr<float>(), r.data_ptr<float>(), weight.data_ptr<float>(),
+                     x.numel() / d, d, out.data_ptr<float>());
+    ctx->save_for_backward({x, weight, r});
+    ctx->saved_data["eps"] = eps;
+    return out;
+  }
+
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const torch::Tensor &x = saved[0], &w = saved[1];
+    torch::Tensor r = saved[2];
+    const bool want_x = ctx->needs_input_grad(0) || ctx->needs_input_grad(1);
+    const bool want_w = ctx->needs_input_grad(2);
+    const int64_t d = x.size(-1);
+    torch::Tensor g = grads[0];
+    torch::Tensor dx_product, dx_square, dw;
+    if (torch::GradMode::is_enabled() || !g.is_contiguous()) {
+      // Also for a strided gradient: the ops' products then take its layout, and LibTorch's
+      // reductions over them add in that order.
+      if (torch::GradMode::is_enabled()) r = rstd(x, ctx->saved_data["eps"].toDouble());
+      if (want_w) dw = at::sum_to(g * (x * r), w.sizes());
+      auto gn = g * w;
+      if (want_x) {
+        auto gvar = (-0.5 * at::sum_to(gn * x, r.sizes())) * r.pow(3);
+        dx_product = gn * r;
+        dx_square = (gvar.expand_as(x) / d) * (2.0 * x);
+      }
+    } else {
+      const int64_t rows = x.numel() / d;
+      const auto fresh = [&] { return torch::empty_like(x, at::MemoryFormat::Contiguous); };
+      torch::Tensor g_normed, gw_x = fresh();
+      if (want_w) g_normed = fresh();
+      rms_backward_products(g.data_ptr<float>(), x.data_ptr<float>(), r.data_ptr<float>(),
+                            w.data_ptr<float>(), rows, d,
+                            want_w ? g_normed.data_ptr<float>() : nullptr, gw_x.data_ptr<float>());
+      if (want_w) dw = at::sum_to(g_normed, w.sizes());
+      if (want_x) {
+        auto gvar = ((-0.5 * at::sum_to(gw_x, r.sizes())) * r.pow(3)).contiguous();
+        dx_product = std::move(gw_x);  // its products are no longer needed: reuse
+        dx_square = fresh();
+        rms_backward_input(g.data_ptr<float>(), x.data_ptr<float>(), r.data_ptr<float>(),
+                           w.data_ptr<float>(), gvar.data_ptr<float>(), rows, d,
+                           dx_product.data_ptr<float>(), dx_square.data_ptr<float>());
+      }
+    }
+    return {dx_product, dx_square, dw, torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+bool rms_norm_fusable(const torch::Tensor& x, const torch::Tensor& weight) {
+  return x.defined() && weight.defined() && x.device().is_cpu() && weight.device().is_cpu() &&
+         x.scalar_type() == torch::kFloat && weight.scalar_type() == torch::kFloat &&
+         x.dim() >= 1 && x.numel() > 0 && x.is_contiguous() && weight.dim() == 1 &&
+         weight.is_contiguous() && weight.size(0) == x.size(-1);
+}
+
+torch::Tensor rms_norm_fused(const torch::Tensor& x, const torch::Tensor& weight, double eps) {
+  if (!rms_norm_fusable(x, weight)) fail("fused RMSNorm: needs float32 CPU tensors, x contiguous");
+  return RmsNormFunction::apply(x, x, weight, eps);
+}
+
 torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
                          int64_t rot) {
   // x (B, H, T, d_h); cos/sin (T, rot) broadcast over B and H.
@@ -181,7 +359,8 @@ AttentionImpl::AttentionImpl(const ModelConfig& c, int64_t layer_index)
 }
 
 torch::Tensor AttentionImpl::core(const torch::Tensor& q, const torch::Tensor& k,
-                                  const torch::Tensor& v, const ForwardState& state) const {
+                                  const torch::Tensor& v, const ForwardState& state,
+                                  double scores_scale) const {
   // q (B, Hq, T, d_h); k, v (B, Hkv, Tk, d_h) → (B, Hq, T, d_h)
   const int64_t hq = q.size(1), hkv = k.size(1);
   torch::Tensor kk = k, vv = v;
@@ -215,11 +394,12 @@ torch::Tensor AttentionImpl::core(const torch::Tensor& q, const torch::Tensor& k
     mask = torch::zeros(allowed.sizes(), q.options().dtype(torch::kFloat))
                .masked_fill(allowed.logical_not(), -std::numeric_limits<float>::infinity());
   }
-  return compat::attention(q, kk, vv, mask, /*causal=*/!mask.defined(), scale, softcap);
+  return compat::attention(q, kk, vv, mask, /*causal=*/!mask.defined(), scores_scale, softcap);
 }
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, ForwardState& state) {
   const int64_t b = x.size(0), t = x.size(1);
+  double scores_scale = scale;  // 1 once folded into q
   auto q = q_proj->forward(x, state);
   auto k = k_proj->forward(x, state);
   auto v = v_proj->forward(x, state);
@@ -239,8 +419,20 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, ForwardState& state
     const auto& sin = sliding ? state.sin_local : state.sin_global;
     auto c = cos.to(q.scalar_type());
     auto s = sin.to(q.scalar_type());
-    q = apply_rope(q, c, s, rotary_dim);
-    k = apply_rope(k, c, s, rotary_dim);
+    if (fused_rope && rope_fusable(q, c, s, rotary_dim) && rope_fusable(k, c, s, rotary_dim)) {
+      // One pass each way; where the attention's scale is a power of two it is folded into
+      // q, exactly (q·kᵀ scaled by 2^e is the scaled product bit for bit, softcap or not).
+      if (exact_power_of_two(scale)) {
+        q = apply_rope_fused(q, c, s, scale);
+        scores_scale = 1.0;
+      } else {
+        q = apply_rope_fused(q, c, s, 1.0);
+      }
+      k = apply_rope_fused(k, c, s, 1.0);
+    } else {
+      q = apply_rope(q, c, s, rotary_dim);
+      k = apply_rope(k, c, s, rotary_dim);
+    }
   }
   if (state.cache) {
     auto& ck = state.cache->k.at(state.layer_index);
@@ -257,13 +449,13 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, ForwardState& state
     // SCALE: original heads and new heads separately, so that the original stream is
     // computed exactly as in the base model.
     auto o1 = core(q.narrow(1, 0, split_heads), k.narrow(1, 0, split_kv_heads),
-                   v.narrow(1, 0, split_kv_heads), state);
+                   v.narrow(1, 0, split_kv_heads), state, scores_scale);
     auto o2 = core(q.narrow(1, split_heads, hq - split_heads),
                    k.narrow(1, split_kv_heads, hkv - split_kv_heads),
-                   v.narrow(1, split_kv_heads, hkv - split_kv_heads), state);
+                   v.narrow(1, split_kv_heads, hkv - split_kv_heads), state, scores_scale);
     out = torch::cat({o1, o2}, 1);
   } else {
-    out = core(q, k, v, state);
+    out = core(q, k, v, state, scores_scale);
   }
   out = out.transpose(1, 2).reshape({b, t, hq * head_dim});
   return o_proj->forward(out, state);

@@ -133,6 +133,9 @@ class NormImpl : public NormUnitImpl {
   double eps;
   torch::Tensor weight;  // (features)
   torch::Tensor bias;    // (features), LayerNorm only
+  // Llama's RMSNorm in one pass forward and two backward on the CPU in float32
+  // (rms_norm_fused; the same numbers as the ops).
+  bool fused = true;
 };
 std::shared_ptr<NormImpl> make_norm(const ModelConfig& config, int64_t features);
 
@@ -182,10 +185,12 @@ class AttentionImpl : public torch::nn::Module {
   // SCALE: the first `split_heads` q heads and `split_kv_heads` kv heads form the original
   // stream and are computed separately from the new heads (0 = no split).
   int64_t split_heads = 0, split_kv_heads = 0;
+  // RoPE in one pass each way on the CPU in float32 (apply_rope_fused; the same numbers).
+  bool fused_rope = true;
 
  private:
   torch::Tensor core(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                     const ForwardState& state) const;
+                     const ForwardState& state, double scores_scale) const;
 };
 TORCH_MODULE(Attention);
 
@@ -356,6 +361,18 @@ class TiedHeadImpl : public HeadUnitImpl {
 torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
                          int64_t rot);
 torch::Tensor rope_inv_freq(const ModelConfig& config, bool local);
+// apply_rope over all of x's last dim, times `scale` (an exact power of two, 1 for none), as
+// one pass forward and one backward (model/exact_kernels.h) with the same numbers as the ops;
+// only where rope_fusable holds (CPU, float32, rot = d_h, rows contiguous).
+bool rope_fusable(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                  int64_t rot);
+torch::Tensor apply_rope_fused(const torch::Tensor& x, const torch::Tensor& cos,
+                               const torch::Tensor& sin, double scale);
+// Llama's RMSNorm, weight · (x · rsqrt(mean(x²) + eps)), with the products in single passes
+// (model/exact_kernels.h) and the same numbers as the ops, forward and backward; only where
+// rms_norm_fusable holds (CPU, float32, x contiguous, weight over its last dim).
+bool rms_norm_fusable(const torch::Tensor& x, const torch::Tensor& weight);
+torch::Tensor rms_norm_fused(const torch::Tensor& x, const torch::Tensor& weight, double eps);
 
 // Initialises every parameter as a freshly configured model (normal(0, std) weights,
 // zero biases, unit norms; Gemma norms 0), deterministically from the current torch seed.

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "train/adamw_kernel.h"
 #include "train/parallel.h"
 #include "util/error.h"
 #include "util/torch_compat.h"
@@ -11,7 +12,7 @@
 namespace gb::train {
 
 AdamW::AdamW(std::vector<OptimGroup> groups, const AdamWOptions& options)
-    : m_groups(std::move(groups)), m_options(options) {
+    : m_groups(std::move(groups)), m_options(options), m_fused(adamw_fused_available()) {
   for (auto& g : m_groups) {
     if (g.names.size() != g.params.size()) {
       fail("optimizer group '{}': {} names for {} parameters", g.name, g.names.size(),
@@ -43,11 +44,21 @@ void AdamW::zero_grad() {
   }
 }
 
-void AdamW::step(double lr, int64_t threads) {
+void AdamW::step(double lr, int64_t threads, const torch::Tensor& grad_scale) {
   ++m_step;
   const double b1 = m_options.beta1, b2 = m_options.beta2;
   const double bc1 = 1.0 - std::pow(b1, static_cast<double>(m_step));
   const double bc2 = 1.0 - std::pow(b2, static_cast<double>(m_step));
+  // The scalars as LibTorch's float kernels take them (Scalar::to<float>).
+  AdamWCoefficients base;
+  base.scales = grad_scale.defined();
+  base.grad_scale = base.scales ? grad_scale.item<float>() : 1.0f;
+  base.one_minus_beta1 = static_cast<float>(1.0 - b1);
+  base.beta2 = static_cast<float>(b2);
+  base.one_minus_beta2 = static_cast<float>(1.0 - b2);
+  base.bias2_sqrt = static_cast<float>(std::sqrt(bc2));
+  base.eps = static_cast<float>(m_options.eps);
+  const bool fused_ok = m_fused && base.one_minus_beta1 < 0.5f;
   std::vector<std::pair<size_t, size_t>> items;
   std::vector<int64_t> costs;
   for (size_t gi = 0; gi < m_groups.size(); ++gi) {
@@ -65,9 +76,24 @@ void AdamW::step(double lr, int64_t threads) {
     const double wd = g.decay ? m_options.weight_decay : 0.0;
     auto& p = g.params[i];
     if (!p.grad().defined()) return;
-    auto grad = p.grad().to(torch::kFloat);
     auto& m = m_exp_avg[gi][i];
     auto& v = m_exp_avg_sq[gi][i];
+    const torch::Tensor& raw = p.grad();
+    if (fused_ok && p.device().is_cpu() && p.scalar_type() == torch::kFloat &&
+        raw.scalar_type() == torch::kFloat && p.is_contiguous() && raw.is_contiguous() &&
+        m.is_contiguous() && v.is_contiguous() && raw.numel() == p.numel()) {
+      AdamWCoefficients c = base;
+      c.decays = wd != 0.0;
+      c.decay = static_cast<float>(1.0 - glr * wd);
+      c.step = static_cast<float>(-glr / bc1);
+      adamw_fused_update(p.data_ptr<float>(), raw.data_ptr<float>(), m.data_ptr<float>(),
+                         v.data_ptr<float>(), p.numel(), c);
+      // As the in-place ops would: autograd sees p, m and v as modified.
+      for (auto* t : {&p, &m, &v}) torch::autograd::impl::bump_version(*t);
+      return;
+    }
+    if (grad_scale.defined()) p.grad().data().mul_(grad_scale);
+    auto grad = p.grad().to(torch::kFloat);
     const bool fp32 = p.scalar_type() == torch::kFloat;
     torch::Tensor master = fp32 ? p : p.to(torch::kFloat);
     if (wd != 0.0) master.mul_(1.0 - glr * wd);

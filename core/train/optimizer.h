@@ -3,8 +3,8 @@
 // multipliers (ADEPT's unit-wise rates address groups by layer and unit). Same update as
 // torch.optim.AdamW (decoupled weight decay, bias-corrected moments). Its state is plain
 // named tensors, so a checkpoint stores it in safetensors and a resumed run continues
-// bit-exactly. On LibTorch 2.x with CUDA the update runs as one fused kernel per group
-// (at::_fused_adamw_); elsewhere per-tensor in-place ops.
+// bit-exactly. On the CPU, float32 tensors are updated in one pass each (adamw_kernel.h),
+// with the same numbers as the per-tensor in-place ops used elsewhere (CUDA, bfloat16).
 
 #include <cstdint>
 #include <map>
@@ -12,6 +12,8 @@
 #include <vector>
 
 #include <torch/types.h>
+
+#include "train/adamw_kernel.h"
 
 namespace gb::train {
 
@@ -38,7 +40,12 @@ class AdamW {
   // One update with learning rate lr (schedule already applied) · group.lr_scale.
   // Parameters without a gradient are skipped (their moments do not advance).
   // threads > 1: the tensors' updates spread over that many threads (same numbers).
-  void step(double lr, int64_t threads = 1);
+  // grad_scale (a 0-dim float tensor, gradient clipping's coefficient): every gradient is
+  // multiplied by it first, as clip_grad_norm_'s in-place mul_ would.
+  void step(double lr, int64_t threads = 1, const torch::Tensor& grad_scale = {});
+  // Off: every tensor through the per-tensor ops (to compare; the numbers are the same).
+  void set_fused(bool on) { m_fused = on && adamw_fused_available(); }
+  bool fused() const { return m_fused; }
   void zero_grad();
 
   std::vector<OptimGroup>& groups() { return m_groups; }
@@ -56,6 +63,7 @@ class AdamW {
   std::vector<OptimGroup> m_groups;
   AdamWOptions m_options;
   int64_t m_step = 0;
+  bool m_fused = false;
   std::vector<std::vector<torch::Tensor>> m_exp_avg, m_exp_avg_sq;
 };
 

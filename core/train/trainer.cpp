@@ -100,10 +100,16 @@ class SingleBlasThread {
   int m_previous = 1;
 };
 
-// torch::nn::utils::clip_grad_norm_ (LibTorch 1.13, 2-norm) with the per-tensor norms and
-// the scaling spread over threads: the same operations on the same tensors, the same numbers.
-double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm, int64_t threads) {
-  if (threads <= 1) return torch::nn::utils::clip_grad_norm_(params, max_norm);
+// torch::nn::utils::clip_grad_norm_ (LibTorch 1.13, 2-norm): the per-tensor norms (spread
+// over threads), their norm, and the clamped coefficient, which the optimizer multiplies
+// into every gradient as clip_grad_norm_'s in-place mul_ would (AdamW::step's grad_scale).
+// The same operations on the same tensors, the same numbers, whatever the threads.
+struct Clip {
+  double total = 0.0;
+  torch::Tensor coefficient;  // undefined when no tensor has a gradient
+};
+
+Clip clip_coefficient(const std::vector<torch::Tensor>& params, double max_norm, int64_t threads) {
   std::vector<torch::Tensor> with_grad;
   std::vector<int64_t> costs;
   for (const auto& p : params) {
@@ -111,14 +117,15 @@ double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm,
     with_grad.push_back(p);
     costs.push_back(p.numel());
   }
-  if (with_grad.empty()) return 0.0;
+  Clip clip;
+  if (with_grad.empty()) return clip;
   std::vector<torch::Tensor> norms(with_grad.size());
   parallel_items(costs, threads,
                  [&](size_t i) { norms[i] = with_grad[i].grad().data().norm(2.0); });
   const torch::Tensor total = norms.size() == 1 ? norms[0] : torch::stack(norms).norm(2.0);
-  const torch::Tensor coef = torch::clamp(max_norm / (total + 1e-6), c10::nullopt, 1.0);
-  parallel_items(costs, threads, [&](size_t i) { with_grad[i].grad().data().mul_(coef); });
-  return total.item<double>();
+  clip.coefficient = torch::clamp(max_norm / (total + 1e-6), c10::nullopt, 1.0);
+  clip.total = total.item<double>();
+  return clip;
 }
 
 int64_t default_shard_threads() {
@@ -405,14 +412,16 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
     check_finite(st.lm_loss, "next-token cross-entropy", step_index);
     for (const auto& [name, value] : st.terms) check_finite(value, name, step_index);
   }
+  Clip clip;
   if (m_options.clip > 0) {
     RECORD_USER_SCOPE("gb::clip");
-    st.grad_norm = clip_grad_norm(params, m_options.clip, parallel_threads());
+    clip = clip_coefficient(params, m_options.clip, parallel_threads());
+    st.grad_norm = clip.total;
   }
   const double lr = m_options.adamw.lr * schedule.factor(schedule_step);
   {
     RECORD_USER_SCOPE("gb::optimizer");
-    m_opt->step(lr, parallel_threads());
+    m_opt->step(lr, parallel_threads(), clip.coefficient);
     m_opt->zero_grad();
   }
   st.step = m_opt->step_count();

@@ -34,14 +34,17 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
     }
   }
 #endif
-  at::Tensor scores = at::matmul(q, k.transpose(-2, -1)) * scale;
+  at::Tensor scores = at::matmul(q, k.transpose(-2, -1));
+  if (scale != 1.0) scores = scores * scale;  // 1: already folded into q (modules.cpp)
   if (softcap > 0) scores = at::tanh(scores / softcap) * softcap;
   if (mask.defined()) {
     scores = scores + mask.to(scores.scalar_type());
   } else if (causal) {
     int64_t tq = q.size(2), tk = k.size(2);
     at::Tensor m = at::ones({tq, tk}, q.options().dtype(at::kBool)).triu(tk - tq + 1);
-    scores = scores.masked_fill(m, -std::numeric_limits<float>::infinity());
+    // In place: scores is this function's own (a product's or a multiplication's result,
+    // which their backward passes do not keep).
+    scores.masked_fill_(m, -std::numeric_limits<float>::infinity());
   }
   at::Tensor probs = at::softmax(scores, -1, at::kFloat).to(q.scalar_type());
   return at::matmul(probs, v);

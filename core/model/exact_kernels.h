@@ -1,0 +1,47 @@
+#pragma once
+// Loops that replace chains of LibTorch tensor ops on float32 rows, with exactly the ops'
+// float operations: each product and sum rounded on its own (this file is compiled without
+// multiply-add contraction), reductions left to LibTorch. So their results are the same
+// bit for bit as the ops' (tst_model fusedRopeEqualsTheOps, fusedRmsNormEqualsTheOps).
+// No LibTorch here: modules.cpp wraps them in autograd functions.
+//
+// Rotate-half RoPE over whole rows, in one pass each way (modules.cpp apply_rope):
+//   forward   out = x·cos + rotate_half(x)·sin        rotate_half(x) = (−x₂, x₁)
+//   backward  dx  = g·cos + rotate_halfᵀ(g·sin)       rotate_halfᵀ(y) = (y₂, −y₁)
+// `scale`, a power of two, multiplies the forward output and the incoming gradient exactly
+// (the attention's 1/√d_h folded into q).
+
+#include <cstdint>
+
+namespace gb {
+
+struct RopeRows {
+  int64_t batch = 0, heads = 0, length = 0, dim = 0;          // rows of `dim` contiguous floats
+  int64_t stride_batch = 0, stride_head = 0, stride_pos = 0;  // of the strided side
+};
+
+// Rows [begin, end) of the flattened (batch, head) index. x is strided as `rows` says; cos
+// and sin are (length, dim) contiguous; out is (batch, heads, length, dim) contiguous.
+void rope_forward_rows(const float* x, const RopeRows& rows, const float* cos, const float* sin,
+                       float scale, float* out, int64_t begin, int64_t end);
+
+// g strided as `rows` says; dx (batch, heads, length, dim) contiguous.
+void rope_backward_rows(const float* g, const RopeRows& rows, const float* cos, const float* sin,
+                        float scale, float* dx, int64_t begin, int64_t end);
+
+// Llama's RMSNorm in float32, y = w · (x · r) with r = rsqrt(mean(x²) + ε) per row (r from
+// LibTorch), over `rows` rows of d contiguous floats; w has d entries.
+void rms_forward_rows(const float* x, const float* r, const float* w, int64_t rows, int64_t d,
+                      float* out);
+
+// Its backward as autograd computes it (MulBackward, RsqrtBackward, MeanBackward,
+// PowBackward): first the two products LibTorch then reduces, g·(x·r) (over rows, for w;
+// null to skip) and (g·w)·x (over each row, for r); then, with gvar = −0.5·Σ(g·w·x)·r³ per
+// row, x's two gradients, through x·r: (g·w)·r, and through x²: (gvar / d)·(2x).
+void rms_backward_products(const float* g, const float* x, const float* r, const float* w,
+                           int64_t rows, int64_t d, float* g_times_normed, float* gw_times_x);
+void rms_backward_input(const float* g, const float* x, const float* r, const float* w,
+                        const float* gvar, int64_t rows, int64_t d, float* dx_product,
+                        float* dx_square);
+
+}  // namespace gb
