@@ -10,7 +10,7 @@
 //          [--layers L] [--hidden D] [--heads H] [--mlp P] [--vocab V] [--seq-len T]
 //          [--batch B] [--save-init DIR] [--profile 1] [--shards S] [--shard-threads N]
 //          [--plan JSON (default {"variant": "full"})] [--fused-adamw 1] [--fused-rope 1]
-//          [--fused-norm 1]
+//          [--fused-norm 1] [--fused-split 1]
 // --threads sets LibTorch's intra-op threads (at::set_num_threads); OpenBLAS keeps its own
 // pool, sized by OPENBLAS_NUM_THREADS (or OMP_NUM_THREADS, else all cores).
 // --shards S splits every batch into S blocks of rows computed on up to --shard-threads
@@ -19,7 +19,8 @@
 // instead of the one-pass AdamW (train/adamw_kernel.h; the same numbers); --fused-rope 0
 // computes RoPE through its tensor ops instead of the one-pass kernel (model/exact_kernels.h,
 // with 1/sqrt(d_h) folded into q where it is a power of two; the same numbers); --fused-norm 0
-// computes RMSNorm through its ops instead of the one-pass loops (the same numbers). --plan
+// computes RMSNorm through its ops instead of the one-pass loops (the same numbers);
+// --fused-split 0 has split linears (Grow) concatenate and pad as their ops do. --plan
 // trains a growth plan (grow/plan.h) instead of full fine-tuning.
 // --save-init writes the initial weights as a Hugging Face folder, which
 // train_step_torch.py --init DIR/model.safetensors loads: both sides then train the very
@@ -43,6 +44,7 @@
 #include "data/packing.h"
 #include "grow/growth.h"
 #include "grow/plan.h"
+#include "grow/split_linear.h"
 #include "model/config.h"
 #include "model/hf_io.h"
 #include "model/modules.h"
@@ -62,7 +64,7 @@ struct Options {
   std::string save_init;
   int64_t profile = 0;
   int64_t shards = 1, shard_threads = 0;
-  int64_t fused_adamw = 1, fused_rope = 1, fused_norm = 1;
+  int64_t fused_adamw = 1, fused_rope = 1, fused_norm = 1, fused_split = 1;
   std::string plan = R"({"variant": "full"})";
 };
 
@@ -92,7 +94,8 @@ Options parse(int argc, char** argv) {
                                                   {"--shard-threads", &o.shard_threads},
                                                   {"--fused-adamw", &o.fused_adamw},
                                                   {"--fused-rope", &o.fused_rope},
-                                                  {"--fused-norm", &o.fused_norm}};
+                                                  {"--fused-norm", &o.fused_norm},
+                                                  {"--fused-split", &o.fused_split}};
     if (a == "--save-init") {
       o.save_init = v;
     } else if (a == "--plan") {
@@ -105,10 +108,11 @@ Options parse(int argc, char** argv) {
   }
   if (o.steps < 1 || o.warmup < 0 || o.threads < 1 || o.batch < 1 || o.seq_len < 2 ||
       o.shards < 1 || o.shard_threads < 0 || o.fused_adamw < 0 || o.fused_adamw > 1 ||
-      o.fused_rope < 0 || o.fused_rope > 1 || o.fused_norm < 0 || o.fused_norm > 1) {
+      o.fused_rope < 0 || o.fused_rope > 1 || o.fused_norm < 0 || o.fused_norm > 1 ||
+      o.fused_split < 0 || o.fused_split > 1) {
     usage(
         "steps, threads, batch, shards must be positive, warmup >= 0, seq-len >= 2, "
-        "fused-adamw, fused-rope and fused-norm 0 or 1");
+        "fused-* 0 or 1");
   }
   return o;
 }
@@ -227,6 +231,10 @@ int run(int argc, char** argv) {
         o.save_init + "/grown.json",
         nlohmann::json{{"plan", gb::json::parse(o.plan, "--plan")}, {"trainable", trainable}}.dump(
             1));
+  }
+  for (auto& module : model->modules()) {
+    if (auto* r = dynamic_cast<grow::RowSplitLinearImpl*>(module.get())) r->fused = o.fused_split;
+    if (auto* c = dynamic_cast<grow::ColSplitLinearImpl*>(module.get())) c->fused = o.fused_split;
   }
   gb::train::TrainOptions to;
   to.adamw.lr = 1e-4;

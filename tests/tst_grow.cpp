@@ -308,6 +308,8 @@ class TestGrow : public QObject {
   void shardedStepsAgree();
   void shardedStepNamesANonFiniteLoss();
   void fusedAdamWEqualsTheOps();
+  void fusedSplitLinearsEqualTheOps_data();
+  void fusedSplitLinearsEqualTheOps();
 
  private:
   std::string tmp(const std::string& name) {
@@ -1093,6 +1095,69 @@ void TestGrow::fusedAdamWEqualsTheOps() {
     }
     fused.zero_grad();
     ops.zero_grad();
+  }
+}
+
+void TestGrow::fusedSplitLinearsEqualTheOps_data() {
+  QTest::addColumn<QString>("family");
+  QTest::addColumn<QString>("plan");
+  QTest::addColumn<bool>("createGraph");
+  const QString freeze = R"({"variant": "grow", "mode": "freeze", "k": 2, "layers": "all"})";
+  const QString partial = R"({"variant": "grow", "mode": "freeze", "k": 3, "layers": [0]})";
+  for (const char* f : {"llama", "qwen3", "gemma"}) {
+    QTest::newRow(qPrintable(QString("%1, G-Freeze").arg(f))) << QString(f) << freeze << false;
+  }
+  QTest::newRow("llama, G-Freeze k 3, layer 0") << QString("llama") << partial << false;
+  QTest::newRow("llama, G-Freeze, create_graph") << QString("llama") << freeze << true;
+}
+
+// The split linears with both products in one tensor (RowSplit forward, ColSplit's input
+// gradient) against the concatenation and the zero-filled halves of the ops: logits and
+// every trainable gradient equal, in a model grown by Grow, training mode.
+void TestGrow::fusedSplitLinearsEqualTheOps() {
+  QFETCH(QString, family);
+  QFETCH(QString, plan);
+  QFETCH(bool, createGraph);
+  auto run = [&](bool fused) {
+    Applied a = grow_model(family.toStdString(), Json::parse(plan.toStdString()));
+    {
+      // Grow's copies make both parts' gradients equal; different weights make the order in
+      // which x's gradients are added matter.
+      torch::NoGradGuard ng;
+      auto gen = at::detail::createCPUGenerator(17);
+      for (auto& item : a.model->named_parameters(true)) {
+        if (item.key().find("grown_weight") == std::string::npos) continue;
+        item.value().add_(torch::randn(item.value().sizes(), gen) * 0.05);
+      }
+    }
+    int splits = 0;
+    for (auto& module : a.model->modules()) {
+      if (auto* r = dynamic_cast<grow::RowSplitLinearImpl*>(module.get())) {
+        r->fused = fused;
+        ++splits;
+      } else if (auto* c = dynamic_cast<grow::ColSplitLinearImpl*>(module.get())) {
+        c->fused = fused;
+        ++splits;
+      }
+    }
+    a.model->train();
+    auto logits = a.model->forward(a.ids);
+    auto loss = logits.square().mean() + logits.mean();
+    std::vector<torch::Tensor> params;
+    for (auto& p : a.model->parameters()) {
+      if (p.requires_grad()) params.push_back(p);
+    }
+    auto grads = torch::autograd::grad({loss}, params, {}, true, createGraph, true);
+    grads.insert(grads.begin(), logits.detach());
+    return std::make_pair(grads, splits);
+  };
+  const auto [a, splits] = run(true);
+  const auto b = run(false).first;
+  QVERIFY2(splits > 0, "the plan made no split linears");
+  QCOMPARE(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    QVERIFY2(a[i].defined() == b[i].defined(), qPrintable(QString("tensor %1").arg(i)));
+    if (a[i].defined()) QVERIFY2(torch::equal(a[i], b[i]), qPrintable(QString("tensor %1").arg(i)));
   }
 }
 

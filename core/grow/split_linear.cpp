@@ -17,6 +17,96 @@ std::string shape_of(const torch::Tensor& t) {
   return s + "]";
 }
 
+bool plain_cpu_float(const torch::Tensor& t) {
+  return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat;
+}
+
+// The split linears' products written into (and read from) one tensor instead of a
+// concatenation forward (RowSplit) and two zero-filled halves backward (ColSplit). Every
+// product is the same LibTorch call on the same operands as F::linear's (matmul folds the
+// leading dims and runs mm) and its autograd formulas (MmBackward0's mm_mat1_backward and
+// mm_mat2_backward), only with the result's rows further apart, so the numbers are the
+// same; x's gradients reach the engine in the ops' order (RowSplit: the grown part's first,
+// as its nodes are the later ones). Zeros keep their sign here where the ops' padding turned
+// −0 into +0. Their backward passes are LibTorch ops, so create_graph works (ColSplit's then
+// concatenates, since products into a given tensor are not differentiable).
+struct RowSplitFunction : public torch::autograd::Function<RowSplitFunction> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                               const torch::Tensor& x_again, const torch::Tensor& wf,
+                               const torch::Tensor& wg) {
+    (void)x_again;
+    const int64_t in = x.size(-1), nf = wf.size(0), ng = wg.size(0);
+    const auto x2d = x.reshape({-1, in});
+    auto out = torch::empty({x2d.size(0), nf + ng}, x.options());
+    auto out_f = out.narrow(1, 0, nf), out_g = out.narrow(1, nf, ng);
+    at::mm_out(out_f, x2d, wf.t());
+    at::mm_out(out_g, x2d, wg.t());
+    ctx->save_for_backward({x, wf, wg});
+    auto sizes = x.sizes().vec();
+    sizes.back() = nf + ng;
+    return out.view(sizes);
+  }
+
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const torch::Tensor &x = saved[0], &wf = saved[1], &wg = saved[2];
+    const int64_t in = x.size(-1), nf = wf.size(0), ng = wg.size(0);
+    const auto& g = grads[0];
+    const auto gf = g.narrow(-1, 0, nf).reshape({-1, nf});
+    const auto gg = g.narrow(-1, nf, ng).reshape({-1, ng});
+    const bool want_x = ctx->needs_input_grad(0) || ctx->needs_input_grad(1);
+    torch::Tensor dx_g, dx_f, dwf, dwg;
+    if (want_x) {
+      dx_g = gg.mm(wg).reshape(x.sizes());
+      dx_f = gf.mm(wf).reshape(x.sizes());
+    }
+    const auto x2d = x.reshape({-1, in});
+    if (ctx->needs_input_grad(2)) dwf = gf.t().mm(x2d);
+    if (ctx->needs_input_grad(3)) dwg = gg.t().mm(x2d);
+    return {dx_g, dx_f, dwf, dwg};
+  }
+};
+
+struct ColSplitFunction : public torch::autograd::Function<ColSplitFunction> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                               const torch::Tensor& wf, const torch::Tensor& wg) {
+    const int64_t nf = wf.size(1), ng = wg.size(1);
+    ctx->save_for_backward({x, wf, wg});
+    return F::linear(x.narrow(-1, 0, nf), wf) + F::linear(x.narrow(-1, nf, ng), wg);
+  }
+
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const torch::Tensor &x = saved[0], &wf = saved[1], &wg = saved[2];
+    const int64_t nf = wf.size(1), ng = wg.size(1), out = wf.size(0);
+    const auto g = grads[0].reshape({-1, out});
+    torch::Tensor dx, dwf, dwg;
+    if (ctx->needs_input_grad(0)) {
+      if (torch::GradMode::is_enabled()) {
+        // create_graph: products with out= are not differentiable.
+        dx = torch::cat({g.mm(wf), g.mm(wg)}, 1).view(x.sizes());
+      } else {
+        dx = torch::empty(x.sizes(), x.options().memory_format(at::MemoryFormat::Contiguous));
+        auto dx2d = dx.view({-1, nf + ng});
+        auto dx_f = dx2d.narrow(1, 0, nf), dx_g = dx2d.narrow(1, nf, ng);
+        at::mm_out(dx_f, g, wf);
+        at::mm_out(dx_g, g, wg);
+      }
+    }
+    if (ctx->needs_input_grad(1)) dwf = g.t().mm(x.narrow(-1, 0, nf).reshape({-1, nf}));
+    if (ctx->needs_input_grad(2)) dwg = g.t().mm(x.narrow(-1, nf, ng).reshape({-1, ng}));
+    return {dx, dwf, dwg};
+  }
+};
+
+// Where the one-tensor paths apply: float32 on the CPU, no biases, contiguous operands.
+bool split_fusable(const torch::Tensor& x, const torch::Tensor& wf, const torch::Tensor& wg) {
+  return plain_cpu_float(x) && plain_cpu_float(wf) && plain_cpu_float(wg) && x.dim() >= 2 &&
+         x.is_contiguous() && wf.is_contiguous() && wg.is_contiguous();
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -42,6 +132,9 @@ RowSplitLinearImpl::RowSplitLinearImpl(torch::Tensor fw, torch::Tensor fb, torch
 }
 
 torch::Tensor RowSplitLinearImpl::forward(const torch::Tensor& x, const ForwardState&) {
+  if (fused && !frozen_bias.defined() && split_fusable(x, frozen_weight, grown_weight)) {
+    return RowSplitFunction::apply(x, x, frozen_weight, grown_weight);
+  }
   // Two GEMMs and a concatenation: the original rows are computed exactly as the base
   // model computes them.
   return torch::cat(
@@ -78,6 +171,9 @@ ColSplitLinearImpl::ColSplitLinearImpl(torch::Tensor fw, torch::Tensor gw, torch
 }
 
 torch::Tensor ColSplitLinearImpl::forward(const torch::Tensor& x, const ForwardState&) {
+  if (fused && !bias.defined() && split_fusable(x, frozen_weight, grown_weight)) {
+    return ColSplitFunction::apply(x, frozen_weight, grown_weight);
+  }
   const int64_t nf = frozen_weight.size(1);
   const int64_t ng = grown_weight.size(1);
   auto y = F::linear(x.narrow(-1, 0, nf), frozen_weight, bias);

@@ -38,6 +38,9 @@ class RowSplitLinearImpl : public LinearUnitImpl {
   torch::Tensor frozen_bias;    // (out_f) or undefined
   torch::Tensor grown_weight;   // (out_g, in)
   torch::Tensor grown_bias;     // (out_g) or undefined
+  // Both products written into one tensor instead of concatenated (CPU, float32, no bias;
+  // the same numbers). Off: the ops.
+  bool fused = true;
 };
 
 class ColSplitLinearImpl : public LinearUnitImpl {
@@ -54,6 +57,9 @@ class ColSplitLinearImpl : public LinearUnitImpl {
   torch::Tensor frozen_weight;  // (out, in_f)
   torch::Tensor grown_weight;   // (out, in_g)
   torch::Tensor bias;           // (out) or undefined
+  // The input's gradient written as one tensor instead of two zero-filled halves that the
+  // engine adds (CPU, float32, no bias; the same numbers). Off: the ops.
+  bool fused = true;
 };
 
 }  // namespace gb::grow
