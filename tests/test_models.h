@@ -2,6 +2,7 @@
 // Models for tests: the Hugging Face reference fixtures of every family, and a Gemma 3 text
 // model (no fixture exists for it) built from a config with random weights.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,18 @@ inline torch::Tensor random_ids(const CausalLMImpl& m, int64_t b = 2, int64_t t 
                                 uint64_t seed = 1234) {
   auto gen = at::detail::createCPUGenerator(seed);
   return torch::randint(3, m.config.vocab_size, {b, t}, gen, torch::kLong);
+}
+
+// The first position where two lists of tensors differ (one defined and not the other, or
+// values not torch::equal: bit for bit up to the sign of zero), or -1 where none does.
+inline int64_t first_unequal(const std::vector<torch::Tensor>& a,
+                             const std::vector<torch::Tensor>& b) {
+  if (a.size() != b.size()) return static_cast<int64_t>(std::min(a.size(), b.size()));
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].defined() != b[i].defined()) return static_cast<int64_t>(i);
+    if (a[i].defined() && !torch::equal(a[i], b[i])) return static_cast<int64_t>(i);
+  }
+  return -1;
 }
 
 inline void quiet_logs() {
