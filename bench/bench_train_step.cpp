@@ -31,9 +31,11 @@
 // train_step_torch.py --profile prints the same for PyTorch, train_step_profile.sh compares.
 // Profiling slows both sides down; compare its shares, not its times with unprofiled runs.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -101,7 +103,14 @@ Options parse(int argc, char** argv) {
     } else if (a == "--plan") {
       o.plan = v;
     } else if (ints.count(a)) {
-      *ints.at(a) = std::atoll(v);
+      // The whole value must be an integer: "x" or "3x" is a usage error, not 0 or 3.
+      int64_t n = 0;
+      const char* end = v + std::strlen(v);
+      const auto [ptr, ec] = std::from_chars(v, end, n);
+      if (ec != std::errc() || ptr != end || ptr == v) {
+        usage((a + " needs an integer, got '" + v + "'").c_str());
+      }
+      *ints.at(a) = n;
     } else {
       usage(("unknown option " + a).c_str());
     }
