@@ -10,7 +10,7 @@
 //          [--layers L] [--hidden D] [--heads H] [--mlp P] [--vocab V] [--seq-len T]
 //          [--batch B] [--save-init DIR] [--profile 1] [--shards S] [--shard-threads N]
 //          [--plan JSON (default {"variant": "full"})] [--fused-adamw 1] [--fused-rope 1]
-//          [--fused-norm 1] [--fused-split 1]
+//          [--fused-norm 1] [--fused-split 1] [--fused-swiglu 1]
 // --threads sets LibTorch's intra-op threads (at::set_num_threads); OpenBLAS keeps its own
 // pool, sized by OPENBLAS_NUM_THREADS (or OMP_NUM_THREADS, else all cores).
 // --shards S splits every batch into S blocks of rows computed on up to --shard-threads
@@ -20,7 +20,9 @@
 // computes RoPE through its tensor ops instead of the one-pass kernel (model/exact_kernels.h,
 // with 1/sqrt(d_h) folded into q where it is a power of two; the same numbers); --fused-norm 0
 // computes RMSNorm through its ops instead of the one-pass loops (the same numbers);
-// --fused-split 0 has split linears (Grow) concatenate and pad as their ops do. --plan
+// --fused-split 0 has split linears (Grow) concatenate and pad as their ops do;
+// --fused-swiglu 0 computes silu(gate) · up through its ops instead of the one-pass loops
+// (the same numbers). --plan
 // trains a growth plan (grow/plan.h) instead of full fine-tuning.
 // --save-init writes the initial weights as a Hugging Face folder, which
 // train_step_torch.py --init DIR/model.safetensors loads: both sides then train the very
@@ -66,7 +68,7 @@ struct Options {
   std::string save_init;
   int64_t profile = 0;
   int64_t shards = 1, shard_threads = 0;
-  int64_t fused_adamw = 1, fused_rope = 1, fused_norm = 1, fused_split = 1;
+  int64_t fused_adamw = 1, fused_rope = 1, fused_norm = 1, fused_split = 1, fused_swiglu = 1;
   std::string plan = R"({"variant": "full"})";
 };
 
@@ -97,7 +99,8 @@ Options parse(int argc, char** argv) {
                                                   {"--fused-adamw", &o.fused_adamw},
                                                   {"--fused-rope", &o.fused_rope},
                                                   {"--fused-norm", &o.fused_norm},
-                                                  {"--fused-split", &o.fused_split}};
+                                                  {"--fused-split", &o.fused_split},
+                                                  {"--fused-swiglu", &o.fused_swiglu}};
     if (a == "--save-init") {
       o.save_init = v;
     } else if (a == "--plan") {
@@ -118,7 +121,7 @@ Options parse(int argc, char** argv) {
   if (o.steps < 1 || o.warmup < 0 || o.threads < 1 || o.batch < 1 || o.seq_len < 2 ||
       o.shards < 1 || o.shard_threads < 0 || o.fused_adamw < 0 || o.fused_adamw > 1 ||
       o.fused_rope < 0 || o.fused_rope > 1 || o.fused_norm < 0 || o.fused_norm > 1 ||
-      o.fused_split < 0 || o.fused_split > 1) {
+      o.fused_split < 0 || o.fused_split > 1 || o.fused_swiglu < 0 || o.fused_swiglu > 1) {
     usage(
         "steps, threads, batch, shards must be positive, warmup >= 0, seq-len >= 2, "
         "fused-* 0 or 1");
@@ -244,6 +247,7 @@ int run(int argc, char** argv) {
   for (auto& module : model->modules()) {
     if (auto* r = dynamic_cast<grow::RowSplitLinearImpl*>(module.get())) r->fused = o.fused_split;
     if (auto* c = dynamic_cast<grow::ColSplitLinearImpl*>(module.get())) c->fused = o.fused_split;
+    if (auto* m = dynamic_cast<gb::MLPImpl*>(module.get())) m->fused_swiglu = o.fused_swiglu != 0;
   }
   gb::train::TrainOptions to;
   to.adamw.lr = 1e-4;

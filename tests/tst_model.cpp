@@ -15,6 +15,7 @@
 #include "test_models.h"
 #include "model/arch.h"
 #include "model/config.h"
+#include "model/exact_kernels.h"
 #include "model/hf_io.h"
 #include "model/modules.h"
 #include "model/safetensors.h"
@@ -87,6 +88,8 @@ class TestModel : public QObject {
   void fusedRopeEqualsTheOps();
   void fusedRmsNormEqualsTheOps_data();
   void fusedRmsNormEqualsTheOps();
+  void fusedSwiGluEqualsTheOps_data();
+  void fusedSwiGluEqualsTheOps();
   void fusedKernelsInModelsEqualTheOps_data();
   void fusedKernelsInModelsEqualTheOps();
 };
@@ -610,27 +613,134 @@ void TestModel::fusedRmsNormEqualsTheOps() {
   }
 }
 
+void TestModel::fusedSwiGluEqualsTheOps_data() {
+  QTest::addColumn<int>("n");
+  QTest::addColumn<bool>("trainUp");
+  QTest::addColumn<bool>("stridedGrad");
+  // Every remainder of the 16-wide loop's tail matters: ATen computes it with the C library's
+  // expf, the rest with Sleef's; 40 000 is above LibTorch's grain size.
+  for (int n : {1, 15, 16, 17, 31, 48, 1000, 40000}) {
+    QTest::newRow(qPrintable(QString("n=%1").arg(n))) << n << true << false;
+  }
+  QTest::newRow("frozen up") << 1000 << false << false;
+  QTest::newRow("strided gradient") << 1000 << true << true;
+}
+
+namespace {
+
+// The first float32 tensor whose bits differ (NaNs and the signs of zeros included), -1 for none.
+int64_t first_bits_unequal(const std::vector<torch::Tensor>& a,
+                           const std::vector<torch::Tensor>& b) {
+  std::vector<torch::Tensor> x, y;
+  for (const auto& t : a) x.push_back(t.defined() ? t.contiguous().view(torch::kInt) : t);
+  for (const auto& t : b) y.push_back(t.defined() ? t.contiguous().view(torch::kInt) : t);
+  return gb::test::first_unequal(x, y);
+}
+
+}  // namespace
+
+// silu(gate) · up in one pass each way against silu and mul (forward) and their autograd
+// nodes (backward), bit for bit, on values over many orders of magnitude and the special
+// ones (±0, ±inf, NaN, where exp under- and overflows), with and without create_graph.
+void TestModel::fusedSwiGluEqualsTheOps() {
+  QFETCH(int, n);
+  QFETCH(bool, trainUp);
+  QFETCH(bool, stridedGrad);
+  if (!gb::swiglu_exact_available()) {
+    QSKIP("no AVX2/FMA CPU, LibTorch not on its AVX2 kernels, or no Sleef in the process");
+  }
+  torch::manual_seed(11);
+  auto gate = torch::randn({2, n}) * torch::exp(torch::randn({2, n}) * 2.5);
+  auto up = torch::randn({2, n});
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            88.7f,
+                            -88.8f,
+                            104.0f,
+                            -104.0f,
+                            1e-30f,
+                            -1e-38f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            20.0f,
+                            -20.0f};
+  for (int64_t i = 0; i < std::min<int64_t>(n, std::size(specials)); ++i) {
+    gate[1][i] = specials[i];
+  }
+  QVERIFY(gb::swiglu_fusable(gate, up));
+  if (n > 1) {
+    QVERIFY(!gb::swiglu_fusable(gate.t(), up.t()));
+    QVERIFY(!gb::swiglu_fusable(gate, up.narrow(1, 0, n / 2)));
+  }
+  QVERIFY(!gb::swiglu_fusable(gate.to(torch::kDouble), up.to(torch::kDouble)));
+  auto g1 = gate.clone().requires_grad_(true), g2 = gate.clone().requires_grad_(true);
+  auto u1 = up.clone().requires_grad_(trainUp), u2 = up.clone().requires_grad_(trainUp);
+  auto h1 = gb::swiglu_fused(g1, u1);
+  auto h2 = torch::silu(g2) * u2;
+  QCOMPARE(first_bits_unequal({h1.detach()}, {h2.detach()}), int64_t{-1});
+  auto mix = torch::randn({n, 2}) * 1e-2;
+  for (bool create_graph : {false, true}) {
+    auto loss = [&](const torch::Tensor& h) {
+      // A transposed weighting makes the incoming gradient strided.
+      return stridedGrad ? (h.t() * mix).sum() : (h * mix.t().contiguous()).sum();
+    };
+    std::vector<torch::Tensor> in1 = {g1}, in2 = {g2};
+    if (trainUp) {
+      in1.push_back(u1);
+      in2.push_back(u2);
+    }
+    auto d1 = torch::autograd::grad({loss(h1)}, in1, {}, true, create_graph);
+    auto d2 = torch::autograd::grad({loss(h2)}, in2, {}, true, create_graph);
+    std::vector<torch::Tensor> a, b;
+    for (auto& t : d1) a.push_back(t.detach());
+    for (auto& t : d2) b.push_back(t.detach());
+    QVERIFY2(first_bits_unequal(a, b) == -1, create_graph ? "create_graph" : "plain");
+    if (create_graph) {
+      // Second derivatives follow the ops' formulas.
+      auto s1 = torch::autograd::grad({(d1[0] * mix.t()).nan_to_num().sum()}, {g1}, {}, true)[0];
+      auto s2 = torch::autograd::grad({(d2[0] * mix.t()).nan_to_num().sum()}, {g2}, {}, true)[0];
+      QVERIFY(torch::allclose(s1.nan_to_num(), s2.nan_to_num(), 1e-5, 1e-7));
+    }
+  }
+  if (n >= 40000) {
+    // Where LibTorch would split its loops over threads, the fused path steps aside.
+    const int threads = at::get_num_threads();
+    at::set_num_threads(2);
+    const bool fusable = gb::swiglu_fusable(gate, up);
+    at::set_num_threads(threads);
+    QVERIFY(!fusable);
+  }
+}
+
 void TestModel::fusedKernelsInModelsEqualTheOps_data() {
   QTest::addColumn<QString>("family");
   QTest::addColumn<bool>("rope");
   QTest::addColumn<bool>("norm");
+  QTest::addColumn<bool>("swiglu");
   for (const char* f : kFamilies) {
-    QTest::newRow(qPrintable(QString("%1, both").arg(f))) << QString(f) << true << true;
+    QTest::newRow(qPrintable(QString("%1, all").arg(f))) << QString(f) << true << true << true;
   }
-  QTest::newRow("llama, rope only") << QString("llama") << true << false;
-  QTest::newRow("llama, norm only") << QString("llama") << false << true;
+  QTest::newRow("llama, rope only") << QString("llama") << true << false << false;
+  QTest::newRow("llama, norm only") << QString("llama") << false << true << false;
+  QTest::newRow("llama, swiglu only") << QString("llama") << false << false << true;
+  QTest::newRow("qwen3, swiglu only") << QString("qwen3") << false << false << true;
 }
 
 // A whole model, training mode, each family: logits and every parameter's gradient with the
-// fused RoPE (q scaled where 1/√d_h is a power of two) and RMSNorm, where they apply, equal
-// the ops'.
+// fused RoPE (q scaled where 1/√d_h is a power of two), RMSNorm and SwiGLU, where they apply,
+// equal the ops'.
 void TestModel::fusedKernelsInModelsEqualTheOps() {
   QFETCH(QString, family);
   QFETCH(bool, rope);
   QFETCH(bool, norm);
+  QFETCH(bool, swiglu);
   auto run = [&](bool fused) {
     gb::LoadedModel m = gb::load_hf_model(fixture(family.toStdString()));
-    for (auto& layer : m.model->all_layers()) layer->self_attn->fused_rope = fused && rope;
+    for (auto& layer : m.model->all_layers()) {
+      layer->self_attn->fused_rope = fused && rope;
+      layer->mlp->fused_swiglu = fused && swiglu;
+    }
     for (auto& module : m.model->modules()) {
       if (auto* n = dynamic_cast<gb::NormImpl*>(module.get())) n->fused = fused && norm;
     }

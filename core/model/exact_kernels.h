@@ -44,4 +44,21 @@ void rms_backward_input(const float* g, const float* x, const float* r, const fl
                         const float* gvar, int64_t rows, int64_t d, float* dx_product,
                         float* dx_square);
 
+// SwiGLU, h = silu(g) · u, as LibTorch 1.13's CPU kernels compute it with their AVX2 build
+// (silu: g / (1 + exp(−g)); silu_backward: dy · σ · (1 + g · (1 − σ)) with σ = 1 / (1 + exp(−g)),
+// the last sum a fused multiply-add as GCC contracts it there), over n contiguous floats:
+// 16 at a time with Sleef's exp, as ATen's vectorised loop, and the last n mod 16 with the C
+// library's expf, as its scalar loop. Only where swiglu_exact_available(): an x86-64 CPU with
+// AVX2 and FMA, LibTorch dispatching its AVX2 kernels, and Sleef_expf8_u10 found in the
+// process (the library LibTorch calls); callers keep the ops otherwise.
+bool swiglu_exact_available();
+// Whether LibTorch 1.13 runs its AVX2 kernels here (its default where the CPU has AVX2 and
+// FMA, unless ATEN_CPU_CAPABILITY names another set); the one-pass loops that copy those
+// kernels' fused multiply-adds (this file's SwiGLU, train/adamw_kernel.h) need it.
+bool aten_runs_avx2_kernels();
+void swiglu_forward(const float* g, const float* u, float* h, int64_t n);
+// du = dh · silu(g); dg = silu_backward(dh · u, g): MulBackward's and SiluBackward's numbers.
+void swiglu_backward(const float* dh, const float* g, const float* u, float* dg, float* du,
+                     int64_t n);
+
 }  // namespace gb

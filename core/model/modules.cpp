@@ -321,6 +321,75 @@ torch::Tensor rms_norm_fused(const torch::Tensor& x, const torch::Tensor& weight
   return RmsNormFunction::apply(x, x, weight, eps);
 }
 
+namespace {
+
+// LibTorch's element-wise loops run serially (so one vectorised loop over all n elements, its
+// scalar loop over the last n mod 16) with one intra-op thread or under their grain size;
+// otherwise their chunks depend on the thread count, and the ops are used.
+bool elementwise_serial(int64_t numel) {
+  return numel < at::internal::GRAIN_SIZE || at::get_num_threads() == 1;
+}
+
+bool swiglu_operands(const torch::Tensor& a, const torch::Tensor& b) {
+  return a.defined() && b.defined() && a.device().is_cpu() && b.device().is_cpu() &&
+         a.scalar_type() == torch::kFloat && b.scalar_type() == torch::kFloat &&
+         a.sizes() == b.sizes() && a.numel() > 0 && a.is_contiguous() && b.is_contiguous();
+}
+
+// silu(g) · u (model/exact_kernels.h swiglu_forward/backward), the same numbers as silu and
+// mul forward and MulBackward0 and SiluBackward0 backward; g and u are saved instead of
+// silu(g), which the backward recomputes (the same function of the same input). Under
+// create_graph, for a strided incoming gradient, or where the ops' loops would be split
+// over threads, the backward is those ops.
+struct SwiGluFunction : public torch::autograd::Function<SwiGluFunction> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& g,
+                               const torch::Tensor& u) {
+    auto h = torch::empty_like(g, at::MemoryFormat::Contiguous);
+    swiglu_forward(g.data_ptr<float>(), u.data_ptr<float>(), h.data_ptr<float>(), g.numel());
+    ctx->save_for_backward({g, u});
+    return h;
+  }
+
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const torch::Tensor &g = saved[0], &u = saved[1];
+    const torch::Tensor& dh = grads[0];
+    torch::Tensor dg, du;
+    if (torch::GradMode::is_enabled()) {
+      // What autograd's formulas compute under create_graph (silu's derivative through
+      // sigmoid, LibTorch's infinitely_differentiable_silu_backward).
+      if (ctx->needs_input_grad(1)) du = dh * torch::silu(g);
+      if (ctx->needs_input_grad(0)) {
+        const auto sigmoid = g.sigmoid();
+        dg = (dh * u) * sigmoid * (1.0 + g * (1.0 - sigmoid));
+      }
+    } else if (!swiglu_operands(dh, g) || !elementwise_serial(g.numel())) {
+      if (ctx->needs_input_grad(1)) du = dh * torch::silu(g);
+      if (ctx->needs_input_grad(0)) dg = at::silu_backward(dh * u, g);
+    } else {
+      dg = torch::empty_like(g);
+      du = torch::empty_like(u);
+      swiglu_backward(dh.data_ptr<float>(), g.data_ptr<float>(), u.data_ptr<float>(),
+                      dg.data_ptr<float>(), du.data_ptr<float>(), g.numel());
+      if (!ctx->needs_input_grad(0)) dg = torch::Tensor();
+      if (!ctx->needs_input_grad(1)) du = torch::Tensor();
+    }
+    return {dg, du};
+  }
+};
+
+}  // namespace
+
+bool swiglu_fusable(const torch::Tensor& gate, const torch::Tensor& up) {
+  return swiglu_operands(gate, up) && swiglu_exact_available() && elementwise_serial(gate.numel());
+}
+
+torch::Tensor swiglu_fused(const torch::Tensor& gate, const torch::Tensor& up) {
+  if (!swiglu_fusable(gate, up)) fail("fused SwiGLU: needs contiguous float32 CPU tensors");
+  return SwiGluFunction::apply(gate, up);
+}
+
 torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
                          int64_t rot) {
   // x (B, H, T, d_h); cos/sin (T, rot) broadcast over B and H.
@@ -498,7 +567,16 @@ torch::Tensor MLPImpl::forward(const torch::Tensor& x, ForwardState& state) {
   };
   torch::Tensor h;
   if (gate_proj) {
-    h = act(gate_proj->forward(x, state)) * up_proj->forward(x, state);
+    // up before gate: the order GCC gave the expression act(gate(x)) * up(x) that this
+    // replaces, which sets the autograd engine's order and so how x's gradients add up.
+    auto up = up_proj->forward(x, state);
+    auto gate = gate_proj->forward(x, state);
+    if (fused_swiglu && activation == Activation::SiLU && split_inner <= 0 &&
+        swiglu_fusable(gate, up)) {
+      h = swiglu_fused(gate, up);
+    } else {
+      h = act(gate) * up;
+    }
   } else {
     h = act(up_proj->forward(x, state));
   }

@@ -208,6 +208,9 @@ class MLPImpl : public torch::nn::Module {
   // activations round differently and multi-threaded chunking depends on the shape
   // (0 = no split).
   int64_t split_inner = 0;
+  // SiLU-gated MLPs: silu(gate) · up in one pass each way on the CPU in float32 where
+  // swiglu_fusable holds (swiglu_fused; the same numbers as the ops).
+  bool fused_swiglu = true;
 };
 TORCH_MODULE(MLP);
 
@@ -373,6 +376,12 @@ torch::Tensor apply_rope_fused(const torch::Tensor& x, const torch::Tensor& cos,
 // rms_norm_fusable holds (CPU, float32, x contiguous, weight over its last dim).
 bool rms_norm_fusable(const torch::Tensor& x, const torch::Tensor& weight);
 torch::Tensor rms_norm_fused(const torch::Tensor& x, const torch::Tensor& weight, double eps);
+// silu(gate) · up with one pass forward and one backward (model/exact_kernels.h) and the same
+// numbers as the ops (silu, mul; MulBackward, SiluBackward); only where swiglu_fusable holds:
+// float32 CPU tensors of one shape, contiguous, LibTorch 1.13's AVX2 kernels in use and its
+// element-wise loops serial (one intra-op thread, or fewer elements than its grain).
+bool swiglu_fusable(const torch::Tensor& gate, const torch::Tensor& up);
+torch::Tensor swiglu_fused(const torch::Tensor& gate, const torch::Tensor& up);
 
 // Initialises every parameter as a freshly configured model (normal(0, std) weights,
 // zero biases, unit norms; Gemma norms 0), deterministically from the current torch seed.

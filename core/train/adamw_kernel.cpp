@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "model/exact_kernels.h"
 #include "util/error.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -63,7 +64,8 @@ __attribute__((target("avx2,fma"))) void update_avx2(float* p, const float* g, f
 }  // namespace
 
 bool adamw_fused_available() {
-  static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  // LibTorch's lerp_ and addcmul_ contract into fused multiply-adds in its AVX2 kernels only.
+  static const bool available = aten_runs_avx2_kernels();
   return available;
 }
 

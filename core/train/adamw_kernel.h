@@ -6,9 +6,10 @@
 // v.mul_(β2).addcmul_(g, g, 1 − β2), (v.sqrt() / √bc2).add_(ε) and p.addcdiv_(m, d, −lr/bc1).
 // Where LibTorch's CPU kernels contract a multiply and an add into one fused multiply-add
 // (lerp, addcmul on CPUs with FMA), so does this, and nowhere else: the result is the same
-// bit for bit (tst_grow fusedAdamWEqualsTheOps). Only on CPUs with AVX2 and FMA, where
-// LibTorch runs those kernels; elsewhere `adamw_fused_available()` is false and the caller
-// keeps the ops.
+// bit for bit (tst_grow fusedAdamWEqualsTheOps). Only where LibTorch runs its AVX2 kernels
+// (CPUs with AVX2 and FMA, ATEN_CPU_CAPABILITY not naming another set: model/exact_kernels.h
+// aten_runs_avx2_kernels); elsewhere `adamw_fused_available()` is false and the caller keeps
+// the ops.
 
 #include <cstdint>
 
