@@ -10,7 +10,7 @@
 //          [--layers L] [--hidden D] [--heads H] [--mlp P] [--vocab V] [--seq-len T]
 //          [--batch B] [--save-init DIR] [--profile 1] [--shards S] [--shard-threads N]
 //          [--plan JSON (default {"variant": "full"})] [--fused-adamw 1] [--fused-rope 1]
-//          [--fused-norm 1] [--fused-split 1] [--fused-swiglu 1]
+//          [--fused-norm 1] [--fused-split 1] [--fused-swiglu 1] [--fused-mask 1]
 // --threads sets LibTorch's intra-op threads (at::set_num_threads); OpenBLAS keeps its own
 // pool, sized by OPENBLAS_NUM_THREADS (or OMP_NUM_THREADS, else all cores).
 // --shards S splits every batch into S blocks of rows computed on up to --shard-threads
@@ -22,7 +22,8 @@
 // computes RMSNorm through its ops instead of the one-pass loops (the same numbers);
 // --fused-split 0 has split linears (Grow) concatenate and pad as their ops do;
 // --fused-swiglu 0 computes silu(gate) · up through its ops instead of the one-pass loops
-// (the same numbers). --plan
+// (the same numbers); --fused-mask 0 applies the causal mask through a boolean mask and
+// masked_fill_ (the same numbers). --plan
 // trains a growth plan (grow/plan.h) instead of full fine-tuning.
 // --save-init writes the initial weights as a Hugging Face folder, which
 // train_step_torch.py --init DIR/model.safetensors loads: both sides then train the very
@@ -68,7 +69,8 @@ struct Options {
   std::string save_init;
   int64_t profile = 0;
   int64_t shards = 1, shard_threads = 0;
-  int64_t fused_adamw = 1, fused_rope = 1, fused_norm = 1, fused_split = 1, fused_swiglu = 1;
+  int64_t fused_adamw = 1, fused_rope = 1, fused_norm = 1, fused_split = 1, fused_swiglu = 1,
+          fused_mask = 1;
   std::string plan = R"({"variant": "full"})";
 };
 
@@ -100,7 +102,8 @@ Options parse(int argc, char** argv) {
                                                   {"--fused-rope", &o.fused_rope},
                                                   {"--fused-norm", &o.fused_norm},
                                                   {"--fused-split", &o.fused_split},
-                                                  {"--fused-swiglu", &o.fused_swiglu}};
+                                                  {"--fused-swiglu", &o.fused_swiglu},
+                                                  {"--fused-mask", &o.fused_mask}};
     if (a == "--save-init") {
       o.save_init = v;
     } else if (a == "--plan") {
@@ -121,7 +124,8 @@ Options parse(int argc, char** argv) {
   if (o.steps < 1 || o.warmup < 0 || o.threads < 1 || o.batch < 1 || o.seq_len < 2 ||
       o.shards < 1 || o.shard_threads < 0 || o.fused_adamw < 0 || o.fused_adamw > 1 ||
       o.fused_rope < 0 || o.fused_rope > 1 || o.fused_norm < 0 || o.fused_norm > 1 ||
-      o.fused_split < 0 || o.fused_split > 1 || o.fused_swiglu < 0 || o.fused_swiglu > 1) {
+      o.fused_split < 0 || o.fused_split > 1 || o.fused_swiglu < 0 || o.fused_swiglu > 1 ||
+      o.fused_mask < 0 || o.fused_mask > 1) {
     usage(
         "steps, threads, batch, shards must be positive, warmup >= 0, seq-len >= 2, "
         "fused-* 0 or 1");
@@ -220,7 +224,10 @@ int run(int argc, char** argv) {
   torch::manual_seed(1);
   gb::CausalLM model(c);
   gb::init_weights(*model, 0.02);
-  for (auto& layer : model->all_layers()) layer->self_attn->fused_rope = o.fused_rope != 0;
+  for (auto& layer : model->all_layers()) {
+    layer->self_attn->fused_rope = o.fused_rope != 0;
+    layer->self_attn->fused_mask = o.fused_mask != 0;
+  }
   for (auto& module : model->modules()) {
     if (auto* norm = dynamic_cast<gb::NormImpl*>(module.get())) norm->fused = o.fused_norm != 0;
   }

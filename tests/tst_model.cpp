@@ -24,6 +24,7 @@
 #include "util/files.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/torch_compat.h"
 
 namespace fs = std::filesystem;
 
@@ -90,6 +91,8 @@ class TestModel : public QObject {
   void fusedRmsNormEqualsTheOps();
   void fusedSwiGluEqualsTheOps_data();
   void fusedSwiGluEqualsTheOps();
+  void fusedCausalMaskEqualsTheOps_data();
+  void fusedCausalMaskEqualsTheOps();
   void fusedKernelsInModelsEqualTheOps_data();
   void fusedKernelsInModelsEqualTheOps();
 };
@@ -713,6 +716,61 @@ void TestModel::fusedSwiGluEqualsTheOps() {
   }
 }
 
+void TestModel::fusedCausalMaskEqualsTheOps_data() {
+  QTest::addColumn<int>("tq");
+  QTest::addColumn<int>("tk");
+  QTest::addColumn<double>("softcap");
+  QTest::newRow("square") << 13 << 13 << 0.0;
+  QTest::newRow("one query after a cache") << 1 << 9 << 0.0;
+  QTest::newRow("queries after a cache") << 5 << 12 << 0.0;
+  QTest::newRow("capped scores") << 7 << 7 << 30.0;
+  QTest::newRow("above the grain") << 40 << 40 << 0.0;
+}
+
+// The causal mask written by loops against masked_fill_ with a boolean mask: attention
+// outputs and q, k, v's gradients bit for bit, with and without create_graph.
+void TestModel::fusedCausalMaskEqualsTheOps() {
+  QFETCH(int, tq);
+  QFETCH(int, tk);
+  QFETCH(double, softcap);
+  torch::manual_seed(4);
+  const auto q0 = torch::randn({2, 3, tq, 8}), k0 = torch::randn({2, 3, tk, 8}),
+             v0 = torch::randn({2, 3, tk, 8});
+  const auto mix = torch::randn({2, 3, tq, 8});
+  QVERIFY(gb::compat::causal_mask_fusable(torch::zeros({2, 3, tq, tk})));
+  if (tq > 1)
+    QVERIFY(!gb::compat::causal_mask_fusable(torch::zeros({2, 3, tk, tq}).transpose(-2, -1)));
+  QVERIFY(!gb::compat::causal_mask_fusable(torch::zeros({2, 3, tq, tk}, torch::kDouble)));
+  {
+    // The function alone, against masked_fill_, on an arbitrary upstream gradient.
+    const auto base = torch::randn({2, 3, tq, tk}), upstream = torch::randn({2, 3, tq, tk});
+    const auto mask = torch::ones({tq, tk}, torch::kBool).triu(tk - tq + 1);
+    auto a = base.clone().requires_grad_(true), b = base.clone().requires_grad_(true);
+    auto a2 = a * 1.0, b2 = b * 1.0;  // non-leaf, as the scores are
+    auto ya = gb::compat::causal_mask_(a2);
+    auto yb = b2.masked_fill_(mask, -std::numeric_limits<float>::infinity());
+    auto ga = torch::autograd::grad({(ya.nan_to_num(0.0, 0.0, 0.0) * upstream).sum()}, {a})[0];
+    auto gb_ = torch::autograd::grad({(yb.nan_to_num(0.0, 0.0, 0.0) * upstream).sum()}, {b})[0];
+    QCOMPARE(first_bits_unequal({ya.detach(), ga}, {yb.detach(), gb_}), int64_t{-1});
+  }
+  for (bool create_graph : {false, true}) {
+    std::vector<torch::Tensor> out[2];
+    for (int fused = 0; fused < 2; ++fused) {
+      auto q = q0.clone().requires_grad_(true), k = k0.clone().requires_grad_(true),
+           v = v0.clone().requires_grad_(true);
+      auto o = gb::compat::attention(q, k, v, {}, true, 0.35, softcap, fused == 1);
+      auto grads = torch::autograd::grad({(o * mix).sum()}, {q, k, v}, {}, true, create_graph);
+      out[fused] = {o.detach()};
+      for (auto& g : grads) out[fused].push_back(g.detach());
+      if (create_graph) {
+        auto second = torch::autograd::grad({(grads[0] * grads[0]).sum()}, {k}, {}, true)[0];
+        out[fused].push_back(second.detach());
+      }
+    }
+    QVERIFY2(first_bits_unequal(out[1], out[0]) == -1, create_graph ? "create_graph" : "plain");
+  }
+}
+
 void TestModel::fusedKernelsInModelsEqualTheOps_data() {
   QTest::addColumn<QString>("family");
   QTest::addColumn<bool>("rope");
@@ -728,8 +786,8 @@ void TestModel::fusedKernelsInModelsEqualTheOps_data() {
 }
 
 // A whole model, training mode, each family: logits and every parameter's gradient with the
-// fused RoPE (q scaled where 1/√d_h is a power of two), RMSNorm and SwiGLU, where they apply,
-// equal the ops'.
+// fused RoPE (q scaled where 1/√d_h is a power of two; with it the causal mask's loops),
+// RMSNorm and SwiGLU, where they apply, equal the ops'.
 void TestModel::fusedKernelsInModelsEqualTheOps() {
   QFETCH(QString, family);
   QFETCH(bool, rope);
@@ -739,6 +797,7 @@ void TestModel::fusedKernelsInModelsEqualTheOps() {
     gb::LoadedModel m = gb::load_hf_model(fixture(family.toStdString()));
     for (auto& layer : m.model->all_layers()) {
       layer->self_attn->fused_rope = fused && rope;
+      layer->self_attn->fused_mask = fused && rope;
       layer->mlp->fused_swiglu = fused && swiglu;
     }
     for (auto& module : m.model->modules()) {

@@ -463,7 +463,8 @@ torch::Tensor AttentionImpl::core(const torch::Tensor& q, const torch::Tensor& k
     mask = torch::zeros(allowed.sizes(), q.options().dtype(torch::kFloat))
                .masked_fill(allowed.logical_not(), -std::numeric_limits<float>::infinity());
   }
-  return compat::attention(q, kk, vv, mask, /*causal=*/!mask.defined(), scores_scale, softcap);
+  return compat::attention(q, kk, vv, mask, /*causal=*/!mask.defined(), scores_scale, softcap,
+                           fused_mask);
 }
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, ForwardState& state) {

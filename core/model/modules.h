@@ -187,6 +187,8 @@ class AttentionImpl : public torch::nn::Module {
   int64_t split_heads = 0, split_kv_heads = 0;
   // RoPE in one pass each way on the CPU in float32 (apply_rope_fused; the same numbers).
   bool fused_rope = true;
+  // The causal mask by direct loops (compat::causal_mask_; the same numbers).
+  bool fused_mask = true;
 
  private:
   torch::Tensor core(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,

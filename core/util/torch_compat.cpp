@@ -7,6 +7,7 @@
 
 #include <sys/resource.h>
 
+#include <torch/autograd.h>
 #include <torch/cuda.h>
 
 // CUDA memory statistics need LibTorch 2.x built with CUDA (CMake sets GB_TORCH_CUDA when
@@ -21,8 +22,69 @@
 
 namespace gb::compat {
 
+namespace {
+
+// Fills entries j ≥ i + offset of each (Tq, Tk) matrix of the contiguous t with `value`.
+void fill_above_horizon(at::Tensor& t, int64_t offset, float value) {
+  const int64_t tq = t.size(-2), tk = t.size(-1);
+  const int64_t matrices = t.numel() / (tq * tk);
+  float* base = t.data_ptr<float>();
+  const int64_t grain = std::max<int64_t>(1, 32768 / (tq * tk));
+  at::parallel_for(0, matrices, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t m = begin; m < end; ++m) {
+      for (int64_t i = 0; i < tq; ++i) {
+        float* row = base + (m * tq + i) * tk;
+        for (int64_t j = std::max<int64_t>(0, i + offset); j < tk; ++j) row[j] = value;
+      }
+    }
+  });
+}
+
+bool fill_viewable(const at::Tensor& t) {
+  return t.defined() && t.device().is_cpu() && t.scalar_type() == at::kFloat && t.dim() >= 2 &&
+         t.numel() > 0 && t.is_contiguous();
+}
+
+struct CausalMaskFunction : public torch::autograd::Function<CausalMaskFunction> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, at::Tensor scores) {
+    const int64_t offset = scores.size(-1) - scores.size(-2) + 1;
+    fill_above_horizon(scores, offset, -std::numeric_limits<float>::infinity());
+    ctx->mark_dirty({scores});
+    ctx->saved_data["offset"] = offset;
+    return scores;
+  }
+
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list grads) {
+    const int64_t offset = ctx->saved_data["offset"].toInt();
+    const at::Tensor& g = grads[0];
+    at::Tensor dx;
+    if (torch::GradMode::is_enabled() || !fill_viewable(g)) {
+      const int64_t tq = g.size(-2), tk = g.size(-1);
+      const auto m = at::ones({tq, tk}, g.options().dtype(at::kBool)).triu(offset);
+      dx = g.masked_fill(m, 0.0);
+    } else {
+      dx = g.clone();
+      fill_above_horizon(dx, offset, 0.0f);
+    }
+    return {dx};
+  }
+};
+
+}  // namespace
+
+bool causal_mask_fusable(const at::Tensor& scores) {
+  return fill_viewable(scores);
+}
+
+at::Tensor causal_mask_(at::Tensor& scores) {
+  TORCH_CHECK(causal_mask_fusable(scores), "causal_mask_: needs float32 CPU scores");
+  return CausalMaskFunction::apply(scores);
+}
+
 at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                     const at::Tensor& mask, bool causal, double scale, double softcap) {
+                     const at::Tensor& mask, bool causal, double scale, double softcap,
+                     bool fused_mask) {
 #if GB_TORCH_AT_LEAST(2, 1)
   if (softcap <= 0 && q.is_cuda()) {
     if (mask.defined()) {
@@ -40,11 +102,15 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
   if (mask.defined()) {
     scores = scores + mask.to(scores.scalar_type());
   } else if (causal) {
-    int64_t tq = q.size(2), tk = k.size(2);
-    at::Tensor m = at::ones({tq, tk}, q.options().dtype(at::kBool)).triu(tk - tq + 1);
     // In place: scores is this function's own (a product's or a multiplication's result,
     // which their backward passes do not keep).
-    scores.masked_fill_(m, -std::numeric_limits<float>::infinity());
+    if (fused_mask && causal_mask_fusable(scores)) {
+      scores = causal_mask_(scores);
+    } else {
+      int64_t tq = q.size(2), tk = k.size(2);
+      at::Tensor m = at::ones({tq, tk}, q.options().dtype(at::kBool)).triu(tk - tq + 1);
+      scores.masked_fill_(m, -std::numeric_limits<float>::infinity());
+    }
   }
   at::Tensor probs = at::softmax(scores, -1, at::kFloat).to(q.scalar_type());
   return at::matmul(probs, v);

@@ -19,8 +19,19 @@ constexpr bool kHasSdpa = GB_TORCH_AT_LEAST(2, 0);
 // (B, H, Tq, Tk)) or undefined with `causal` set for a plain causal mask aligned to the end
 // (query i sees keys up to Tk - Tq + i). `softcap` > 0 applies tanh capping to the scores
 // (Gemma 2 style), which forces the unfused path. The softmax runs in float32.
+// `fused_mask` applies the causal mask by direct loops (causal_mask_) instead of a boolean
+// mask tensor and masked_fill_ (the same numbers).
 at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                     const at::Tensor& mask, bool causal, double scale, double softcap);
+                     const at::Tensor& mask, bool causal, double scale, double softcap,
+                     bool fused_mask = true);
+
+// scores (…, Tq, Tk) with −∞ written where key j lies after query i's horizon,
+// j ≥ i + Tk − Tq + 1, in place, as scores.masked_fill_(ones(Tq, Tk).triu(Tk − Tq + 1), −∞)
+// does, and a backward that zeroes those entries of the gradient (MaskedFillBackward0's
+// numbers); contiguous float32 CPU tensors (causal_mask_fusable), else the ops. No arithmetic, so
+// the same numbers on any split over threads.
+bool causal_mask_fusable(const at::Tensor& scores);
+at::Tensor causal_mask_(at::Tensor& scores);
 
 // Peak device memory in bytes since the last reset (CUDA), or the process's peak RSS (CPU).
 // -1 for a CUDA device when this LibTorch has no allocator statistics (1.x, or no CUDA).
