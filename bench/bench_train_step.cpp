@@ -224,13 +224,6 @@ int run(int argc, char** argv) {
   torch::manual_seed(1);
   gb::CausalLM model(c);
   gb::init_weights(*model, 0.02);
-  for (auto& layer : model->all_layers()) {
-    layer->self_attn->fused_rope = o.fused_rope != 0;
-    layer->self_attn->fused_mask = o.fused_mask != 0;
-  }
-  for (auto& module : model->modules()) {
-    if (auto* norm = dynamic_cast<gb::NormImpl*>(module.get())) norm->fused = o.fused_norm != 0;
-  }
   if (!o.save_init.empty()) gb::export_hf(*model, o.save_init, "");
 
   namespace grow = gb::grow;
@@ -255,6 +248,12 @@ int run(int argc, char** argv) {
     if (auto* r = dynamic_cast<grow::RowSplitLinearImpl*>(module.get())) r->fused = o.fused_split;
     if (auto* c = dynamic_cast<grow::ColSplitLinearImpl*>(module.get())) c->fused = o.fused_split;
     if (auto* m = dynamic_cast<gb::MLPImpl*>(module.get())) m->fused_swiglu = o.fused_swiglu != 0;
+    if (auto* norm = dynamic_cast<gb::NormImpl*>(module.get())) norm->fused = o.fused_norm != 0;
+  }
+  // After the plan, so that layers it adds (depth growth) follow the flags too.
+  for (auto& layer : model->all_layers()) {
+    layer->self_attn->fused_rope = o.fused_rope != 0;
+    layer->self_attn->fused_mask = o.fused_mask != 0;
   }
   gb::train::TrainOptions to;
   to.adamw.lr = 1e-4;

@@ -1,6 +1,7 @@
 // Transformer core: forward parity with Hugging Face transformers on the reference fixtures,
 // export round trips, and specific errors for bad checkpoints and configs.
 #include <QDir>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -621,8 +622,9 @@ void TestModel::fusedSwiGluEqualsTheOps_data() {
   QTest::addColumn<bool>("trainUp");
   QTest::addColumn<bool>("stridedGrad");
   // Every remainder of the 16-wide loop's tail matters: ATen computes it with the C library's
-  // expf, the rest with Sleef's; 40 000 is above LibTorch's grain size.
-  for (int n : {1, 15, 16, 17, 31, 48, 1000, 40000}) {
+  // expf, the rest with Sleef's; 2 × 40 009 is above LibTorch's grain size, and split over two
+  // threads its chunks end in tails of their own.
+  for (int n : {1, 15, 16, 17, 31, 48, 1000, 40009}) {
     QTest::newRow(qPrintable(QString("n=%1").arg(n))) << n << true << false;
   }
   QTest::newRow("frozen up") << 1000 << false << false;
@@ -671,6 +673,22 @@ void TestModel::fusedSwiGluEqualsTheOps() {
   for (int64_t i = 0; i < std::min<int64_t>(n, std::size(specials)); ++i) {
     gate[1][i] = specials[i];
   }
+  if (n == 40009) {
+    // Where the two threads' first chunk ends (elements 40 000 to 40 008 of row 0: its scalar
+    // tail when split, inside the vectorised loop when not), values whose silu differs
+    // between Sleef's exp and the C library's, so that a backward recomputing silu(g) on two
+    // threads (not as the forward did) would show.
+    const auto pool = torch::randn({4096}) * 4.0;
+    const auto vectorised = torch::silu(pool);
+    int64_t placed = 0;
+    for (int64_t i = 0; i < pool.size(0) && placed < 9; ++i) {
+      const auto one = pool.narrow(0, i, 1).clone();
+      if (!torch::equal(torch::silu(one), vectorised.narrow(0, i, 1))) {
+        gate[0][40000 + placed++] = pool[i];
+      }
+    }
+    QVERIFY2(placed > 0, "no value whose silu differs between the two exp implementations");
+  }
   QVERIFY(gb::swiglu_fusable(gate, up));
   if (n > 1) {
     QVERIFY(!gb::swiglu_fusable(gate.t(), up.t()));
@@ -707,6 +725,20 @@ void TestModel::fusedSwiGluEqualsTheOps() {
     }
   }
   if (n >= 40000) {
+    // A forward on one thread and a backward on two (LibTorch would split the backward's
+    // loops): the backward takes the ops, with silu(g) as the forward computed it.
+    auto f1 = gate.clone().requires_grad_(true), f2 = gate.clone().requires_grad_(true);
+    auto w1 = up.clone().requires_grad_(true), w2 = up.clone().requires_grad_(true);
+    auto y1 = gb::swiglu_fused(f1, w1);
+    auto y2 = torch::silu(f2) * w2;
+    const int threads = at::get_num_threads();
+    at::set_num_threads(2);
+    auto e1 = torch::autograd::grad({(y1 * mix.t()).sum()}, {f1, w1});
+    auto e2 = torch::autograd::grad({(y2 * mix.t()).sum()}, {f2, w2});
+    at::set_num_threads(threads);
+    QCOMPARE(first_bits_unequal(e1, e2), int64_t{-1});
+  }
+  if (n >= 40000) {
     // Where LibTorch would split its loops over threads, the fused path steps aside.
     const int threads = at::get_num_threads();
     at::set_num_threads(2);
@@ -720,11 +752,15 @@ void TestModel::fusedCausalMaskEqualsTheOps_data() {
   QTest::addColumn<int>("tq");
   QTest::addColumn<int>("tk");
   QTest::addColumn<double>("softcap");
-  QTest::newRow("square") << 13 << 13 << 0.0;
-  QTest::newRow("one query after a cache") << 1 << 9 << 0.0;
-  QTest::newRow("queries after a cache") << 5 << 12 << 0.0;
-  QTest::newRow("capped scores") << 7 << 7 << 30.0;
-  QTest::newRow("above the grain") << 40 << 40 << 0.0;
+  QTest::addColumn<int>("batch");
+  QTest::addColumn<int>("threads");
+  QTest::newRow("square") << 13 << 13 << 0.0 << 2 << 1;
+  QTest::newRow("one query after a cache") << 1 << 9 << 0.0 << 2 << 1;
+  QTest::newRow("queries after a cache") << 5 << 12 << 0.0 << 2 << 1;
+  QTest::newRow("capped scores") << 7 << 7 << 30.0 << 2 << 1;
+  QTest::newRow("longer rows") << 40 << 40 << 0.0 << 2 << 1;
+  // 1 200 matrices, above the loops' grain: split over 2 threads.
+  QTest::newRow("two threads") << 8 << 8 << 0.0 << 400 << 2;
 }
 
 // The causal mask written by loops against masked_fill_ with a boolean mask: attention
@@ -733,17 +769,22 @@ void TestModel::fusedCausalMaskEqualsTheOps() {
   QFETCH(int, tq);
   QFETCH(int, tk);
   QFETCH(double, softcap);
+  QFETCH(int, batch);
+  QFETCH(int, threads);
+  const int threads_before = at::get_num_threads();
+  at::set_num_threads(threads);
+  auto restore = qScopeGuard([&] { at::set_num_threads(threads_before); });
   torch::manual_seed(4);
-  const auto q0 = torch::randn({2, 3, tq, 8}), k0 = torch::randn({2, 3, tk, 8}),
-             v0 = torch::randn({2, 3, tk, 8});
-  const auto mix = torch::randn({2, 3, tq, 8});
+  const auto q0 = torch::randn({batch, 3, tq, 8}), k0 = torch::randn({batch, 3, tk, 8}),
+             v0 = torch::randn({batch, 3, tk, 8});
+  const auto mix = torch::randn({batch, 3, tq, 8});
   QVERIFY(gb::compat::causal_mask_fusable(torch::zeros({2, 3, tq, tk})));
   if (tq > 1)
     QVERIFY(!gb::compat::causal_mask_fusable(torch::zeros({2, 3, tk, tq}).transpose(-2, -1)));
   QVERIFY(!gb::compat::causal_mask_fusable(torch::zeros({2, 3, tq, tk}, torch::kDouble)));
   {
     // The function alone, against masked_fill_, on an arbitrary upstream gradient.
-    const auto base = torch::randn({2, 3, tq, tk}), upstream = torch::randn({2, 3, tq, tk});
+    const auto base = torch::randn({batch, 3, tq, tk}), upstream = torch::randn({batch, 3, tq, tk});
     const auto mask = torch::ones({tq, tk}, torch::kBool).triu(tk - tq + 1);
     auto a = base.clone().requires_grad_(true), b = base.clone().requires_grad_(true);
     auto a2 = a * 1.0, b2 = b * 1.0;  // non-leaf, as the scores are
@@ -793,6 +834,9 @@ void TestModel::fusedKernelsInModelsEqualTheOps() {
   QFETCH(bool, rope);
   QFETCH(bool, norm);
   QFETCH(bool, swiglu);
+  if (swiglu && !rope && !gb::swiglu_exact_available()) {
+    QSKIP("no AVX2/FMA CPU, LibTorch not on its AVX2 kernels, or no Sleef in the process");
+  }
   auto run = [&](bool fused) {
     gb::LoadedModel m = gb::load_hf_model(fixture(family.toStdString()));
     for (auto& layer : m.model->all_layers()) {

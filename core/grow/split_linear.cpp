@@ -27,13 +27,12 @@ bool plain_cpu_float(const torch::Tensor& t) {
 // leading dims and runs mm) and its autograd formulas (MmBackward0's mm_mat1_backward and
 // mm_mat2_backward), only with the result's rows further apart, so the numbers are the
 // same; x's gradients reach the engine in the ops' order (RowSplit: the grown part's first,
-// as its nodes are the later ones). Zeros keep their sign here where the ops' padding turned
-// −0 into +0. Their backward passes are LibTorch ops, so create_graph works (ColSplit's then
-// concatenates, since products into a given tensor are not differentiable).
-// The products into halves of one tensor add to a zero-filled tensor (addmm_, beta 1) rather
-// than overwrite it (mm_out, beta 0): OpenBLAS zeroes the output for beta 0 and then adds the
-// same sums, so the numbers are the same, but its zeroing of a strided half is much slower
-// than one fill of the whole tensor (about 1 % of a G-Freeze step).
+// as its nodes are the later ones). Their backward passes are LibTorch ops, so create_graph works
+// (ColSplit's then concatenates, since products into a given tensor are not differentiable). The
+// products into halves of one tensor add to a zero-filled tensor (addmm_, beta 1) rather than
+// overwrite it (mm_out, beta 0): OpenBLAS zeroes the output for beta 0 and then adds the same sums,
+// so the numbers are the same, but its zeroing of a strided half is much slower than one fill of
+// the whole tensor (about 1 % of a G-Freeze step).
 struct RowSplitFunction : public torch::autograd::Function<RowSplitFunction> {
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
                                const torch::Tensor& x_again, const torch::Tensor& wf,

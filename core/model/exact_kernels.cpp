@@ -127,6 +127,7 @@ __attribute__((target("avx2,fma"))) inline __m256 neg(__m256 x) {
   return _mm256_xor_ps(_mm256_set1_ps(-0.0f), x);
 }
 
+// h = silu(g) · u, or silu(g) alone for a null u.
 __attribute__((target("avx2,fma"))) void forward_avx2(ExpF8 exp8, const float* g, const float* u,
                                                       float* h, int64_t n) {
   const __m256 one = _mm256_set1_ps(1.0f);
@@ -136,9 +137,9 @@ __attribute__((target("avx2,fma"))) void forward_avx2(ExpF8 exp8, const float* g
   for (; i < vec_end; i += 8) {
     const __m256 x = _mm256_loadu_ps(g + i);
     const __m256 s = _mm256_div_ps(x, _mm256_add_ps(one, exp8(neg(x))));
-    _mm256_storeu_ps(h + i, _mm256_mul_ps(s, _mm256_loadu_ps(u + i)));
+    _mm256_storeu_ps(h + i, u ? _mm256_mul_ps(s, _mm256_loadu_ps(u + i)) : s);
   }
-  for (; i < n; ++i) h[i] = silu_one(g[i]) * u[i];
+  for (; i < n; ++i) h[i] = u ? silu_one(g[i]) * u[i] : silu_one(g[i]);
 }
 
 __attribute__((target("avx2,fma"))) void backward_avx2(ExpF8 exp8, const float* dh, const float* g,
@@ -193,6 +194,10 @@ void swiglu_backward(const float* dh, const float* g, const float* u, float* dg,
   backward_avx2(sleef_expf8(), dh, g, u, dg, du, n);
 }
 
+void silu_serial(const float* g, float* s, int64_t n) {
+  forward_avx2(sleef_expf8(), g, nullptr, s, n);
+}
+
 #else
 
 bool aten_runs_avx2_kernels() {
@@ -208,6 +213,10 @@ void swiglu_forward(const float*, const float*, float*, int64_t) {
 }
 
 void swiglu_backward(const float*, const float*, const float*, float*, float*, int64_t) {
+  std::abort();
+}
+
+void silu_serial(const float*, float*, int64_t) {
   std::abort();
 }
 

@@ -60,5 +60,7 @@ void swiglu_forward(const float* g, const float* u, float* h, int64_t n);
 // du = dh · silu(g); dg = silu_backward(dh · u, g): MulBackward's and SiluBackward's numbers.
 void swiglu_backward(const float* dh, const float* g, const float* u, float* dg, float* du,
                      int64_t n);
+// silu(g) as LibTorch's loop computes it serially (swiglu_forward's silu).
+void silu_serial(const float* g, float* s, int64_t n);
 
 }  // namespace gb

@@ -365,7 +365,12 @@ struct SwiGluFunction : public torch::autograd::Function<SwiGluFunction> {
         dg = (dh * u) * sigmoid * (1.0 + g * (1.0 - sigmoid));
       }
     } else if (!swiglu_operands(dh, g) || !elementwise_serial(g.numel())) {
-      if (ctx->needs_input_grad(1)) du = dh * torch::silu(g);
+      if (ctx->needs_input_grad(1)) {
+        // silu(g) as the forward computed it (serially), which the ops would have saved.
+        auto s = torch::empty_like(g);
+        silu_serial(g.data_ptr<float>(), s.data_ptr<float>(), g.numel());
+        du = dh * s;
+      }
       if (ctx->needs_input_grad(0)) dg = at::silu_backward(dh * u, g);
     } else {
       dg = torch::empty_like(g);
