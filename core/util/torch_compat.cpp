@@ -22,6 +22,11 @@
 
 namespace gb::compat {
 
+bool causal_mask_fusable(const at::Tensor& scores) {
+  return scores.defined() && scores.device().is_cpu() && scores.scalar_type() == at::kFloat &&
+         scores.dim() >= 2 && scores.numel() > 0 && scores.is_contiguous();
+}
+
 namespace {
 
 // Fills entries j ≥ i + offset of each (Tq, Tk) matrix of the contiguous t with `value`.
@@ -40,9 +45,9 @@ void fill_above_horizon(at::Tensor& t, int64_t offset, float value) {
   });
 }
 
-bool fill_viewable(const at::Tensor& t) {
-  return t.defined() && t.device().is_cpu() && t.scalar_type() == at::kFloat && t.dim() >= 2 &&
-         t.numel() > 0 && t.is_contiguous();
+// The ops' mask: true above each query's horizon, j ≥ i + Tk − Tq + 1.
+at::Tensor causal_bool_mask(int64_t tq, int64_t tk, const at::TensorOptions& options) {
+  return at::ones({tq, tk}, options.dtype(at::kBool)).triu(tk - tq + 1);
 }
 
 struct CausalMaskFunction : public torch::autograd::Function<CausalMaskFunction> {
@@ -59,10 +64,8 @@ struct CausalMaskFunction : public torch::autograd::Function<CausalMaskFunction>
     const int64_t offset = ctx->saved_data["offset"].toInt();
     const at::Tensor& g = grads[0];
     at::Tensor dx;
-    if (torch::GradMode::is_enabled() || !fill_viewable(g)) {
-      const int64_t tq = g.size(-2), tk = g.size(-1);
-      const auto m = at::ones({tq, tk}, g.options().dtype(at::kBool)).triu(offset);
-      dx = g.masked_fill(m, 0.0);
+    if (torch::GradMode::is_enabled() || !causal_mask_fusable(g)) {
+      dx = g.masked_fill(causal_bool_mask(g.size(-2), g.size(-1), g.options()), 0.0);
     } else {
       dx = g.clone();
       fill_above_horizon(dx, offset, 0.0f);
@@ -72,10 +75,6 @@ struct CausalMaskFunction : public torch::autograd::Function<CausalMaskFunction>
 };
 
 }  // namespace
-
-bool causal_mask_fusable(const at::Tensor& scores) {
-  return fill_viewable(scores);
-}
 
 at::Tensor causal_mask_(at::Tensor& scores) {
   TORCH_CHECK(causal_mask_fusable(scores), "causal_mask_: needs float32 CPU scores");
@@ -107,9 +106,8 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
     if (fused_mask && causal_mask_fusable(scores)) {
       scores = causal_mask_(scores);
     } else {
-      int64_t tq = q.size(2), tk = k.size(2);
-      at::Tensor m = at::ones({tq, tk}, q.options().dtype(at::kBool)).triu(tk - tq + 1);
-      scores.masked_fill_(m, -std::numeric_limits<float>::infinity());
+      scores.masked_fill_(causal_bool_mask(q.size(2), k.size(2), q.options()),
+                          -std::numeric_limits<float>::infinity());
     }
   }
   at::Tensor probs = at::softmax(scores, -1, at::kFloat).to(q.scalar_type());
