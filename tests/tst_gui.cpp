@@ -262,9 +262,17 @@ class TstGui : public QObject {
     QVERIFY(finished.wait(300000));
     QVERIFY2(finished.first().first().toBool(), qPrintable(finished.first().at(1).toString()));
     finished.clear();
+    const qint64 taylor = iv->latestProbe(u"taylor"_s);
+    QVERIFY(taylor > 0);
     QVERIFY(iv->runProbe(u"update-magnitude"_s, m_orig, m_new, 1024));
     QVERIFY(finished.wait(300000));
     QVERIFY2(finished.first().first().toBool(), qPrintable(finished.first().at(1).toString()));
+    // A probe shown before the refreshed list arrives stays shown: the refresh that would
+    // show the new probe lands later and must not replace the user's choice.
+    QCOMPARE(iv->latestProbe(u"update-magnitude"_s), qint64(-1));  // the list is not back yet
+    iv->showProbe(taylor);
+    QTRY_VERIFY_WITH_TIMEOUT(iv->latestProbe(u"update-magnitude"_s) > 0, 20000);
+    QCOMPARE(iv->currentProbeId(), taylor);
   }
 
   void probeCanBeCancelled() {

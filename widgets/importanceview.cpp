@@ -542,6 +542,9 @@ qint64 ImportanceView::latestProbe(const QString& method) const {
 }
 
 void ImportanceView::showProbe(qint64 probeId) {
+  // A probe chosen now wins over the one a finished probe asked to show once the list
+  // refreshes (that refresh may land later).
+  m_selectAfterRefresh = -1;
   m_shown = probeId;
   for (int i = 0; i < m_probeCombo->count(); ++i) {
     if (m_probeCombo->itemData(i).toLongLong() == probeId && m_probeCombo->currentIndex() != i) {
