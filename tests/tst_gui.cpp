@@ -377,9 +377,12 @@ class TstGui : public QObject {
     ImportanceView* iv = m_window->importanceView();
     const qint64 probe = iv->latestProbe(method);
     QVERIFY(probe > 0);
+    // Wait for this probe to be drawn (not only chosen: it may still be loading).
+    QSignalSpy shown(iv, &ImportanceView::probeShown);
     iv->showProbe(probe);
-    QTRY_COMPARE_WITH_TIMEOUT(iv->currentProbeId(), probe, 10000);
-    QTRY_VERIFY_WITH_TIMEOUT(!iv->heatmap()->barValues().empty(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && shown.last().first().toLongLong() == probe, 10000);
+    QCOMPARE(iv->currentProbeId(), probe);
+    QVERIFY(!iv->heatmap()->barValues().empty());
     iv->setValueMode(static_cast<ImportanceView::ValueMode>(mode));
     const std::vector<double> bars = iv->heatmap()->barValues();
     QCOMPARE(bars.size(), size_t(2));

@@ -77,9 +77,11 @@ CurvesView::CurvesView(Session* session, QWidget* parent) : QWidget(parent), m_s
           [this](const TaskMatrixData& m) {
             m_tasks.insert(m.runId, m);
             // The Task matrix tab opens on a run that has one: while the selected run has
-            // none, the first overlaid run with a matrix is selected.
+            // none, the first overlaid run with a matrix is selected, unless the user chose
+            // the run since the runs were overlaid.
             const auto shown = m_tasks.constFind(m_taskRun->currentData().toLongLong());
-            if (!m.values.empty() && (shown == m_tasks.constEnd() || shown->values.empty())) {
+            if (!m.values.empty() && !m_taskRunChosen &&
+                (shown == m_tasks.constEnd() || shown->values.empty())) {
               const int index = m_taskRun->findData(QVariant::fromValue<qlonglong>(m.runId));
               if (index >= 0) {
                 QSignalBlocker block(m_taskRun);
@@ -210,7 +212,10 @@ void CurvesView::buildUi() {
   });
   connect(m_log, &QCheckBox::toggled, this, &CurvesView::scheduleReplot);
   connect(m_tradeoffMode, &QComboBox::currentIndexChanged, this, &CurvesView::scheduleReplot);
-  connect(m_taskRun, &QComboBox::currentIndexChanged, this, &CurvesView::replotTask);
+  connect(m_taskRun, &QComboBox::currentIndexChanged, this, [this] {
+    m_taskRunChosen = true;  // the view's own changes block this signal
+    replotTask();
+  });
   connect(exportButton, &QPushButton::clicked, this, [this] {
     const QString f =
         QFileDialog::getSaveFileName(this, tr("Export plot"), u"plot.png"_s, plotFileFilter());
@@ -245,6 +250,7 @@ void CurvesView::setRuns(const QList<qint64>& runIds) {
   }
   m_session->store()->watchSeries(runIds);
   m_taskRun->blockSignals(true);
+  m_taskRunChosen = false;
   m_taskRun->clear();
   for (qint64 id : runIds) {
     m_taskRun->addItem(runName(id), QVariant::fromValue<qlonglong>(id));

@@ -112,6 +112,7 @@ class CurvesView : public QWidget {
   QCustomPlot* m_tradeoff = nullptr;
   HeatmapPlot* m_task = nullptr;
   QComboBox* m_taskRun = nullptr;
+  bool m_taskRunChosen = false;  // the user picked the task-matrix run since setRuns
   QLabel* m_taskInfo = nullptr;
   QHash<qint64, QPair<int, int>> m_pointCounts;
 };

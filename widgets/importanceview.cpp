@@ -138,6 +138,8 @@ ImportanceView::ImportanceView(Session* session, QWidget* parent)
   connect(m_session, &Session::modelChanged, this, &ImportanceView::onModelChanged);
   connect(m_session, &Session::selectedLayersChanged, this,
           [this](const QVector<int>& layers, const QString& source) {
+            // A selection made while a "Top-N by update" waits for its probe wins over it.
+            cancelPendingTopN();
             if (source != u"heatmap"_s) m_heatmap->setSelectedRows(layers);
             m_selectedLabel->setText(layers.isEmpty()
                                          ? tr("Selected layers: none")
@@ -386,8 +388,10 @@ void ImportanceView::buildUi() {
   connect(top2, &QPushButton::clicked, this, [this] { selectUpdateMagnitude(m_topN->value()); });
   connect(uni, &QPushButton::clicked, this, [this] { selectUniform(m_uniform->value()); });
   connect(lfp, &QPushButton::clicked, this, [this] { selectAboveLfp(m_lfp->value()); });
-  connect(clear, &QPushButton::clicked, this,
-          [this] { m_session->setSelectedLayers({}, u"policy"_s); });
+  connect(clear, &QPushButton::clicked, this, [this] {
+    cancelPendingTopN();
+    m_session->setSelectedLayers({}, u"policy"_s);
+  });
   connect(m_heatmap, &HeatmapPlot::rowSelectionChanged, this, &ImportanceView::onLayersFromPlot);
   connect(m_probeCombo, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (i < 0) return;
@@ -396,6 +400,7 @@ void ImportanceView::buildUi() {
   });
   connect(m_rankCombo, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (i < 0) return;
+    m_selectAfterRefresh = -1;  // the user's choice wins over a pending refresh's
     const qint64 id = m_rankCombo->itemData(i).toLongLong();
     m_rankShown = id;
     if (m_loaded.contains(id))
@@ -421,6 +426,7 @@ void ImportanceView::setMessage(const QString& text) {
 }
 
 void ImportanceView::onModelChanged(const ModelRef&) {
+  cancelPendingTopN();  // the pending probe ranks the layers of the model before
   m_shown = -1;
   m_heatmap->clearMatrix(tr("No probe shown"));
   refreshProbes();
@@ -451,7 +457,9 @@ void ImportanceView::onProbesReady(const QVector<ProbeRow>& probes) {
     if (!m_onlyModel->isChecked()) text += u" · "_s + QFileInfo(p.modelKey).fileName();
     if (p.info.method == imp::methods::kEffectiveRank) {
       m_rankCombo->addItem(text, QVariant::fromValue<qlonglong>(p.info.id));
-      if (p.info.id == keep || selectRank < 0) selectRank = m_rankCombo->count() - 1;
+      // Keep the rank probe shown (the first one when it is gone); a newly recorded one
+      // replaces it below.
+      if (p.info.id == m_rankShown || selectRank < 0) selectRank = m_rankCombo->count() - 1;
       continue;
     }
     m_probeCombo->addItem(text, QVariant::fromValue<qlonglong>(p.info.id));
@@ -822,7 +830,13 @@ void ImportanceView::redrawRank() {
 }
 
 void ImportanceView::onLayersFromPlot(const QVector<int>& rows) {
+  cancelPendingTopN();  // also when the rows clicked are the ones already selected
   m_session->setSelectedLayers(rows, u"heatmap"_s);
+}
+
+void ImportanceView::cancelPendingTopN() {
+  m_pendingTopN = -1;
+  m_pendingUpdateProbe = -1;
 }
 
 int ImportanceView::numLayers() const {
@@ -834,6 +848,7 @@ int ImportanceView::numLayers() const {
 
 void ImportanceView::applyPolicy(const nlohmann::json& policy,
                                  const imp::ImportanceResults& results) {
+  cancelPendingTopN();  // a policy chosen now wins over a pending Top-N
   try {
     const auto layers = imp::select_layers(policy, results);
     QVector<int> v;
@@ -847,6 +862,7 @@ void ImportanceView::applyPolicy(const nlohmann::json& policy,
 }
 
 bool ImportanceView::selectLeastImportant(int k) {
+  cancelPendingTopN();
   if (!m_loaded.contains(m_shown)) {
     setMessage(tr("Show a masking, Taylor or Fisher probe first."));
     return false;

@@ -99,6 +99,7 @@ class ImportanceView : public QWidget {
   void redraw();
   void redrawRank();
   void onLayersFromPlot(const QVector<int>& rows);
+  void cancelPendingTopN();
   void applyPolicy(const nlohmann::json& policy, const gb::importance::ImportanceResults& r);
   int numLayers() const;
   void setMessage(const QString& text);

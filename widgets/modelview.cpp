@@ -83,9 +83,21 @@ ModelView::ModelView(Session* session, QWidget* parent) : QWidget(parent), m_ses
   });
   connect(m_inspect, &CliJob::finished, this, [this](int code, bool crashed) {
     m_cancel->setEnabled(false);
+    if (m_inspectAgain) {
+      // Another folder was opened while this one loaded: its architecture is the one to
+      // show (this job was stopped for it).
+      m_inspectAgain = false;
+      startInspect();
+      return;
+    }
     if (m_inspect->wasCancelled()) {
       m_status->setText(tr("Loading cancelled."));
       emit inspectFinished(false);
+      return;
+    }
+    if (m_inspect->arguments().value(1) != m_session->model().folder) {
+      // The model changed since and needs no inspection (its config was refused): this
+      // result describes a model that is no longer open.
       return;
     }
     // `inspect --json` prints one (pretty-printed) JSON object.
@@ -178,6 +190,7 @@ void ModelView::buildUi() {
   m_reload = new QPushButton(tr("Reload"));
   row->addWidget(m_reload);
   m_cancel = new QPushButton(tr("Cancel"));
+  m_cancel->setObjectName(QStringLiteral("cancelInspect"));
   m_cancel->setEnabled(false);
   row->addWidget(m_cancel);
   top->addLayout(row);
@@ -264,7 +277,10 @@ void ModelView::buildUi() {
     refreshPresets();
     if (m_session->model().valid()) openFolder(m_session->model().folder);
   });
-  connect(m_cancel, &QPushButton::clicked, this, [this] { m_inspect->cancel(); });
+  connect(m_cancel, &QPushButton::clicked, this, [this] {
+    m_inspectAgain = false;
+    m_inspect->cancel();
+  });
   connect(m_tokTry, &QLineEdit::textChanged, this, [this](const QString& text) {
     if (!m_tokenizer) return;
     try {
@@ -419,6 +435,12 @@ bool ModelView::openFolder(const QString& folderIn) {
 void ModelView::startInspect() {
   m_status->setText(tr("Loading the architecture…"));
   m_cancel->setEnabled(true);
+  if (m_inspect->isRunning()) {
+    // Still loading an earlier folder: stop it and start this one when it has stopped.
+    m_inspectAgain = true;
+    m_inspect->cancel();
+    return;
+  }
   if (!m_inspect->start({u"inspect"_s, m_session->model().folder, u"--json"_s})) {
     m_cancel->setEnabled(false);
   }

@@ -91,7 +91,7 @@ ReportDialog::ReportDialog(const QString& dbPath, const QString& group, QWidget*
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   connect(m_write, &QPushButton::clicked, this, &ReportDialog::write);
   connect(m_open, &QPushButton::clicked, this,
-          [this] { QDesktopServices::openUrl(QUrl::fromLocalFile(outputPath())); });
+          [this] { QDesktopServices::openUrl(QUrl::fromLocalFile(m_writing)); });
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
@@ -111,10 +111,11 @@ ReportDialog::ReportDialog(const QString& dbPath, const QString& group, QWidget*
       m_status->setText(tr("The report could not be written: %1").arg(m_job->errorSummary()));
       return;
     }
-    m_status->setText(tr("Written to %1").arg(outputPath()));
+    // The path the job wrote, not what the field says now (it may have been edited since).
+    m_status->setText(tr("Written to %1").arg(m_writing));
     m_open->setEnabled(true);
-    showVerdicts(outputPath() + QStringLiteral(".json"));
-    emit written(outputPath());
+    showVerdicts(m_writing + QStringLiteral(".json"));
+    emit written(m_writing);
   });
   if (m_group->count() == 0) {
     m_status->setText(tr("This store has no run groups yet."));
@@ -138,9 +139,10 @@ void ReportDialog::write() {
   m_open->setEnabled(false);
   m_table->setRowCount(0);
   m_status->setText(tr("Writing the report…"));
+  m_writing = outputPath();
   m_job->start({QStringLiteral("report"), m_group->currentText(), QStringLiteral("--db"), m_db,
-                QStringLiteral("--out"), outputPath(), QStringLiteral("--json"),
-                outputPath() + QStringLiteral(".json")});
+                QStringLiteral("--out"), m_writing, QStringLiteral("--json"),
+                m_writing + QStringLiteral(".json")});
 }
 
 void ReportDialog::showVerdicts(const QString& jsonPath) {

@@ -44,6 +44,7 @@ class ReportDialog : public QDialog {
   QLineEdit* m_out = nullptr;
   QPushButton* m_write = nullptr;
   QPushButton* m_open = nullptr;
+  QString m_writing;  // the path the last report job writes (fixed when it starts)
   QLabel* m_status = nullptr;
   QTableWidget* m_table = nullptr;
   CliJob* m_job = nullptr;

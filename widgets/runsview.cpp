@@ -120,7 +120,10 @@ RunsView::RunsView(Session* session, QWidget* parent) : QWidget(parent), m_sessi
           [this](qint64 run, const QVector<st::EventInfo>& events) {
             if (run != m_logRun || m_session->runs()->jobOfRun(run)) return;
             for (const auto& e : events) {
-              m_lastEventId = std::max<qint64>(m_lastEventId, e.id);
+              // Two requests can be in flight (a store poll or reselecting the run before
+              // the first answer): show each event once.
+              if (e.id <= m_lastEventId) continue;
+              m_lastEventId = e.id;
               const QString when =
                   QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(e.time * 1000))
                       .toString(u"HH:mm:ss"_s);

@@ -1,0 +1,231 @@
+// Late answers never override what the user did since: the run store's worker, the
+// growbench-cli jobs and the probe loads answer asynchronously, and a user (or a test)
+// can click, select and type before they land. Each test makes the late answer arrive
+// after the user's action, in a fixed order (the store's worker answers its requests in
+// turn; a signal spy's wait returns before queued answers are delivered).
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "architecturemodel.h"
+#include "curvesview.h"
+#include "importance/probe_writer.h"
+#include "importanceview.h"
+#include "mainwindow.h"
+#include "modelview.h"
+#include "reportdialog.h"
+#include "runsview.h"
+#include "runtablemodel.h"
+#include "session.h"
+#include "store/store.h"
+#include "storeservice.h"
+
+using namespace Qt::StringLiterals;
+using namespace gb::gui;
+namespace st = gb::store;
+namespace imp = gb::importance;
+
+class TstGuiRaces : public QObject {
+  Q_OBJECT
+  QTemporaryDir m_tmp{QStringLiteral(GB_TEST_TMP "/gui-races-XXXXXX")};
+  QString m_ws;
+  MainWindow* m_window = nullptr;
+
+  Session* s() const { return m_window->session(); }
+  std::string db() const { return (m_ws + u"/growbench.db"_s).toStdString(); }
+
+  // A probe recorded straight into the store (as another process would).
+  int64_t addProbe(const std::string& method, bool rank, double bias) {
+    st::Store store = st::Store::open(db());
+    imp::ProbeResult r;
+    r.method = method;
+    r.layers = {1.0 + bias, 2.0 - bias};
+    if (rank) {
+      r.stage_names = {"a", "b"};
+      r.stages = {{1, 2}, {3, 4}};
+    } else {
+      r.unit_names = {"q", "k"};
+      r.units = {{1, 2 + bias}, {3, 4}};
+    }
+    imp::ProbeRecord rec;
+    rec.model_key = "/nonexistent/model";
+    rec.model_family = "llama";
+    rec.probe_set = "x";
+    return imp::record_probe(store, r, rec);
+  }
+
+  // Refreshes the importance view's probe list (as a finished probe or a model change does)
+  // and waits for it to list `id`.
+  void refreshProbesUntil(ImportanceView* iv, const QString& method, qint64 id) {
+    iv->findChild<QCheckBox*>()->toggle();  // "only this model": no model, every probe
+    QTRY_VERIFY_WITH_TIMEOUT(iv->latestProbe(method) == id, 10000);
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_tmp.isValid());
+    QStandardPaths::setTestModeEnabled(true);
+    qputenv("GROWBENCH_CLI", GB_CLI_PATH);
+    m_ws = m_tmp.filePath(u"ws"_s);
+    QVERIFY(QDir().mkpath(m_ws));
+    { st::Store::open(db()); }
+    m_window = new MainWindow;
+    m_window->setConfirmClose(false);
+    m_window->resize(1200, 800);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    QSignalSpy opened(s()->store(), &StoreService::opened);
+    s()->openWorkspace(m_ws);
+    QVERIFY(opened.wait(20000));
+  }
+
+  void cleanupTestCase() { delete m_window; }
+
+  // A store poll answered before the log's own request asks for the events again: each
+  // event is still shown once.
+  void runLogShowsEachEventOnce() {
+    int64_t id;
+    {
+      st::Store store = st::Store::open(db());
+      st::NewRun nr;
+      nr.name = "events";
+      nr.spec = R"({"plans":[{"variant":"full"}],"train":{"steps":10}})";
+      id = store.create_run(nr);
+      store.add_event(id, st::EventLevel::Info, "one");
+      store.add_event(id, st::EventLevel::Info, "two");
+      store.set_status(id, st::RunStatus::Finished);  // records a third event
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(id), 10000);
+    RunsView* rv = m_window->runsView();
+    QSignalSpy events(s()->store(), &StoreService::eventsReady);
+    s()->store()->refresh();  // answered first: the view asks for the events from 0 again
+    rv->selectRun(id);
+    QTRY_VERIFY_WITH_TIMEOUT(events.count() >= 2, 10000);
+    QTest::qWait(200);
+    const QStringList lines = rv->logPane()->toPlainText().split(u'\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    QVERIFY(lines[0].endsWith(u"one"_s));
+    QVERIFY(lines[1].endsWith(u"two"_s));
+  }
+
+  // The effective-rank probe the user picked stays picked when the probe list refreshes.
+  void rankProbeChoiceSurvivesARefresh() {
+    ImportanceView* iv = m_window->importanceView();
+    addProbe("effective-rank", true, 0);
+    const int64_t second = addProbe("effective-rank", true, 1);
+    const int64_t taylor = addProbe("taylor", false, 0);
+    refreshProbesUntil(iv, u"taylor"_s, taylor);
+    auto* rank = iv->tabs()->widget(1)->findChild<QComboBox*>();
+    QCOMPARE(rank->count(), 2);
+    const int pick = rank->findData(QVariant::fromValue<qlonglong>(second)) == 0 ? 1 : 0;
+    rank->setCurrentIndex(pick);
+    const qint64 chosen = rank->currentData().toLongLong();
+    const int64_t another = addProbe("taylor", false, 2);
+    refreshProbesUntil(iv, u"taylor"_s, another);
+    QCOMPARE(rank->currentData().toLongLong(), chosen);
+  }
+
+  // "Top-N by update" waits for its probe to load; a selection made meanwhile wins.
+  void selectionMadeWhileTopNWaitsWins() {
+    ImportanceView* iv = m_window->importanceView();
+    const int64_t update = addProbe("update-magnitude", false, 5);
+    refreshProbesUntil(iv, u"update-magnitude"_s, update);
+    s()->setSelectedLayers({}, u"test"_s);
+    QVERIFY(iv->selectUpdateMagnitude(1));         // pending: the probe is not loaded yet
+    s()->setSelectedLayers({0, 1}, u"heatmap"_s);  // the user drags over both layers
+    QTest::qWait(500);                             // the probe has loaded by now
+    QCOMPARE(s()->selectedLayers(), (QVector<int>{0, 1}));
+    // Without a later selection the policy applies once the probe is loaded.
+    s()->setSelectedLayers({}, u"test"_s);
+    QVERIFY(iv->selectUpdateMagnitude(1));
+    QTRY_COMPARE_WITH_TIMEOUT(s()->selectedLayers().size(), 1, 10000);
+  }
+
+  // A task matrix arriving after the user picked the task-matrix run does not replace it.
+  void taskMatrixRunChoiceStays() {
+    int64_t plain, seq, plain2;
+    {
+      st::Store store = st::Store::open(db());
+      st::NewRun nr;
+      nr.spec = R"({"plans":[{"variant":"full"}],"train":{"steps":10}})";
+      nr.name = "p1";
+      plain = store.create_run(nr);
+      nr.name = "seq";
+      seq = store.create_run(nr);
+      for (int a = 0; a < 2; ++a)
+        for (int t = 0; t < 2; ++t) store.set_task_value(seq, a, t, 0.5);
+      nr.name = "p2";
+      plain2 = store.create_run(nr);
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(plain2), 10000);
+    CurvesView* cv = m_window->curvesView();
+    QSignalSpy matrices(s()->store(), &StoreService::taskMatrixReady);
+    s()->setCurveRuns({plain, seq, plain2});
+    cv->taskRunCombo()->setCurrentIndex(2);  // the user picks p2 before the matrices land
+    QTRY_VERIFY_WITH_TIMEOUT(matrices.count() >= 3, 10000);
+    QCOMPARE(cv->taskRunCombo()->currentData().toLongLong(), qint64(plain2));
+    // Without a pick the tab opens on the run that has a matrix.
+    matrices.clear();
+    s()->setCurveRuns({plain2, seq});
+    QTRY_VERIFY_WITH_TIMEOUT(matrices.count() >= 2, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(cv->taskRunCombo()->currentData().toLongLong(), qint64(seq), 5000);
+  }
+
+  // A second model opened while the first one's architecture loads: the view describes the
+  // second one, and says so once.
+  void secondModelOpenedWhileTheFirstLoads() {
+    ModelView* mv = m_window->modelView();
+    QSignalSpy inspected(mv, &ModelView::inspectFinished);
+    const QString a = QStringLiteral(GB_SHARED_DIR) + u"/fixtures/hf-reference/llama"_s;
+    const QString b = QStringLiteral(GB_SHARED_DIR) + u"/fixtures/hf-reference/qwen2"_s;
+    QVERIFY(mv->openFolder(a));
+    QVERIFY(mv->openFolder(b));
+    QVERIFY(inspected.wait(120000));
+    QTest::qWait(300);
+    QCOMPARE(inspected.count(), 1);
+    QCOMPARE(inspected.first().first().toBool(), true);
+    QCOMPARE(s()->model().folder, b);
+    QCOMPARE(mv->architecture()->totalParameters(), s()->model().config->param_count());
+    // Cancel still cancels.
+    inspected.clear();
+    QVERIFY(mv->openFolder(a));
+    QVERIFY(mv->openFolder(b));
+    mv->findChild<QPushButton*>(u"cancelInspect"_s)->click();
+    QVERIFY(inspected.wait(60000));
+    QCOMPARE(inspected.first().first().toBool(), false);
+  }
+
+  // The report is the file the job wrote, even when the path was edited while it ran.
+  void reportNamesThePathItWrote() {
+    const std::string d = m_tmp.filePath(u"r.db"_s).toStdString();
+    {
+      auto store = st::Store::open(d);
+      st::NewRun nr;
+      nr.name = "x";
+      nr.experiment = "g";
+      nr.spec = R"({"name":"g"})";
+      store.create_run(nr);
+    }
+    ReportDialog dlg(QString::fromStdString(d), u"g"_s);
+    const QString out = m_tmp.filePath(u"report.html"_s);
+    dlg.findChild<QLineEdit*>()->setText(out);
+    QSignalSpy written(&dlg, &ReportDialog::written);
+    dlg.write();
+    dlg.findChild<QLineEdit*>()->setText(m_tmp.filePath(u"other.html"_s));  // edited meanwhile
+    QVERIFY(written.wait(120000));
+    QCOMPARE(written.first().first().toString(), out);
+    QVERIFY(QFileInfo::exists(out));
+  }
+};
+
+QTEST_MAIN(TstGuiRaces)
+#include "tst_gui_races.moc"
