@@ -286,6 +286,28 @@ class TstGui : public QObject {
     QVERIFY(!iv->probeRunning());
   }
 
+  // A new effective-rank probe goes to its tab and list even when the user picked another
+  // probe for the heatmap before the refreshed list arrived; that pick stays too.
+  void newRankProbeIsShownBesideTheUsersPick() {
+    ImportanceView* iv = m_window->importanceView();
+    const qint64 taylor = iv->latestProbe(u"taylor"_s);
+    QVERIFY(taylor > 0);
+    QSignalSpy finished(iv, &ImportanceView::probeFinished);
+    QVERIFY2(iv->runProbe(u"effective-rank"_s, m_orig, QString(), 256),
+             qPrintable(iv->lastMessage()));
+    QVERIFY(finished.wait(300000));
+    QVERIFY2(finished.first().first().toBool(), qPrintable(finished.first().at(1).toString()));
+    QCOMPARE(iv->latestProbe(u"effective-rank"_s), qint64(-1));  // the list is not back yet
+    iv->showProbe(taylor);
+    QTRY_VERIFY_WITH_TIMEOUT(iv->latestProbe(u"effective-rank"_s) > 0, 20000);
+    QCOMPARE(iv->currentProbeId(), taylor);
+    QCOMPARE(iv->tabs()->currentIndex(), 1);
+    auto* rank = iv->tabs()->widget(1)->findChild<QComboBox*>();
+    QVERIFY(rank);
+    QCOMPARE(rank->currentData().toLongLong(), iv->latestProbe(u"effective-rank"_s));
+    iv->tabs()->setCurrentIndex(0);
+  }
+
   void heatmapSelectsLayersByMouse() {
     ImportanceView* iv = m_window->importanceView();
     m_window->showView(MainWindow::View::Importance);

@@ -140,9 +140,11 @@ class TstGuiRaces : public QObject {
     const int64_t update = addProbe("update-magnitude", false, 5);
     refreshProbesUntil(iv, u"update-magnitude"_s, update);
     s()->setSelectedLayers({}, u"test"_s);
+    QSignalSpy loaded(s()->store(), &StoreService::probeLoaded);
     QVERIFY(iv->selectUpdateMagnitude(1));         // pending: the probe is not loaded yet
     s()->setSelectedLayers({0, 1}, u"heatmap"_s);  // the user drags over both layers
-    QTest::qWait(500);                             // the probe has loaded by now
+    QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty() && loaded.last().first().toLongLong() == update,
+                             10000);
     QCOMPARE(s()->selectedLayers(), (QVector<int>{0, 1}));
     // Without a later selection the policy applies once the probe is loaded.
     s()->setSelectedLayers({}, u"test"_s);
@@ -194,6 +196,32 @@ class TstGuiRaces : public QObject {
     QCOMPARE(inspected.count(), 1);
     QCOMPARE(inspected.first().first().toBool(), true);
     QCOMPARE(s()->model().folder, b);
+    QCOMPARE(mv->architecture()->totalParameters(), s()->model().config->param_count());
+    // A model whose config is refused, opened while another loads: its error stays, and the
+    // other's architecture never appears for it.
+    const QString refused = m_tmp.filePath(u"refused"_s);
+    QVERIFY(QDir().mkpath(refused));
+    {
+      QFile in(a + u"/config.json"_s);
+      QVERIFY(in.open(QIODevice::ReadOnly));
+      QByteArray cfg = in.readAll();
+      QVERIFY(cfg.contains("\"llama\""));
+      cfg.replace("\"llama\"", "\"no-such-family\"");
+      QFile out(refused + u"/config.json"_s);
+      QVERIFY(out.open(QIODevice::WriteOnly));
+      out.write(cfg);
+    }
+    inspected.clear();
+    QVERIFY(mv->openFolder(a));
+    QVERIFY(!mv->openFolder(refused));
+    const QString error = mv->lastMessage();
+    QVERIFY2(error.contains(u"not supported"_s), qPrintable(error));
+    QTest::qWait(2000);  // the stopped inspection of `a` ends meanwhile
+    QCOMPARE(mv->architecture()->totalParameters(), qint64(0));
+    QCOMPARE(inspected.count(), 0);
+    QVERIFY(mv->openFolder(b));
+    QVERIFY(inspected.wait(120000));
+    QCOMPARE(inspected.first().first().toBool(), true);
     QCOMPARE(mv->architecture()->totalParameters(), s()->model().config->param_count());
     // Cancel still cancels.
     inspected.clear();

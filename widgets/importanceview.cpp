@@ -126,6 +126,11 @@ ImportanceView::ImportanceView(Session* session, QWidget* parent)
     }
     m_probeStatus->setText(tr("done"));
     m_selectAfterRefresh = id;
+    // Which list it joins: an effective-rank probe goes to its own tab and combo.
+    const QStringList args = m_job->arguments();
+    const int m = static_cast<int>(args.indexOf(u"--method"_s));
+    m_selectAfterRefreshRank =
+        m >= 0 && m + 1 < args.size() && args[m + 1] == qs(imp::methods::kEffectiveRank);
     refreshProbes();
     emit probeFinished(true, tr("Probe %1 recorded.").arg(id));
   });
@@ -400,7 +405,7 @@ void ImportanceView::buildUi() {
   });
   connect(m_rankCombo, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (i < 0) return;
-    m_selectAfterRefresh = -1;  // the user's choice wins over a pending refresh's
+    if (m_selectAfterRefreshRank) m_selectAfterRefresh = -1;  // the user's choice wins
     const qint64 id = m_rankCombo->itemData(i).toLongLong();
     m_rankShown = id;
     if (m_loaded.contains(id))
@@ -442,8 +447,14 @@ void ImportanceView::refreshProbes() {
 
 void ImportanceView::onProbesReady(const QVector<ProbeRow>& probes) {
   m_probes = probes;
-  const qint64 keep = m_selectAfterRefresh > 0 ? m_selectAfterRefresh : m_shown;
-  m_selectAfterRefresh = -1;
+  // A newly recorded probe is shown once a list that has it arrives (an earlier refresh may
+  // answer first); until then, and for the other kind of probe, the shown ones stay.
+  bool recorded = false;
+  for (const ProbeRow& p : probes) recorded = recorded || p.info.id == m_selectAfterRefresh;
+  const qint64 fresh = recorded ? m_selectAfterRefresh : -1;
+  if (recorded) m_selectAfterRefresh = -1;
+  const qint64 keep = fresh > 0 && !m_selectAfterRefreshRank ? fresh : m_shown;
+  const qint64 keepRank = fresh > 0 && m_selectAfterRefreshRank ? fresh : m_rankShown;
   QSignalBlocker b1(m_probeCombo), b2(m_rankCombo);
   m_probeCombo->clear();
   m_rankCombo->clear();
@@ -457,9 +468,8 @@ void ImportanceView::onProbesReady(const QVector<ProbeRow>& probes) {
     if (!m_onlyModel->isChecked()) text += u" · "_s + QFileInfo(p.modelKey).fileName();
     if (p.info.method == imp::methods::kEffectiveRank) {
       m_rankCombo->addItem(text, QVariant::fromValue<qlonglong>(p.info.id));
-      // Keep the rank probe shown (the first one when it is gone); a newly recorded one
-      // replaces it below.
-      if (p.info.id == m_rankShown || selectRank < 0) selectRank = m_rankCombo->count() - 1;
+      // Keep the rank probe shown (the first one when it is gone).
+      if (p.info.id == keepRank || selectRank < 0) selectRank = m_rankCombo->count() - 1;
       continue;
     }
     m_probeCombo->addItem(text, QVariant::fromValue<qlonglong>(p.info.id));
@@ -468,15 +478,7 @@ void ImportanceView::onProbesReady(const QVector<ProbeRow>& probes) {
                               Qt::ToolTipRole);
     if (p.info.id == keep) select = m_probeCombo->count() - 1;
   }
-  if (keep > 0) {
-    // A newly recorded effective-rank probe goes to its tab.
-    for (int i = 0; i < m_rankCombo->count(); ++i) {
-      if (m_rankCombo->itemData(i).toLongLong() == keep) {
-        selectRank = i;
-        m_tabs->setCurrentIndex(1);
-      }
-    }
-  }
+  if (fresh > 0 && m_selectAfterRefreshRank) m_tabs->setCurrentIndex(1);  // to its tab
   if (select < 0 && m_probeCombo->count() > 0) {
     // Prefer a unit probe (it fills the heatmap), newest first.
     select = 0;
@@ -494,7 +496,7 @@ void ImportanceView::onProbesReady(const QVector<ProbeRow>& probes) {
   m_probeCombo->setCurrentIndex(select);
   m_rankCombo->setCurrentIndex(selectRank);
   if (select >= 0) {
-    showProbe(m_probeCombo->itemData(select).toLongLong());
+    displayProbe(m_probeCombo->itemData(select).toLongLong());
   } else {
     m_shown = -1;
     m_heatmap->clearMatrix(m_session->model().valid()
@@ -551,8 +553,12 @@ qint64 ImportanceView::latestProbe(const QString& method) const {
 
 void ImportanceView::showProbe(qint64 probeId) {
   // A probe chosen now wins over the one a finished probe asked to show once the list
-  // refreshes (that refresh may land later).
-  m_selectAfterRefresh = -1;
+  // refreshes (that refresh may land later); a new rank probe still goes to its tab.
+  if (!m_selectAfterRefreshRank) m_selectAfterRefresh = -1;
+  displayProbe(probeId);
+}
+
+void ImportanceView::displayProbe(qint64 probeId) {
   m_shown = probeId;
   for (int i = 0; i < m_probeCombo->count(); ++i) {
     if (m_probeCombo->itemData(i).toLongLong() == probeId && m_probeCombo->currentIndex() != i) {

@@ -100,6 +100,7 @@ class ImportanceView : public QWidget {
   void redrawRank();
   void onLayersFromPlot(const QVector<int>& rows);
   void cancelPendingTopN();
+  void displayProbe(qint64 probeId);  // showProbe without it being the user's choice
   void applyPolicy(const nlohmann::json& policy, const gb::importance::ImportanceResults& r);
   int numLayers() const;
   void setMessage(const QString& text);
@@ -141,7 +142,8 @@ class ImportanceView : public QWidget {
   qint64 m_shown = -1;
   qint64 m_domainShown = -1;
   qint64 m_rankShown = -1;
-  qint64 m_selectAfterRefresh = -1;
+  qint64 m_selectAfterRefresh = -1;       // a probe just recorded, shown once listed
+  bool m_selectAfterRefreshRank = false;  // ... and it is an effective-rank probe
   int m_pendingTopN = -1;
   qint64 m_pendingUpdateProbe = -1;
   QString m_message;

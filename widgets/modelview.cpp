@@ -21,6 +21,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <utility>
+
 #include "appsettings.h"
 #include "architecturemodel.h"
 #include "clijob.h"
@@ -78,16 +80,24 @@ ModelView::ModelView(Session* session, QWidget* parent) : QWidget(parent), m_ses
   });
   connect(m_inspect, &CliJob::failed, this, [this](const QString& msg) {
     m_cancel->setEnabled(false);
+    if (std::exchange(m_inspectAgain, false)) {
+      startInspect();  // the job stopped for a newer folder could not start: load that one
+      return;
+    }
+    if (std::exchange(m_inspectAbandoned, false)) return;  // a refused model's error stays
     m_status->setText(msg);
     emit inspectFinished(false);
   });
   connect(m_inspect, &CliJob::finished, this, [this](int code, bool crashed) {
     m_cancel->setEnabled(false);
-    if (m_inspectAgain) {
+    if (std::exchange(m_inspectAgain, false)) {
       // Another folder was opened while this one loaded: its architecture is the one to
       // show (this job was stopped for it).
-      m_inspectAgain = false;
       startInspect();
+      return;
+    }
+    if (std::exchange(m_inspectAbandoned, false)) {
+      // Stopped for a model opened since whose config was refused: its error stays shown.
       return;
     }
     if (m_inspect->wasCancelled()) {
@@ -96,9 +106,7 @@ ModelView::ModelView(Session* session, QWidget* parent) : QWidget(parent), m_ses
       return;
     }
     if (m_inspect->arguments().value(1) != m_session->model().folder) {
-      // The model changed since and needs no inspection (its config was refused): this
-      // result describes a model that is no longer open.
-      return;
+      return;  // describes a model that is no longer open (a safety net: see above)
     }
     // `inspect --json` prints one (pretty-printed) JSON object.
     const QJsonDocument whole = QJsonDocument::fromJson(m_inspect->standardOutput());
@@ -411,6 +419,13 @@ bool ModelView::openFolder(const QString& folderIn) {
   AppSettings().setLastModelFolder(folder);
   m_session->setModel(ref);
   if (!configError.isEmpty()) {
+    // An inspection still running (or waiting to restart) is for a model no longer open.
+    m_inspectAgain = false;
+    if (m_inspect->isRunning()) {
+      m_inspectAbandoned = true;
+      m_inspect->cancel();
+    }
+    m_cancel->setEnabled(false);
     const QString msg = tr("This config.json is not supported: %1").arg(configError);
     m_status->setText(msg);
     setMessage(msg);
@@ -435,6 +450,7 @@ bool ModelView::openFolder(const QString& folderIn) {
 void ModelView::startInspect() {
   m_status->setText(tr("Loading the architecture…"));
   m_cancel->setEnabled(true);
+  m_inspectAbandoned = false;
   if (m_inspect->isRunning()) {
     // Still loading an earlier folder: stop it and start this one when it has stopped.
     m_inspectAgain = true;

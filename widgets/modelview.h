@@ -93,7 +93,8 @@ class ModelView : public QWidget {
   ArchitectureModel* m_arch = nullptr;
   ConfigTableModel* m_config = nullptr;
   CliJob* m_inspect = nullptr;
-  bool m_inspectAgain = false;  // a newer folder waits for the running inspection to stop
+  bool m_inspectAgain = false;      // a newer folder waits for the running inspection to stop
+  bool m_inspectAbandoned = false;  // the running inspection was stopped for a refused model
   CliJob* m_genJob = nullptr;
   QFutureWatcher<TokenizerInfo>* m_tokWatcher = nullptr;
   QString m_message;

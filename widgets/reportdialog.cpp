@@ -134,6 +134,7 @@ void ReportDialog::chooseOutput() {
 }
 
 void ReportDialog::write() {
+  if (m_job->isRunning()) return;  // one report at a time (its path is kept until it ends)
   if (m_group->currentText().isEmpty() || outputPath().isEmpty()) return;
   m_write->setEnabled(false);
   m_open->setEnabled(false);
