@@ -115,6 +115,28 @@ class TstGuiRaces : public QObject {
     QCOMPARE(lines.size(), 3);
     QVERIFY(lines[0].endsWith(u"one"_s));
     QVERIFY(lines[1].endsWith(u"two"_s));
+    // Deleted, the newest run's id and its events' ids go to the next run created: the log
+    // forgets the deleted run and shows the new one's events.
+    {
+      st::Store store = st::Store::open(db());
+      store.delete_runs({id});
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(!s()->runModel()->run(id), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(rv->logPane()->toPlainText().isEmpty(), 5000);
+    int64_t again;
+    {
+      st::Store store = st::Store::open(db());
+      st::NewRun nr;
+      nr.name = "events again";
+      nr.spec = R"({"plans":[{"variant":"full"}],"train":{"steps":10}})";
+      again = store.create_run(nr);
+      store.add_event(again, st::EventLevel::Info, "three");
+    }
+    QCOMPARE(again, id);  // the reuse this guards against
+    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(again), 10000);
+    rv->selectRun(again);
+    QTRY_VERIFY_WITH_TIMEOUT(rv->logPane()->toPlainText().endsWith(u"three"_s), 10000);
+    QCOMPARE(rv->logPane()->toPlainText().split(u'\n', Qt::SkipEmptyParts).size(), 1);
   }
 
   // The effective-rank probe the user picked stays picked when the probe list refreshes.

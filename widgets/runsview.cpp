@@ -132,6 +132,14 @@ RunsView::RunsView(Session* session, QWidget* parent) : QWidget(parent), m_sessi
             }
           });
   connect(m_session->store(), &StoreService::runsUpdated, this, [this] {
+    if (m_logRun >= 0 && !m_session->runModel()->run(m_logRun) &&
+        !m_session->runs()->jobOfRun(m_logRun)) {
+      // The run shown was deleted: its id (and its events' ids) may be given to a new run.
+      m_logRun = -1;
+      m_lastEventId = 0;
+      m_log->clear();
+      m_logTitle->setText(tr("Log: select a run"));
+    }
     if (m_logRun >= 0 && !m_session->runs()->jobOfRun(m_logRun)) {
       m_session->store()->requestEvents(m_logRun, m_lastEventId);
     }
