@@ -20,7 +20,9 @@
 #include "curvesview.h"
 #include "importance/probe_writer.h"
 #include "importanceview.h"
+#include "heatmapplot.h"
 #include "mainwindow.h"
+#include "model/tokenizer.h"
 #include "modelview.h"
 #include "reportdialog.h"
 #include "runsview.h"
@@ -137,6 +139,19 @@ class TstGuiRaces : public QObject {
     rv->selectRun(again);
     QTRY_VERIFY_WITH_TIMEOUT(rv->logPane()->toPlainText().endsWith(u"three"_s), 10000);
     QCOMPARE(rv->logPane()->toPlainText().split(u'\n', Qt::SkipEmptyParts).size(), 1);
+    // The same between two polls: the run shown is replaced by one created at another time.
+    {
+      st::Store store = st::Store::open(db());
+      store.delete_runs({again});
+      st::NewRun nr;
+      nr.name = "events once more";
+      nr.spec = R"({"plans":[{"variant":"full"}],"train":{"steps":10}})";
+      QCOMPARE(store.create_run(nr), again);
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(
+        s()->runModel()->run(again) && s()->runModel()->run(again)->info.name == "events once more",
+        10000);
+    QTRY_VERIFY_WITH_TIMEOUT(rv->logPane()->toPlainText().isEmpty(), 5000);
   }
 
   // The effective-rank probe the user picked stays picked when the probe list refreshes.
@@ -219,6 +234,30 @@ class TstGuiRaces : public QObject {
     QCOMPARE(inspected.first().first().toBool(), true);
     QCOMPARE(s()->model().folder, b);
     QCOMPARE(mv->architecture()->totalParameters(), s()->model().config->param_count());
+    // A model without a tokenizer opened while the previous one's tokenizer loads: the
+    // previous tokenizer is neither shown nor offered for it.
+    const QString withTokenizer = m_tmp.filePath(u"with-tokenizer"_s);
+    QVERIFY(QDir().mkpath(withTokenizer));
+    for (const char* f : {"config.json", "model.safetensors"}) {
+      QVERIFY(
+          QFile::copy(a + u"/"_s + QLatin1String(f), withTokenizer + u"/"_s + QLatin1String(f)));
+    }
+    {
+      std::string text;
+      for (int i = 0; i < 200; ++i)
+        text += "the quick brown fox jumps over the lazy dog " + std::to_string(i) + "\n";
+      QFile tok(withTokenizer + u"/tokenizer.json"_s);
+      QVERIFY(tok.open(QIODevice::WriteOnly));
+      tok.write(QByteArray::fromStdString(
+          gb::tok::train_byte_level_bpe({text}, 512, {"<unk>", "<s>", "</s>"})));
+    }
+    inspected.clear();
+    QVERIFY(mv->openFolder(withTokenizer));
+    QVERIFY(mv->openFolder(b));  // the qwen2 fixture has no tokenizer.json
+    QVERIFY(inspected.wait(120000));
+    QTest::qWait(1000);  // the first tokenizer has loaded by now
+    QVERIFY2(mv->tokenizerSummary().contains(u"no tokenizer.json"_s),
+             qPrintable(mv->tokenizerSummary()));
     // A model whose config is refused, opened while another loads: its error stays, and the
     // other's architecture never appears for it.
     const QString refused = m_tmp.filePath(u"refused"_s);
@@ -252,6 +291,38 @@ class TstGuiRaces : public QObject {
     mv->findChild<QPushButton*>(u"cancelInspect"_s)->click();
     QVERIFY(inspected.wait(60000));
     QCOMPARE(inspected.first().first().toBool(), false);
+  }
+
+  // Another workspace's probes have the same ids as this one's: nothing loaded from the
+  // first store is shown for the second.
+  void probesOfAnotherWorkspaceAreLoadedFromIt() {
+    ImportanceView* iv = m_window->importanceView();
+    QTRY_VERIFY_WITH_TIMEOUT(iv->currentProbeId() > 0 && iv->heatmap()->rowCount() == 2, 10000);
+    const qint64 shown = iv->currentProbeId();
+    const double before = iv->heatmap()->value(0, 0);
+    const QString other = m_tmp.filePath(u"other-workspace"_s);
+    QVERIFY(QDir().mkpath(other));
+    {
+      st::Store store = st::Store::open((other + u"/growbench.db"_s).toStdString());
+      for (qint64 i = 1; i <= shown; ++i) {
+        imp::ProbeResult r;
+        r.method = "taylor";
+        r.layers = {10.0, 20.0};
+        r.unit_names = {"q", "k"};
+        r.units = {{100.0 + double(i), 200.0}, {300.0, 400.0}};
+        imp::ProbeRecord rec;
+        rec.model_key = "/nonexistent/other";
+        rec.model_family = "llama";
+        rec.probe_set = "y";
+        QCOMPARE(imp::record_probe(store, r, rec), int64_t(i));
+      }
+    }
+    QVERIFY(before != 100.0 + double(shown));
+    QSignalSpy opened(s()->store(), &StoreService::opened);
+    s()->openWorkspace(other);
+    QVERIFY(opened.wait(20000));
+    QTRY_COMPARE_WITH_TIMEOUT(iv->currentProbeId(), shown, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(iv->heatmap()->value(0, 0), 100.0 + double(shown), 10000);
   }
 
   // The report is the file the job wrote, even when the path was edited while it ran.

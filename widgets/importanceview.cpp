@@ -138,7 +138,14 @@ ImportanceView::ImportanceView(Session* session, QWidget* parent)
   connect(store, &StoreService::probesReady, this, &ImportanceView::onProbesReady);
   connect(store, &StoreService::probeLoaded, this, &ImportanceView::onProbeLoaded);
   connect(store, &StoreService::opened, this, [this](const QString&, const QString& error) {
-    if (error.isEmpty()) refreshProbes();
+    if (!error.isEmpty()) return;
+    // Another store: its probe ids name other probes.
+    m_loaded.clear();
+    m_loadedCreated.clear();
+    m_selectAfterRefresh = -1;
+    cancelPendingTopN();
+    m_shown = m_rankShown = m_domainShown = -1;
+    refreshProbes();
   });
   connect(m_session, &Session::modelChanged, this, &ImportanceView::onModelChanged);
   connect(m_session, &Session::selectedLayersChanged, this,
@@ -431,7 +438,8 @@ void ImportanceView::setMessage(const QString& text) {
 }
 
 void ImportanceView::onModelChanged(const ModelRef&) {
-  cancelPendingTopN();  // the pending probe ranks the layers of the model before
+  cancelPendingTopN();        // the pending probe ranks the layers of the model before
+  m_selectAfterRefresh = -1;  // a probe recorded for the model before is not to be shown
   m_shown = -1;
   m_heatmap->clearMatrix(tr("No probe shown"));
   refreshProbes();
@@ -447,14 +455,26 @@ void ImportanceView::refreshProbes() {
 
 void ImportanceView::onProbesReady(const QVector<ProbeRow>& probes) {
   m_probes = probes;
+  // A probe deleted and its id given to a new one: what was loaded under that id is stale.
+  for (const ProbeRow& p : probes) {
+    const auto c = m_loadedCreated.constFind(p.info.id);
+    if (c != m_loadedCreated.constEnd() && *c != p.info.created) {
+      m_loaded.remove(p.info.id);
+      m_loadedCreated.remove(p.info.id);
+    }
+  }
   // A newly recorded probe is shown once a list that has it arrives (an earlier refresh may
   // answer first); until then, and for the other kind of probe, the shown ones stay.
-  bool recorded = false;
-  for (const ProbeRow& p : probes) recorded = recorded || p.info.id == m_selectAfterRefresh;
-  const qint64 fresh = recorded ? m_selectAfterRefresh : -1;
-  if (recorded) m_selectAfterRefresh = -1;
-  const qint64 keep = fresh > 0 && !m_selectAfterRefreshRank ? fresh : m_shown;
-  const qint64 keepRank = fresh > 0 && m_selectAfterRefreshRank ? fresh : m_rankShown;
+  qint64 fresh = -1;
+  bool freshRank = false;
+  for (const ProbeRow& p : probes) {
+    if (p.info.id != m_selectAfterRefresh) continue;
+    fresh = p.info.id;
+    freshRank = p.info.method == imp::methods::kEffectiveRank;
+    m_selectAfterRefresh = -1;
+  }
+  const qint64 keep = fresh > 0 && !freshRank ? fresh : m_shown;
+  const qint64 keepRank = fresh > 0 && freshRank ? fresh : m_rankShown;
   QSignalBlocker b1(m_probeCombo), b2(m_rankCombo);
   m_probeCombo->clear();
   m_rankCombo->clear();
@@ -478,7 +498,7 @@ void ImportanceView::onProbesReady(const QVector<ProbeRow>& probes) {
                               Qt::ToolTipRole);
     if (p.info.id == keep) select = m_probeCombo->count() - 1;
   }
-  if (fresh > 0 && m_selectAfterRefreshRank) m_tabs->setCurrentIndex(1);  // to its tab
+  if (fresh > 0 && freshRank) m_tabs->setCurrentIndex(1);  // to its tab
   if (select < 0 && m_probeCombo->count() > 0) {
     // Prefer a unit probe (it fills the heatmap), newest first.
     select = 0;
@@ -582,6 +602,9 @@ void ImportanceView::onProbeLoaded(qint64 id, const imp::ProbeResult& r, const Q
     return;
   }
   m_loaded.insert(id, r);
+  for (const ProbeRow& p : m_probes) {
+    if (p.info.id == id) m_loadedCreated.insert(id, p.info.created);
+  }
   if (id == m_shown || id == m_domainShown) {
     redraw();
     if (id == m_shown) emit probeShown(id);

@@ -139,6 +139,7 @@ class ImportanceView : public QWidget {
 
   QVector<ProbeRow> m_probes;
   QHash<qint64, gb::importance::ProbeResult> m_loaded;
+  QHash<qint64, double> m_loadedCreated;  // when each loaded probe was recorded
   qint64 m_shown = -1;
   qint64 m_domainShown = -1;
   qint64 m_rankShown = -1;

@@ -39,6 +39,7 @@ namespace {
 
 TokenizerInfo loadTokenizer(const QString& folder) {
   TokenizerInfo info;
+  info.folder = folder;
   try {
     auto tok = std::make_shared<gb::tok::Tokenizer>(
         gb::tok::Tokenizer::from_file(ss(QDir(folder).filePath(u"tokenizer.json"_s))));
@@ -62,6 +63,8 @@ ModelView::ModelView(Session* session, QWidget* parent) : QWidget(parent), m_ses
   m_tokWatcher = new QFutureWatcher<TokenizerInfo>(this);
   connect(m_tokWatcher, &QFutureWatcher<TokenizerInfo>::finished, this, [this] {
     const TokenizerInfo info = m_tokWatcher->result();
+    // A model opened since (one without a tokenizer, or refused) keeps its own state.
+    if (info.folder != m_session->model().folder) return;
     m_tokenizer = info.tokenizer;
     if (!info.error.isEmpty()) {
       m_tokSummary->setText(tr("Could not load tokenizer.json: %1").arg(info.error));
@@ -418,7 +421,10 @@ bool ModelView::openFolder(const QString& folderIn) {
   m_path->setToolTip(folder);
   AppSettings().setLastModelFolder(folder);
   m_session->setModel(ref);
+  m_tokenizer.reset();  // the previous model's, whatever happens to this one
+  m_tokTry->setEnabled(false);
   if (!configError.isEmpty()) {
+    m_tokSummary->clear();
     // An inspection still running (or waiting to restart) is for a model no longer open.
     m_inspectAgain = false;
     if (m_inspect->isRunning()) {
@@ -432,8 +438,6 @@ bool ModelView::openFolder(const QString& folderIn) {
     emit modelLoaded(false, msg);
     return false;
   }
-  m_tokenizer.reset();
-  m_tokTry->setEnabled(false);
   if (ref.hasTokenizer) {
     m_tokSummary->setText(tr("Loading tokenizer…"));
     m_tokWatcher->setFuture(QtConcurrent::run(loadTokenizer, folder));

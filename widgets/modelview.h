@@ -33,6 +33,7 @@ class CliJob;
 class ConfigTableModel;
 
 struct TokenizerInfo {
+  QString folder;  // the model folder it was loaded for
   QString summary;
   QString error;
   qint64 vocab = 0;

@@ -132,9 +132,11 @@ RunsView::RunsView(Session* session, QWidget* parent) : QWidget(parent), m_sessi
             }
           });
   connect(m_session->store(), &StoreService::runsUpdated, this, [this] {
-    if (m_logRun >= 0 && !m_session->runModel()->run(m_logRun) &&
-        !m_session->runs()->jobOfRun(m_logRun)) {
-      // The run shown was deleted: its id (and its events' ids) may be given to a new run.
+    const RunRow* shown = m_logRun >= 0 ? m_session->runModel()->run(m_logRun) : nullptr;
+    if (m_logRun >= 0 && !m_session->runs()->jobOfRun(m_logRun) &&
+        (!shown || (m_logRunCreated > 0 && shown->info.created != m_logRunCreated))) {
+      // The run shown was deleted: its id (and its events' ids) may be given to a new run,
+      // maybe already (then it was created at another time).
       m_logRun = -1;
       m_lastEventId = 0;
       m_log->clear();
@@ -918,6 +920,7 @@ void RunsView::showLogOf(qint64 runId) {
   m_lastEventId = 0;
   m_log->clear();
   const RunRow* row = m_session->runModel()->run(runId);
+  m_logRunCreated = row ? row->info.created : 0;
   m_logTitle->setText(row ? tr("Log of run %1: %2").arg(runId).arg(qs(row->info.name))
                           : tr("Log of run %1").arg(runId));
   if (m_session->runs()->jobOfRun(runId)) {

@@ -163,6 +163,7 @@ class RunsView : public QWidget {
   QLabel* m_logTitle = nullptr;
   qint64 m_logRun = -1;
   qint64 m_lastEventId = 0;
+  double m_logRunCreated = 0;  // when the run shown was created (0: not known)
   QString m_message;
 };
 
