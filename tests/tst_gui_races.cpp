@@ -323,6 +323,26 @@ class TstGuiRaces : public QObject {
     QVERIFY(opened.wait(20000));
     QTRY_COMPARE_WITH_TIMEOUT(iv->currentProbeId(), shown, 10000);
     QTRY_COMPARE_WITH_TIMEOUT(iv->heatmap()->value(0, 0), 100.0 + double(shown), 10000);
+    // The newest probe deleted and its id given to a new one: the new one is loaded.
+    {
+      st::Store store = st::Store::open((other + u"/growbench.db"_s).toStdString());
+      store.delete_probe(shown);
+      imp::ProbeResult r;
+      r.method = "taylor";
+      r.layers = {10.0, 20.0};
+      r.unit_names = {"q", "k"};
+      r.units = {{999.0, 200.0}, {300.0, 400.0}};
+      imp::ProbeRecord rec;
+      rec.model_key = "/nonexistent/other";
+      rec.model_family = "llama";
+      rec.probe_set = "z";
+      QCOMPARE(imp::record_probe(store, r, rec), int64_t(shown));
+    }
+    QCheckBox* onlyThisModel = iv->findChild<QCheckBox*>();
+    const bool only = onlyThisModel->isChecked();
+    onlyThisModel->setChecked(!only);  // two refreshes, leaving the filter as it was
+    onlyThisModel->setChecked(only);
+    QTRY_COMPARE_WITH_TIMEOUT(iv->heatmap()->value(0, 0), 999.0, 10000);
   }
 
   // The report is the file the job wrote, even when the path was edited while it ran.
