@@ -45,24 +45,37 @@ class TstGuiRaces : public QObject {
   Session* s() const { return m_window->session(); }
   std::string db() const { return (m_ws + u"/growbench.db"_s).toStdString(); }
 
-  // A probe recorded straight into the store (as another process would).
-  int64_t addProbe(const std::string& method, bool rank, double bias) {
-    st::Store store = st::Store::open(db());
+  // A probe recorded straight into a store (as another process would): two layers, two
+  // units (or stages for effective rank), the first cell `first`.
+  static int64_t recordProbe(st::Store& store, const std::string& method, double first,
+                             double bias = 0) {
     imp::ProbeResult r;
     r.method = method;
     r.layers = {1.0 + bias, 2.0 - bias};
-    if (rank) {
+    if (method == "effective-rank") {
       r.stage_names = {"a", "b"};
-      r.stages = {{1, 2}, {3, 4}};
+      r.stages = {{first, 2}, {3, 4}};
     } else {
       r.unit_names = {"q", "k"};
-      r.units = {{1, 2 + bias}, {3, 4}};
+      r.units = {{first, 2 + bias}, {3, 4}};
     }
     imp::ProbeRecord rec;
     rec.model_key = "/nonexistent/model";
     rec.model_family = "llama";
     rec.probe_set = "x";
     return imp::record_probe(store, r, rec);
+  }
+  int64_t addProbe(const std::string& method, double bias) {
+    st::Store store = st::Store::open(db());
+    return recordProbe(store, method, 1, bias);
+  }
+
+  // A run recorded straight into a store.
+  static int64_t addRun(st::Store& store, const std::string& name) {
+    st::NewRun nr;
+    nr.name = name;
+    nr.spec = R"({"plans":[{"variant":"full"}],"train":{"steps":10}})";
+    return store.create_run(nr);
   }
 
   // Refreshes the importance view's probe list (as a finished probe or a model change does)
@@ -98,10 +111,7 @@ class TstGuiRaces : public QObject {
     int64_t id;
     {
       st::Store store = st::Store::open(db());
-      st::NewRun nr;
-      nr.name = "events";
-      nr.spec = R"({"plans":[{"variant":"full"}],"train":{"steps":10}})";
-      id = store.create_run(nr);
+      id = addRun(store, "events");
       store.add_event(id, st::EventLevel::Info, "one");
       store.add_event(id, st::EventLevel::Info, "two");
       store.set_status(id, st::RunStatus::Finished);  // records a third event
@@ -128,10 +138,7 @@ class TstGuiRaces : public QObject {
     int64_t again;
     {
       st::Store store = st::Store::open(db());
-      st::NewRun nr;
-      nr.name = "events again";
-      nr.spec = R"({"plans":[{"variant":"full"}],"train":{"steps":10}})";
-      again = store.create_run(nr);
+      again = addRun(store, "events again");
       store.add_event(again, st::EventLevel::Info, "three");
     }
     QCOMPARE(again, id);  // the reuse this guards against
@@ -143,10 +150,7 @@ class TstGuiRaces : public QObject {
     {
       st::Store store = st::Store::open(db());
       store.delete_runs({again});
-      st::NewRun nr;
-      nr.name = "events once more";
-      nr.spec = R"({"plans":[{"variant":"full"}],"train":{"steps":10}})";
-      QCOMPARE(store.create_run(nr), again);
+      QCOMPARE(addRun(store, "events once more"), again);
     }
     QTRY_VERIFY_WITH_TIMEOUT(
         s()->runModel()->run(again) && s()->runModel()->run(again)->info.name == "events once more",
@@ -157,16 +161,16 @@ class TstGuiRaces : public QObject {
   // The effective-rank probe the user picked stays picked when the probe list refreshes.
   void rankProbeChoiceSurvivesARefresh() {
     ImportanceView* iv = m_window->importanceView();
-    addProbe("effective-rank", true, 0);
-    const int64_t second = addProbe("effective-rank", true, 1);
-    const int64_t taylor = addProbe("taylor", false, 0);
+    addProbe("effective-rank", 0);
+    const int64_t second = addProbe("effective-rank", 1);
+    const int64_t taylor = addProbe("taylor", 0);
     refreshProbesUntil(iv, u"taylor"_s, taylor);
     auto* rank = iv->tabs()->widget(1)->findChild<QComboBox*>();
     QCOMPARE(rank->count(), 2);
     const int pick = rank->findData(QVariant::fromValue<qlonglong>(second)) == 0 ? 1 : 0;
     rank->setCurrentIndex(pick);
     const qint64 chosen = rank->currentData().toLongLong();
-    const int64_t another = addProbe("taylor", false, 2);
+    const int64_t another = addProbe("taylor", 2);
     refreshProbesUntil(iv, u"taylor"_s, another);
     QCOMPARE(rank->currentData().toLongLong(), chosen);
   }
@@ -174,7 +178,7 @@ class TstGuiRaces : public QObject {
   // "Top-N by update" waits for its probe to load; a selection made meanwhile wins.
   void selectionMadeWhileTopNWaitsWins() {
     ImportanceView* iv = m_window->importanceView();
-    const int64_t update = addProbe("update-magnitude", false, 5);
+    const int64_t update = addProbe("update-magnitude", 5);
     refreshProbesUntil(iv, u"update-magnitude"_s, update);
     s()->setSelectedLayers({}, u"test"_s);
     QSignalSpy loaded(s()->store(), &StoreService::probeLoaded);
@@ -194,16 +198,11 @@ class TstGuiRaces : public QObject {
     int64_t plain, seq, plain2;
     {
       st::Store store = st::Store::open(db());
-      st::NewRun nr;
-      nr.spec = R"({"plans":[{"variant":"full"}],"train":{"steps":10}})";
-      nr.name = "p1";
-      plain = store.create_run(nr);
-      nr.name = "seq";
-      seq = store.create_run(nr);
+      plain = addRun(store, "p1");
+      seq = addRun(store, "seq");
       for (int a = 0; a < 2; ++a)
         for (int t = 0; t < 2; ++t) store.set_task_value(seq, a, t, 0.5);
-      nr.name = "p2";
-      plain2 = store.create_run(nr);
+      plain2 = addRun(store, "p2");
     }
     QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(plain2), 10000);
     CurvesView* cv = m_window->curvesView();
@@ -305,16 +304,7 @@ class TstGuiRaces : public QObject {
     {
       st::Store store = st::Store::open((other + u"/growbench.db"_s).toStdString());
       for (qint64 i = 1; i <= shown; ++i) {
-        imp::ProbeResult r;
-        r.method = "taylor";
-        r.layers = {10.0, 20.0};
-        r.unit_names = {"q", "k"};
-        r.units = {{100.0 + double(i), 200.0}, {300.0, 400.0}};
-        imp::ProbeRecord rec;
-        rec.model_key = "/nonexistent/other";
-        rec.model_family = "llama";
-        rec.probe_set = "y";
-        QCOMPARE(imp::record_probe(store, r, rec), int64_t(i));
+        QCOMPARE(recordProbe(store, "taylor", 100.0 + double(i)), int64_t(i));
       }
     }
     QVERIFY(before != 100.0 + double(shown));
@@ -327,16 +317,7 @@ class TstGuiRaces : public QObject {
     {
       st::Store store = st::Store::open((other + u"/growbench.db"_s).toStdString());
       store.delete_probe(shown);
-      imp::ProbeResult r;
-      r.method = "taylor";
-      r.layers = {10.0, 20.0};
-      r.unit_names = {"q", "k"};
-      r.units = {{999.0, 200.0}, {300.0, 400.0}};
-      imp::ProbeRecord rec;
-      rec.model_key = "/nonexistent/other";
-      rec.model_family = "llama";
-      rec.probe_set = "z";
-      QCOMPARE(imp::record_probe(store, r, rec), int64_t(shown));
+      QCOMPARE(recordProbe(store, "taylor", 999.0), int64_t(shown));
     }
     QCheckBox* onlyThisModel = iv->findChild<QCheckBox*>();
     const bool only = onlyThisModel->isChecked();
