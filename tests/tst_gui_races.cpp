@@ -41,6 +41,7 @@ class TstGuiRaces : public QObject {
   QTemporaryDir m_tmp{QStringLiteral(GB_TEST_TMP "/gui-races-XXXXXX")};
   QString m_ws;
   MainWindow* m_window = nullptr;
+  int64_t m_seqRun = -1;  // the run with a task matrix in the first workspace
 
   Session* s() const { return m_window->session(); }
   std::string db() const { return (m_ws + u"/growbench.db"_s).toStdString(); }
@@ -200,6 +201,7 @@ class TstGuiRaces : public QObject {
       st::Store store = st::Store::open(db());
       plain = addRun(store, "p1");
       seq = addRun(store, "seq");
+      m_seqRun = seq;
       for (int a = 0; a < 2; ++a)
         for (int t = 0; t < 2; ++t) store.set_task_value(seq, a, t, 0.5);
       plain2 = addRun(store, "p2");
@@ -294,7 +296,7 @@ class TstGuiRaces : public QObject {
 
   // Another workspace's probes have the same ids as this one's: nothing loaded from the
   // first store is shown for the second.
-  void probesOfAnotherWorkspaceAreLoadedFromIt() {
+  void anotherWorkspaceShowsItsOwnProbesAndMatrices() {
     ImportanceView* iv = m_window->importanceView();
     QTRY_VERIFY_WITH_TIMEOUT(iv->currentProbeId() > 0 && iv->heatmap()->rowCount() == 2, 10000);
     const qint64 shown = iv->currentProbeId();
@@ -313,6 +315,19 @@ class TstGuiRaces : public QObject {
     QVERIFY(opened.wait(20000));
     QTRY_COMPARE_WITH_TIMEOUT(iv->currentProbeId(), shown, 10000);
     QTRY_COMPARE_WITH_TIMEOUT(iv->heatmap()->value(0, 0), 100.0 + double(shown), 10000);
+    // The task matrix of the first workspace's run is not shown for this one's run of the
+    // same id (whose matrix is still being read).
+    CurvesView* cv = m_window->curvesView();
+    QVERIFY(m_seqRun > 0);
+    {
+      st::Store store = st::Store::open((other + u"/growbench.db"_s).toStdString());
+      while (addRun(store, "other run") < m_seqRun) {
+      }
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(s()->runModel()->run(m_seqRun), 10000);
+    s()->setCurveRuns({m_seqRun});
+    cv->replotNow();
+    QCOMPARE(cv->taskPlot()->rowCount(), 0);
     // The newest probe deleted and its id given to a new one: the new one is loaded.
     {
       st::Store store = st::Store::open((other + u"/growbench.db"_s).toStdString());

@@ -90,6 +90,10 @@ CurvesView::CurvesView(Session* session, QWidget* parent) : QWidget(parent), m_s
             }
             replotTask();
           });
+  connect(m_session->store(), &StoreService::opened, this,
+          [this](const QString&, const QString& error) {
+            if (error.isEmpty()) m_tasks.clear();  // another store: its run ids name other runs
+          });
   connect(m_session, &Session::curveRunsChanged, this, &CurvesView::setRuns);
   connect(m_session->store(), &StoreService::runsUpdated, this, [this] {
     // Names may have changed; runs may have finished (task matrices complete then).
