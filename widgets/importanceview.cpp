@@ -127,10 +127,7 @@ ImportanceView::ImportanceView(Session* session, QWidget* parent)
     m_probeStatus->setText(tr("done"));
     m_selectAfterRefresh = id;
     // Which list it joins: an effective-rank probe goes to its own tab and combo.
-    const QStringList args = m_job->arguments();
-    const int m = static_cast<int>(args.indexOf(u"--method"_s));
-    m_selectAfterRefreshRank =
-        m >= 0 && m + 1 < args.size() && args[m + 1] == qs(imp::methods::kEffectiveRank);
+    m_selectAfterRefreshRank = m_jobMethod == qs(imp::methods::kEffectiveRank);
     refreshProbes();
     emit probeFinished(true, tr("Probe %1 recorded.").arg(id));
   });
@@ -1022,6 +1019,7 @@ bool ImportanceView::runProbe(const QString& method, const QString& dataFile,
   if (!domainFile.isEmpty()) args << u"--domain-data"_s << domainFile;
   if (tokens > 0) args << u"--tokens"_s << QString::number(tokens);
   if (!m_job->start(args)) return false;
+  m_jobMethod = method;
   m_run->setEnabled(false);
   m_cancel->setEnabled(true);
   m_progress->setVisible(true);

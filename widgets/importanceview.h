@@ -136,6 +136,7 @@ class ImportanceView : public QWidget {
   QLabel* m_selectedLabel = nullptr;
   QLabel* m_info = nullptr;
   CliJob* m_job = nullptr;
+  QString m_jobMethod;  // the method of the probe m_job runs
 
   QVector<ProbeRow> m_probes;
   QHash<qint64, gb::importance::ProbeResult> m_loaded;
