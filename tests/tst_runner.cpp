@@ -257,6 +257,7 @@ class TestRunner : public QObject {
   void forgettingGuardStopsOrRollsBack();
   void forgettingGuardRollsBackToTheLastEvaluationWithinBudget();
   void testSetsAreEvaluatedAtTheStartAndTheEndOnly();
+  void testSetsAtEveryEvaluationLeaveTheRunUnchanged();
   void finiteButRunawayLossIsDivergence();
   void sequenceLongerThanTheModelIsRefused();
   void threadsAreBoundedByTheMachine();
@@ -2414,6 +2415,33 @@ void TestRunner::testSetsAreEvaluatedAtTheStartAndTheEndOnly() {
   // Same text as the eval set here, so the same figures.
   QCOMPARE(series["test/orig/ppl"].values.back(), series["eval/orig/ppl"].values.back());
   QVERIFY(gb::metrics::lower_is_better("test/new/ppl"));
+}
+
+// eval.test "every": the test sets at every evaluation (fronts.h needs a test value at the
+// point chosen on the validation sets), and nothing else about the run changes.
+void TestRunner::testSetsAtEveryEvaluationLeaveTheRunUnchanged() {
+  Json spec = base_spec({{"variant", "full"}});
+  spec["data"]["original"]["test"] = m_orig_eval;
+  spec["data"]["new"]["test"] = m_new_eval;
+  const std::string db_ends = db_path(fmt::format("test-ends-{}", m_counter++));
+  auto ends = run_one(spec, db_ends);
+  QVERIFY2(ends.status == "finished", ends.error.c_str());
+  spec["eval"]["test"] = "every";
+  const std::string db = db_path(fmt::format("test-every-{}", m_counter++));
+  auto oc = run_one(spec, db);
+  QVERIFY2(oc.status == "finished", oc.error.c_str());
+  Store store = Store::open(db);
+  auto series = store.metric_series(oc.run_id);
+  QCOMPARE(series["test/orig/ppl"].steps, (std::vector<int64_t>{0, 2, 4}));
+  QCOMPARE(series["test/new/loss"].steps, (std::vector<int64_t>{0, 2, 4}));
+  QCOMPARE(series["test/orig/ppl"].values, series["eval/orig/ppl"].values);
+  // The training itself is the same bit for bit.
+  Store se = Store::open(db_ends);
+  auto base = se.metric_series(ends.run_id);
+  QCOMPARE(series["train/loss"].values, base["train/loss"].values);
+  QCOMPARE(series["eval/new/loss"].values, base["eval/new/loss"].values);
+  spec["eval"]["test"] = "often";
+  QVERIFY(error_of([&] { ex::parse_spec(spec); }).find("spec.eval.test") != std::string::npos);
 }
 
 // Divergence is not only a NaN loss: a loss that stays above diverge_factor × its first value

@@ -982,6 +982,11 @@ void ExperimentEditor::buildUi() {
       tr("Cosine of the final hidden states to step 0 on the original evaluation set"));
     e("max_items", T::Int, 200, tr("Max items"), tr("Items per multiple-choice or QA task"));
     e("exact_match", T::Bool, true, tr("Exact match"), tr("Greedy exact match for QA tasks"));
+    addTo(f, u"/eval/test"_s,
+          def(u"test"_s, T::Choice, "ends", tr("Test sets"),
+              tr("When the held-out test sets are evaluated: at step 0 and the end (ends) or at "
+                 "every evaluation (every, for trade-off fronts and matched learning)"),
+              {u"ends"_s, u"every"_s}));
     QFormLayout* g = group(v, tr("Forgetting guard (guard)"));
     QStringList evalKeys;
     for (const auto& m : gb::metrics::all()) {

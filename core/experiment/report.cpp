@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "experiment/fronts.h"
 #include "experiment/run_model.h"
 #include "experiment/spec.h"
 #include "grow/checkpoint.h"
@@ -487,6 +488,103 @@ Figure fig_neff(store::Store& store, const std::vector<MethodRuns>& methods, con
   return f;
 }
 
+// "train.lr = 0.001 for every plan; train.lr = 0.0002 for Full fine-tuning"
+std::string protocol_selection(const ProtocolSpec& p) {
+  std::vector<std::string> parts;
+  for (const auto& [key, by_plan] : p.runs) {
+    for (const auto& [plan, v] : by_plan) {
+      parts.push_back(fmt::format("{} = {} for {}", key, v.dump(),
+                                  plan == "*" ? std::string("every other plan") : plan));
+    }
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string matched_table(const MatchedResult& r, const MatchedSpec& spec) {
+  std::string h = fmt::format(
+      "<h3>At matched learning</h3>\n<p>{}Per plan and seed: among every run (every rate) and "
+      "every evaluation, the point with the least validation {} whose validation {} reaches "
+      "{}{} (linearly interpolated between two evaluations where a run crosses it); reported "
+      "as the {} value of that run and step, mean ± std over the seeds that reach it.</p>\n",
+      spec.text.empty() ? "" : esc(spec.text) + " ", esc(r.selection_forgetting),
+      esc(r.learning), fmt_value(r.value),
+      r.value_auto ? " (auto: the best level every seed of every plan reaches)" : "",
+      esc(r.forgetting));
+  if (!r.note.empty()) h += fmt::format("<p class=\"meta\">{}</p>\n", esc(r.note));
+  h += fmt::format(
+      "<table>\n<tr><th>method</th><th>seeds reaching</th><th>{}</th><th>rates and steps "
+      "chosen</th></tr>\n",
+      esc(r.forgetting));
+  for (const auto& row : r.rows) {
+    std::vector<std::string> where;
+    for (const auto& p : row.points) {
+      where.push_back(fmt::format(
+          "run {}: lr {}, step {}", p.run_id, p.lr ? fmt::format("{:g}", *p.lr) : "?",
+          p.interpolated() ? fmt::format("{:.1f} ({}–{})", p.step, p.step0, p.step1)
+                           : std::to_string(p.step0)));
+    }
+    h += fmt::format("<tr><td>{}</td><td>{} of {}</td><td>{}</td><td>{}</td></tr>\n",
+                     esc(row.plan), row.n, row.seeds,
+                     row.reaches() ? fmt_stat(row.forgetting) : std::string("does not reach"),
+                     esc(fmt::format("{}", fmt::join(where, "; "))));
+  }
+  return h + "</table>\n";
+}
+
+// Each plan's trade-off front: forgetting at matched learning (mean ± std over the seeds) at
+// every learning level all its seeds reach, with the matched level marked.
+Figure fig_fronts(store::Store& store, const std::string& group, const MatchedSpec& section,
+                  const Json& o) {
+  FrontOptions fo;
+  fo.group = group;
+  fo.learning = o.value("learning", section.learning);
+  fo.forgetting = o.value("forgetting", section.forgetting);
+  const auto traces = load_traces(store, fo);
+  const auto levels = front_levels(traces, o.value("levels", 40));
+  const MatchedResult probe = compare_at(traces, std::nullopt);
+  const bool test = probe.split == "test";
+  const auto curves = front_curves(traces, levels, test);
+  Figure f;
+  const std::string fkey = test ? traces.test_forgetting : traces.forgetting;
+  f.title = o.value("title", fmt::format("trade-off fronts: {} at matched {} (every rate and "
+                                         "evaluation; mean ± std over seeds)",
+                                         axis(fkey), axis(fo.learning)));
+  std::vector<svg::LineSeries> series;
+  Json js = Json::array();
+  for (const auto& c : curves) {
+    svg::LineSeries s;
+    s.name = c.plan;
+    Json pts = Json::array();
+    for (size_t i = 0; i < c.levels.size(); ++i) {
+      const Stat& st = c.forgetting[i];
+      if (st.n == 0 || st.n < c.seeds) continue;  // only where every seed reaches the level
+      s.x.push_back(c.levels[i]);
+      s.y.push_back(st.mean);
+      s.lo.push_back(st.mean - st.std);
+      s.hi.push_back(st.mean + st.std);
+      pts.push_back({{"level", c.levels[i]}, {"mean", st.mean}, {"std", st.std}, {"n", st.n}});
+    }
+    js.push_back({{"method", c.plan}, {"seeds", c.seeds}, {"points", pts}});
+    if (!s.x.empty()) series.push_back(std::move(s));
+  }
+  svg::Axes a;
+  a.title = f.title;
+  a.x_label = axis(fo.learning) + (traces.learning_lower ? " (better to the left)" : "");
+  a.y_label = axis(fkey);
+  std::optional<double> level = section.value;
+  if (!level && section.learning == fo.learning) level = auto_level(traces);
+  if (level) {
+    a.x_marks.push_back({*level, fmt::format("matched: {}", fmt_value(*level))});
+  }
+  f.svg = svg::line_chart(series, a);
+  f.json = {{"kind", "fronts"},
+            {"learning", fo.learning},
+            {"forgetting", fkey},
+            {"level", level ? Json(*level) : Json(nullptr)},
+            {"fronts", js}};
+  return f;
+}
+
 std::string badge(const std::string& verdict) {
   const char* colour = verdict == kHolds         ? "#1a7f37"
                        : verdict == kDoesNotHold ? "#cf222e"
@@ -544,8 +642,12 @@ ExperimentReport build_report(store::Store& store, const std::string& group,
   const Json spec = json::parse(runs.front().spec, fmt::format("run {} spec", runs.front().id));
   rep.experiment = spec.value("name", group);
   rep.spec = parse_report_spec(spec.value("report", Json()), "report");
-  rep.methods = group_methods(store, group);
-  for (const auto& c : rep.spec.claims) rep.claims.push_back(evaluate_claim(store, rep.methods, c));
+  // The protocol's runs (every run of a plan without a "protocol"): the table, the curves
+  // and the protocol view of the claims; the matched view reads every run of the group.
+  rep.methods = protocol_methods(store, group_methods(store, group), rep.spec.protocol);
+  for (const auto& c : rep.spec.claims) {
+    rep.claims.push_back(evaluate_claim(store, rep.methods, c, group, rep.spec.matched));
+  }
 
   // Seeds and time.
   std::set<int64_t> seeds;
@@ -576,6 +678,11 @@ ExperimentReport build_report(store::Store& store, const std::string& group,
       "time in all.</p>\n",
       esc(group), runs.size(), fmt::join(seeds, ", "), seconds / 60.0);
 
+  if (rep.spec.protocol.defined) {
+    h += fmt::format("<h3>The paper's protocol</h3>\n<p>{}</p>\n<p class=\"meta\">The table, "
+                     "the curves and the protocol view of each claim read these runs: {}.</p>\n",
+                     esc(rep.spec.protocol.text), esc(protocol_selection(rep.spec.protocol)));
+  }
   // The table.
   const auto columns =
       rep.spec.columns.empty() ? default_columns(store, rep.methods) : rep.spec.columns;
@@ -606,6 +713,24 @@ ExperimentReport build_report(store::Store& store, const std::string& group,
        "method's finished runs; runs without a final evaluation are left out and counted as "
        "unfinished.</p>\n";
 
+  // At matched learning: every run of each plan (every rate, every evaluation).
+  Json jmatched;
+  if (rep.spec.matched.defined) {
+    FrontOptions fo;
+    fo.group = group;
+    fo.learning = rep.spec.matched.learning;
+    fo.forgetting = rep.spec.matched.forgetting;
+    try {
+      const MatchedResult mr = compare_at(store, fo, rep.spec.matched.value);
+      jmatched = mr.to_json();
+      h += matched_table(mr, rep.spec.matched);
+    } catch (const std::exception& e) {
+      jmatched = {{"error", e.what()}};
+      h += fmt::format("<p class=\"meta\">At matched learning: could not be computed: {}</p>\n",
+                       esc(e.what()));
+    }
+  }
+
   // Claims.
   if (!rep.claims.empty()) {
     h += "<h3>Verdicts</h3>\n<p class=\"meta\">A condition compares the per-run values of two "
@@ -618,16 +743,34 @@ ExperimentReport build_report(store::Store& store, const std::string& group,
     for (const auto& c : rep.claims) {
       h += fmt::format("<div class=\"claim\"><p>{} <b>{}</b>: {}</p>\n", badge(c.verdict),
                        esc(c.id), esc(c.text));
-      h += fmt::format(
-          "<p class=\"rule\">{}</p>\n<table class=\"ev\"><tr><th>method</th><th>"
-          "metric</th><th>step</th><th>mean ± std</th><th>runs</th></tr>\n",
-          esc(c.rule));
-      for (const auto& e : c.evidence) {
-        h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                         esc(e.method), esc(e.metric), e.step ? std::to_string(*e.step) : "final",
-                         fmt_stat(e.stat), fmt::join(e.run_ids, ", "));
+      const bool both = c.protocol.defined && c.matched.defined;
+      for (const auto* v : {&c.matched, &c.protocol}) {
+        if (!v->defined) continue;
+        const bool is_matched = v == &c.matched;
+        if (both || is_matched) {
+          h += fmt::format("<p class=\"rule\">{}: {}</p>\n",
+                           is_matched ? "At matched learning" : "The paper's protocol",
+                           badge(v->verdict));
+        }
+        h += fmt::format(
+            "<p class=\"rule\">{}</p>\n<table class=\"ev\"><tr><th>method</th><th>"
+            "metric</th><th>step</th><th>mean ± std</th><th>runs</th></tr>\n",
+            esc(v->rule));
+        for (const auto& e : v->evidence) {
+          std::string step = e.step ? std::to_string(*e.step) : "final";
+          if (e.at) {
+            std::vector<std::string> st;
+            for (double x : e.steps) st.push_back(fmt::format("{:.4g}", x));
+            step = fmt::format("matched at {} = {} (steps {})", e.at->first,
+                               fmt_value(e.at->second), fmt::join(st, ", "));
+          }
+          h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                           esc(e.method), esc(e.metric), esc(step), fmt_stat(e.stat),
+                           fmt::join(e.run_ids, ", "));
+        }
+        h += "</table>\n";
       }
-      h += "</table></div>\n";
+      h += "</div>\n";
     }
   }
 
@@ -646,6 +789,7 @@ ExperimentReport build_report(store::Store& store, const std::string& group,
       if (fs.kind == "curves") f = fig_curves(store, rep.methods, o);
       if (fs.kind == "bars") f = fig_bars(store, rep.methods, o);
       if (fs.kind == "tradeoff") f = fig_tradeoff(store, rep.methods, o);
+      if (fs.kind == "fronts") f = fig_fronts(store, group, rep.spec.matched, o);
       if (fs.kind == "probe-layers") f = fig_probe_layers(store, rep.methods, o);
       if (fs.kind == "probe-units") f = fig_probe_units(store, rep.methods, o);
       if (fs.kind == "task-matrix") f = fig_task_matrix(store, rep.methods, o, task_names);
@@ -687,6 +831,11 @@ ExperimentReport build_report(store::Store& store, const std::string& group,
               {"run_minutes", seconds / 60.0},
               {"claims", claims},
               {"methods", jmethods},
+              {"protocol", rep.spec.protocol.defined
+                               ? Json{{"text", rep.spec.protocol.text},
+                                      {"runs", protocol_selection(rep.spec.protocol)}}
+                               : Json(nullptr)},
+              {"matched", jmatched},
               {"figures", jfigs}};
   return rep;
 }

@@ -1076,8 +1076,11 @@ void RunExecutor::evaluate(int64_t step) {
     put_m(mk::kEvalNewLoss, r.loss);
     put_m(mk::kEvalNewPpl, r.ppl);
   }
-  // The held-out test sets: at the start and at the end only (or where a guard ends it).
-  if (step == 0 || step == m_total_steps || m_end_training) {
+  // The held-out test sets: at the start and at the end only (or where a guard ends it), or
+  // at every evaluation (eval.test "every").
+  const bool test_now =
+      step == 0 || step == m_total_steps || m_end_training || m_spec.eval.test == "every";
+  if (test_now) {
     if (!m_p.orig_test.empty()) {
       auto r = lm_eval(m_p.orig_test);
       put_m(mk::kTestOrigLoss, r.loss);
@@ -1096,8 +1099,8 @@ void RunExecutor::evaluate(int64_t step) {
       put_m(mk::task_key(m_p.seq_tasks[j].spec.name, suffix), value);
     }
   }
-  // Held-out test versions of the tasks: at the start and at the end only, like the test sets.
-  if (step == 0 || step == m_total_steps || m_end_training) {
+  // Held-out test versions of the tasks: when the test sets are evaluated.
+  if (test_now) {
     for (const auto* list : {&m_p.tasks, &m_p.seq_tasks}) {
       for (const auto& t : *list) {
         if (t.test) evaluate_task(*t.test, put_m, true);

@@ -509,7 +509,8 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   // Evaluation, probes, ADEPT, checkpoints
   const std::string ectx = ctx + ".eval";
   const Json& e = object_at(j, "eval", ctx);
-  js::check_keys(e, {"interval", "tokens", "batch_size", "drift", "max_items", "exact_match"},
+  js::check_keys(e,
+                 {"interval", "tokens", "batch_size", "drift", "max_items", "exact_match", "test"},
                  ectx);
   s.eval.interval = positive(e, "interval", 50, ectx);
   s.eval.tokens = positive(e, "tokens", 16384, ectx, 2);
@@ -517,6 +518,12 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   s.eval.drift = js::get_or<bool>(e, "drift", true, ectx);
   s.eval.max_items = js::get_or<int64_t>(e, "max_items", 200, ectx);
   s.eval.exact_match = js::get_or<bool>(e, "exact_match", true, ectx);
+  s.eval.test = js::get_or<std::string>(e, "test", "ends", ectx);
+  if (s.eval.test != "ends" && s.eval.test != "every") {
+    fail("{}.test: must be \"ends\" (the test sets at step 0 and the end) or \"every\" (at "
+         "every evaluation), found '{}'",
+         ectx, s.eval.test);
+  }
   const std::string pctx = ctx + ".probe";
   const Json& p = object_at(j, "probe", ctx);
   js::check_keys(p,

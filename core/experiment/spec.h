@@ -17,7 +17,8 @@
 //   "train": {"steps", "batch_tokens" | "batch_size", "seq_len", "accumulation", "lr",
 //             "schedule", "warmup", "min_lr_ratio", "weight_decay", "clip", "beta1",
 //             "beta2", "eps", "replay"},
-//   "eval": {"interval", "tokens", "batch_size", "drift", "max_items", "exact_match"},
+//   "eval": {"interval", "tokens", "batch_size", "drift", "max_items", "exact_match",
+//            "test"},
 //   "probe": {"method", "tokens", "batch_size", "seq_len", "masking_mode", "fisher_mode",
 //             "steps", "lr", "snapshot_every", "reference"},
 //   "adept": {"unit_lr": false, "t_update": 500, "method": "taylor"},
@@ -113,6 +114,10 @@ struct EvalSpec {
   bool drift = true;        // representation drift on the original eval set
   int64_t max_items = 200;  // per MC/QA task
   bool exact_match = true;
+  // When the held-out test sets (data.*.test, tasks' "test") are evaluated: "ends" (step 0
+  // and the end, the default) or "every" (at every evaluation, so that a point chosen on
+  // the validation sets anywhere along a run has its test value: fronts.h).
+  std::string test = "ends";
 };
 
 // A forgetting guard for each run ("guard"): after every evaluation, when `metric` has moved

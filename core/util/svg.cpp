@@ -183,12 +183,21 @@ std::string line_chart(const std::vector<LineSeries>& series, const Axes& a) {
       if (i < s.hi.size()) yr.add(yv(s.hi[i]));
     }
   }
+  for (const auto& [x, label] : a.x_marks) xr.add(x);
   xr.pad();
   yr.pad();
   const int pw = a.width - kLeft - kRight, ph = a.height - kTop - kBottom;
   auto X = [&](double v) { return kLeft + (v - xr.lo) / (xr.hi - xr.lo) * pw; };
   auto Y = [&](double v) { return kTop + ph - (yv(v) - yr.lo) / (yr.hi - yr.lo) * ph; };
   std::string out = open(a) + frame(a, xr, yr, true, log_y);
+  for (const auto& [x, label] : a.x_marks) {
+    if (!std::isfinite(x)) continue;
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#444\" "
+        "stroke-dasharray=\"5,4\"/>\n<text x=\"{3:.1f}\" y=\"{4}\" font-size=\"11\" "
+        "fill=\"#444\">{5}</text>\n",
+        X(x), kTop, kTop + ph, X(x) + 4, kTop + 12, escape(label));
+  }
   std::vector<std::string> names;
   for (size_t k = 0; k < series.size(); ++k) {
     const auto& s = series[k];

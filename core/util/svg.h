@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gb::svg {
@@ -26,6 +27,9 @@ struct Axes {
   std::string title, x_label, y_label;
   bool log_y = false;
   int width = 760, height = 360;
+  // line_chart: dashed vertical lines at these x values, each with its label (e.g. the
+  // learning level a comparison is matched at).
+  std::vector<std::pair<double, std::string>> x_marks;
 };
 
 std::string line_chart(const std::vector<LineSeries>& series, const Axes& axes);
