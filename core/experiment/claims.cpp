@@ -91,8 +91,8 @@ Condition parse_condition(const Json& d, const std::string& dctx, bool matched) 
   return cond;
 }
 
-// {"learning", "forgetting", "value", "text"} (a section) or {"metric", "value"} (a claim's
-// own level, the section's metrics otherwise).
+// {"learning", "forgetting", "value", "text"} (a section) or {"metric", "value",
+// "forgetting"} (a claim's own level and metrics, the section's otherwise).
 MatchedSpec parse_matched(const Json& j, const std::string& ctx, const MatchedSpec& base,
                           bool section) {
   if (!j.is_object()) fail("{}: expected an object, found {}", ctx, js::type_name(j));
@@ -106,8 +106,9 @@ MatchedSpec parse_matched(const Json& j, const std::string& ctx, const MatchedSp
     m.forgetting = js::get_or<std::string>(j, "forgetting", m.forgetting, ctx);
     m.text = js::get_or<std::string>(j, "text", "", ctx);
   } else {
-    js::check_keys(j, {"metric", "value"}, ctx);
+    js::check_keys(j, {"metric", "value", "forgetting"}, ctx);
     m.learning = js::get_or<std::string>(j, "metric", m.learning, ctx);
+    m.forgetting = js::get_or<std::string>(j, "forgetting", m.forgetting, ctx);
   }
   for (const auto* k : {&m.learning, &m.forgetting}) {
     if (!metrics::find(*k)) fail("{}: unknown metric '{}'", ctx, *k);

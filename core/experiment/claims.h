@@ -13,7 +13,8 @@
 //               "forgetting": M (default the original domain's validation loss),
 //               "value": "auto" | X, "text": "..."},
 //   "claims": [{"id": "...", "text": "...", "all": [CONDITION, ...],
-//               "matched": [MATCHED_CONDITION, ...], "at": {"metric": M, "value": V}}, ...],
+//               "matched": [MATCHED_CONDITION, ...],
+//               "at": {"metric": M, "value": V, "forgetting": F}}, ...],
 //   "figures": [{"kind": "curves" | "bars" | "tradeoff" | "probe-layers" | "probe-units" |
 //                "effective-rank" | "spectrum" | "task-matrix" | "neff", ...}, ...]
 // }
