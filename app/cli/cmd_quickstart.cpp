@@ -1,8 +1,12 @@
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "common.h"
+#include "experiment/fronts.h"
 #include "experiment/preset.h"
 #include "experiment/runner.h"
 #include "experiment/spec.h"
@@ -46,6 +50,43 @@ std::string pct(double a, double b) {
   return fmt::format("{:+.1f}%", 100.0 * (b - a) / a);
 }
 
+// Forgetting at matched learning (fronts.h) over the runs' group: every method's English
+// validation perplexity where its German validation loss first reaches the level every
+// method reaches (auto), interpolated between evaluations.
+void print_matched(store::Store& store, const std::vector<experiment::RunOutcome>& outcomes) {
+  if (outcomes.empty()) return;
+  const auto run = store.find_run(outcomes.front().run_id);
+  if (!run || run->experiment.empty()) return;
+  experiment::FrontOptions fo;
+  fo.group = run->experiment;
+  fo.learning = metrics::kEvalNewLoss;
+  fo.forgetting = metrics::kEvalOrigLoss;
+  experiment::MatchedResult r;
+  try {
+    r = experiment::compare_at(store, fo, std::nullopt);
+  } catch (const std::exception& e) {
+    std::printf("\nAt matched learning: not available (%s)\n", e.what());
+    return;
+  }
+  std::printf(
+      "\nAt matched learning: each method's English perplexity where its German validation\n"
+      "loss reaches %.4f (German ppl %.0f, the best level every method reaches; interpolated\n"
+      "between evaluations; %s sets):\n",
+      r.value, std::exp(r.value), r.split.c_str());
+  for (const auto& row : r.rows) {
+    if (!row.reaches()) {
+      std::printf("  %-28s does not reach it\n", row.plan.substr(0, 28).c_str());
+      continue;
+    }
+    const auto& p = row.points.front();
+    std::printf("  %-28s English ppl %7.1f (loss %.4f) at step %s\n",
+                row.plan.substr(0, 28).c_str(), std::exp(row.forgetting.mean),
+                row.forgetting.mean,
+                p.interpolated() ? fmt::format("{:.1f}", p.step).c_str()
+                                 : fmt::format("{}", p.step0).c_str());
+  }
+}
+
 }  // namespace
 
 // Prints the forgetting/learning summary of runs (also used by the GUI's tour).
@@ -80,6 +121,7 @@ void print_summary(store::Store& store, const std::vector<experiment::RunOutcome
       "\nEnglish perplexity is measured on held-out English fortunes (the original\n"
       "domain: forgetting), German on held-out German fortunes (the new domain:\n"
       "learning); drift is the cosine of final hidden states to step 0.\n");
+  print_matched(store, outcomes);
   if (!chosen.empty()) {
     std::printf("\nHow each learning rate was chosen:\n");
     for (const auto& [label, how] : chosen) {
