@@ -671,10 +671,40 @@ void TestReport::paperSpecsParseAndTheirClaimsNamePlans() {
   QVERIFY(!rs.paper.empty());
   QVERIFY(fs::exists(std::string(GB_SHARED_DIR) + "/papers/" + rs.paper));
   for (const auto& c : rs.claims) {
-    for (const auto& cond : c.all) {
-      QVERIFY2(labels.count(cond.a), cond.a.c_str());
-      if (!cond.b.empty()) QVERIFY2(labels.count(cond.b), cond.b.c_str());
+    for (const auto* list : {&c.all, &c.matched}) {
+      for (const auto& cond : *list) {
+        QVERIFY2(labels.count(cond.a), cond.a.c_str());
+        if (!cond.b.empty()) QVERIFY2(labels.count(cond.b), cond.b.c_str());
+      }
     }
+  }
+  if (!rs.protocol.defined) return;
+  // Both views: every plan has runs at the paper's protocol (its grid holds the protocol's
+  // rate), and the matched view has a front to read (some plan over several rates).
+  auto selected = [&](const std::string& plan, const std::map<std::string, Json>& params) {
+    for (const auto& [key, by_plan] : rs.protocol.runs) {
+      auto w = by_plan.count(plan) ? by_plan.at(plan) : by_plan.count("*") ? by_plan.at("*") : Json();
+      if (w.is_null()) continue;
+      auto h = params.find(key);
+      if (h == params.end() || std::fabs(h->second.get<double>() - w.get<double>()) > 1e-12) {
+        return false;
+      }
+    }
+    return true;
+  };
+  std::map<std::string, int> protocol_runs, rates;
+  std::map<std::string, std::set<double>> lrs;
+  for (const auto& r : runs) {
+    const std::string plan = r.params.at("plan").get<std::string>();
+    if (selected(plan, r.params)) ++protocol_runs[plan];
+    lrs[plan].insert(r.params.at("train.lr").get<double>());
+  }
+  for (const auto& l : labels) {
+    QVERIFY2(protocol_runs[l] == static_cast<int>(j["seeds"].size()), l.c_str());
+  }
+  QVERIFY(rs.matched.defined);
+  for (const auto& c : rs.claims) {
+    for (const auto& cond : c.matched) QVERIFY2(lrs[cond.a].size() >= 3, cond.a.c_str());
   }
 }
 
@@ -751,7 +781,7 @@ void TestReport::paperSmokeRunsGiveACompleteReport() {
     QVERIFY2(!c["evidence"].empty(), c.dump().c_str());
     for (const auto& e : c["evidence"]) {
       QVERIFY(!e["run_ids"].empty());
-      QVERIFY(e["step"] == "final" || e["step"] == 0);
+      QVERIFY(e["step"] == "final" || e["step"] == 0 || e["step"] == "matched");
       QVERIFY2(e["mean"].is_number(), e.dump().c_str());
     }
   }
