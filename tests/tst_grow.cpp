@@ -104,6 +104,8 @@ std::vector<std::pair<std::string, Json>> plans_for(const std::string& family) {
       {"depth-llama-pro-1", {{"variant", "depth"}, {"style", "llama-pro"}, {"count", 1}}},
       {"depth-llama-pro-L", {{"variant", "depth"}, {"style", "llama-pro"}, {"count", L}}},
       {"depth-adept", {{"variant", "depth"}, {"style", "adept"}, {"layers", {0, L - 1}}}},
+      // ADEPT without stage 1: the chosen original layers train in place, nothing added.
+      {"depth-in-place", {{"variant", "depth"}, {"style", "in-place"}, {"layers", {L - 1}}}},
       {"lora", {{"variant", "lora"}, {"rank", 4}, {"alpha", 8}, {"targets", lora_targets(family)}}},
       {"lora-l1-qv", {{"variant", "lora"}, {"rank", 2}, {"targets", {"q", "v"}}, {"layers", {1}}}},
       {"full", {{"variant", "full"}}},
@@ -213,7 +215,8 @@ Expected closed_form(const gb::ModelConfig& c, const Json& plan) {
   } else if (v == "depth") {
     const int64_t blocks =
         plan["style"] == "llama-pro" ? plan["count"].get<int64_t>() : count_layers(plan["layers"]);
-    e.trainable = e.added = blocks * layer_params(c);
+    e.trainable = blocks * layer_params(c);
+    e.added = plan["style"] == "in-place" ? 0 : e.trainable;
   } else if (v == "lora") {
     const int64_t r = plan["rank"], n = count_layers(plan.value("layers", Json("all")));
     int64_t per_layer = 0;
@@ -714,8 +717,9 @@ void TestGrow::exportLoadsAsPlainArchitecture() {
     QCOMPARE(c.intermediate_size, b.intermediate_size);
   }
   if (v == "depth") {
-    const int64_t added = j["style"] == "llama-pro" ? j["count"].get<int64_t>()
-                                                    : static_cast<int64_t>(j["layers"].size());
+    const int64_t added = j["style"] == "llama-pro"  ? j["count"].get<int64_t>()
+                          : j["style"] == "in-place" ? 0
+                                                     : static_cast<int64_t>(j["layers"].size());
     QCOMPARE(c.num_layers, b.num_layers + added);
     for (int64_t l = 0; l < c.num_layers; ++l) {
       QVERIFY(c.layer_types.at(l) == a.model->config.layer_types.at(l));
@@ -813,6 +817,7 @@ void TestGrow::everyPlanFormRoundTripsThroughCheckpoint_data() {
       R"({"variant":"scale","mode":"route","d_up":64,"p_up":128,"l_fp":1,"tau":0.5})",
       R"({"variant":"depth","style":"llama-pro","count":2})",
       R"({"variant":"depth","style":"adept","layers":[0,1]})",
+      R"({"variant":"depth","style":"in-place","layers":[1]})",
       R"({"variant":"neutral-residues","gate":"elu","layers":"all","budget":0.2,"alpha":100})",
       R"({"variant":"neutral-residues","gate":"sigmoid","layers":"all","budget":0.2})",
       R"({"variant":"adapters","layers":"all","budget":0.2})",
@@ -959,6 +964,10 @@ void TestGrow::invalidPlanGivesSpecificError_data() {
       "ADEPT needs 'layers'");
   row("adept layer out of range", "qwen3", R"({"variant":"depth","style":"adept","layers":[2]})",
       "layer index 2 is out of range");
+  row("in-place without layers", "llama", R"({"variant":"depth","style":"in-place"})",
+      "the in-place style needs 'layers'");
+  row("in-place layer out of range", "llama",
+      R"({"variant":"depth","style":"in-place","layers":[2]})", "layer index 2 is out of range");
   row("llama-pro count > L", "llama", R"({"variant":"depth","style":"llama-pro","count":3})",
       "'count' = 3 exceeds the 2 layers");
   row("llama-pro without count", "llama", R"({"variant":"depth","style":"llama-pro"})",

@@ -19,6 +19,7 @@
 #include "grow/plan.h"
 #include "importance/effective_rank.h"
 #include "importance/masking.h"
+#include "importance/probe.h"
 #include "importance/probe_set.h"
 #include "importance/probe_writer.h"
 #include "importance/result.h"
@@ -167,6 +168,9 @@ class TestImportance : public QObject {
   void cachedMaskingTakesAboutHalfTheLayerForwards();
   void taylorAndFisherEqualDirectAutograd_data();
   void taylorAndFisherEqualDirectAutograd();
+  void taylorCodeEqualsPerBatchGradientMagnitudes_data();
+  void taylorCodeEqualsPerBatchGradientMagnitudes();
+  void signedTaylorCannotTellScalingPairsApart();
   void unitProbeCoversEveryUnitAndRestoresRequiresGrad_data();
   void unitProbeCoversEveryUnitAndRestoresRequiresGrad();
   void layerTotalsByCumulationAndRankAggregation();
@@ -396,6 +400,157 @@ void TestImportance::taylorAndFisherEqualDirectAutograd() {
     QCOMPARE(f.sizes(), params[i].sizes());
     const double err = (f - fisher[i]).abs().max().item<double>();
     QVERIFY2(err <= 1e-4 * fisher[i].abs().max().item<double>() + 1e-14, names[i].c_str());
+  }
+}
+
+void TestImportance::taylorCodeEqualsPerBatchGradientMagnitudes_data() {
+  QTest::addColumn<QString>("family");
+  QTest::addColumn<QString>("mode");  // the Fisher computed beside it: none, batch, sequence
+  for (const char* f : {"llama", "gpt2", "gemma3_text"}) {
+    for (const char* mode : {"none", "batch", "sequence"}) {
+      QTest::newRow((std::string(f) + "/" + mode).c_str()) << QString(f) << QString(mode);
+    }
+  }
+}
+
+void TestImportance::taylorCodeEqualsPerBatchGradientMagnitudes() {
+  // taylor-code (ADEPT's public code): per unit, the mean over its entries of |θ| times the
+  // mean over probe batches of |∂L_b/∂θ|, L_b the batch's mean next-token loss. Computed
+  // here independently: one autograd::grad per batch, |g| accumulated, then |θ|-weighted.
+  // With the per-sequence Fisher the probe sums a batch's gradient from its rows first.
+  QFETCH(QString, family);
+  QFETCH(QString, mode);
+  auto m = make_model(family.toStdString());
+  auto probes = random_packed(*m, 5, 9, 2);  // batches of 2, 2, 1 rows
+  imp::UnitOptions o;
+  o.taylor_code = true;
+  o.fisher = mode != "none";
+  o.fisher_mode = imp::parse_fisher_mode(mode == "none" ? "batch" : mode.toStdString());
+  auto u = imp::unit_importance(*m, probes, o);
+  QVERIFY(u.has_taylor_code);
+  QCOMPARE(u.code_batches, int64_t(3));
+
+  std::vector<torch::Tensor> params;
+  for (auto& item : m->named_parameters(true)) params.push_back(item.value());
+  std::vector<torch::Tensor> abs_sum(params.size()), grad(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    abs_sum[i] = torch::zeros_like(params[i], torch::kDouble);
+    grad[i] = torch::zeros_like(params[i], torch::kDouble);
+  }
+  for (const auto& b : probes.batches) {
+    const double n_b = double((b.targets != imp::kIgnoreTarget).sum().item<int64_t>());
+    auto mean = imp::summed_nll(m->forward(b.ids), b.targets) / n_b;
+    auto g = torch::autograd::grad({mean}, params, {}, false, false, true);
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!g[i].defined()) continue;
+      abs_sum[i] += g[i].abs().to(torch::kDouble);
+      grad[i] += g[i].to(torch::kDouble) * (n_b / double(probes.scored_tokens));
+    }
+  }
+  std::map<const void*, size_t> index;
+  for (size_t i = 0; i < params.size(); ++i) index[params[i].unsafeGetTensorImpl()] = i;
+  int checked = 0;
+  double layer0 = 0;
+  for (int64_t l = 0; l < m->num_layers(); ++l) {
+    for (const auto& unit : m->layer(l)->units()) {
+      double code = 0, signed_sum = 0, abs_prod = 0;
+      int64_t count = 0;
+      for (const auto& p : unit.module->parameters(true)) {
+        const size_t i = index.at(p.unsafeGetTensorImpl());
+        auto theta = p.detach().to(torch::kDouble);
+        code += (theta.abs() * abs_sum[i] / 3.0).sum().item<double>();
+        signed_sum += (theta * grad[i]).sum().item<double>();
+        abs_prod += (theta * grad[i]).abs().sum().item<double>();
+        count += p.numel();
+      }
+      const size_t col =
+          std::find(u.unit_names.begin(), u.unit_names.end(), unit.name) - u.unit_names.begin();
+      QVERIFY(col < u.unit_names.size());
+      QVERIFY2(code > 0, qPrintable(qs(unit.name)));
+      QVERIFY2(close(u.taylor_code[l][col], code / count, 1e-5, 0),
+               qPrintable(QString("taylor-code layer %1 %2: %3 vs %4")
+                              .arg(l)
+                              .arg(qs(unit.name))
+                              .arg(u.taylor_code[l][col], 0, 'g', 10)
+                              .arg(code / count, 0, 'g', 10)));
+      QVERIFY(close(u.taylor_code_sum[l][col], code, 1e-5, 0));
+      // The signed Taylor of the probe-set loss is unchanged by the per-batch backward.
+      QVERIFY2(close(u.taylor[l][col], signed_sum / count, 1e-4, 1e-4 * abs_prod / count),
+               qPrintable(QString("taylor layer %1 %2").arg(l).arg(qs(unit.name))));
+      if (l == 0) layer0 += code;
+      ++checked;
+    }
+  }
+  QVERIFY(checked >= 2 * 8);
+  // The probe result: the unit matrix, and layer totals by cumulation (Σ over the entries).
+  auto r = u.result(imp::methods::kTaylorCode);
+  QCOMPARE(r.units, u.taylor_code);
+  QVERIFY(close(r.layers[0], layer0, 1e-5, 0));
+  QCOMPARE(r.details["batches"].get<int64_t>(), int64_t(3));
+  if (mode == "none") {
+    // The probe dispatcher (CLI, runner) runs exactly this.
+    imp::ProbeOptions po;
+    po.method = imp::methods::kTaylorCode;
+    auto d = imp::run_probe(*m, probes, po);
+    QCOMPARE(d.units, u.taylor_code);
+    QCOMPARE(d.layers, r.layers);
+  }
+  // Without the option it is not computed, and asking for it says so.
+  o.taylor_code = false;
+  auto without = imp::unit_importance(*m, probes, o);
+  QVERIFY(without.taylor_code.empty());
+  QVERIFY(error_of([&] {
+            without.result(imp::methods::kTaylorCode);
+          }).find("taylor-code was not computed") != std::string::npos);
+}
+
+void TestImportance::signedTaylorCannotTellScalingPairsApart() {
+  // Summed over a matrix W, Σ θ·∂L/∂θ = d/dα L(αW) at α = 1. Scaling q or k scales every
+  // attention score alike, scaling v or o the attention output, scaling up or down the MLP
+  // output: in a Llama layer (no biases, no q/k norms; equal shapes here) the signed Taylor
+  // of q equals k's, v's equals o's, up's equals down's. taylor-abs and taylor-code tell
+  // them apart.
+  auto m = make_model("llama");
+  auto probes = random_packed(*m, 6, 12, 2);
+  imp::UnitOptions o;
+  o.fisher = false;
+  o.taylor_code = true;
+  auto u = imp::unit_importance(*m, probes, o);
+  auto col = [&](const char* name) {
+    return size_t(std::find(u.unit_names.begin(), u.unit_names.end(), name) - u.unit_names.begin());
+  };
+  for (int64_t l = 0; l < m->num_layers(); ++l) {
+    const std::vector<std::pair<const char*, const char*>> pairs = {
+        {"q", "k"}, {"v", "o"}, {"up", "down"}};
+    for (const auto& [a, b] : pairs) {
+      const size_t ca = col(a), cb = col(b);
+      QCOMPARE(u.numel[l][ca], u.numel[l][cb]);
+      // Float32 sums of the products; relative to the magnitudes summed.
+      const double scale = std::max(u.taylor_abs[l][ca], u.taylor_abs[l][cb]);
+      QVERIFY2(std::fabs(u.taylor[l][ca] - u.taylor[l][cb]) <= 1e-4 * scale,
+               qPrintable(QString("layer %1 %2 %3: %4 vs %5")
+                              .arg(l)
+                              .arg(a)
+                              .arg(b)
+                              .arg(u.taylor[l][ca])
+                              .arg(u.taylor[l][cb])));
+      // The magnitudes differ beyond float32 noise (~1e-6; the fixture's q and k, drawn
+      // alike, come within 1e-3 under taylor-abs).
+      QVERIFY2(!close(u.taylor_code[l][ca], u.taylor_code[l][cb], 1e-4, 0),
+               qPrintable(QString("taylor-code layer %1: %2 = %3 (%4, %5)")
+                              .arg(l)
+                              .arg(a)
+                              .arg(b)
+                              .arg(u.taylor_code[l][ca], 0, 'g', 8)
+                              .arg(u.taylor_code[l][cb], 0, 'g', 8)));
+      QVERIFY2(!close(u.taylor_abs[l][ca], u.taylor_abs[l][cb], 1e-4, 0),
+               qPrintable(QString("taylor-abs layer %1: %2 = %3 (%4, %5)")
+                              .arg(l)
+                              .arg(a)
+                              .arg(b)
+                              .arg(u.taylor_abs[l][ca], 0, 'g', 8)
+                              .arg(u.taylor_abs[l][cb], 0, 'g', 8)));
+    }
   }
 }
 

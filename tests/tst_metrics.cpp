@@ -125,6 +125,7 @@ void TestMetrics::keyStringsAreTheStoreContract() {
   QCOMPARE(m::task_key("wiki", m::kLoss), std::string("eval/wiki/loss"));
   QCOMPARE(m::task_key("wiki", m::kPpl), std::string("eval/wiki/ppl"));
   QCOMPARE(m::train_term_key("ewc"), std::string("train/ewc"));
+  QCOMPARE(m::adept_lr_scale_key("layers.3.q"), std::string("adept/lr_scale/layers.3.q"));
 }
 
 void TestMetrics::fixedLookups() {
@@ -172,6 +173,14 @@ void TestMetrics::patternedLookups() {
   QVERIFY(!m::split_task_key(m::kEvalOp));
   QVERIFY(!m::split_task_key("eval//acc"));
   QVERIFY(!m::split_task_key("train/x/acc"));
+  // ADEPT stage 2's multipliers, one key per unit.
+  const m::MetricInfo* scale = m::find(m::adept_lr_scale_key("layers.3.post_attn_norm"));
+  QVERIFY(scale);
+  QCOMPARE(scale->key, std::string("adept/lr_scale/<unit>"));
+  QCOMPARE(scale->direction, m::Direction::None);
+  QVERIFY(!m::find("adept/lr_scale/"));
+  QVERIFY(!m::find("adept/other"));
+  QVERIFY(m::is_adept(m::adept_lr_scale_key("layers.0.q")) && !m::is_adept(m::kTrainLr));
   // The fixed keys keep their own entries.
   QCOMPARE(m::find(m::kEvalOrigPpl)->key, std::string(m::kEvalOrigPpl));
   QCOMPARE(m::find(m::kTrainLmLoss)->key, std::string(m::kTrainLmLoss));
@@ -209,6 +218,8 @@ void TestMetrics::axisTitles() {
   QCOMPARE(m::axis_title("eval/bio/acc"), std::string("bio accuracy (fraction)"));
   QCOMPARE(m::axis_title("train/ewc"), std::string("ewc loss term (nats/token)"));
   QCOMPARE(m::axis_title("custom/key"), std::string("custom/key"));
+  QCOMPARE(m::axis_title(m::adept_lr_scale_key("layers.3.q")),
+           std::string("layers.3.q learning-rate multiplier"));
   QCOMPARE(m::unit(m::kPeakMemoryMb), std::string("MB"));
   QCOMPARE(m::unit("custom/key"), std::string());
 }

@@ -579,7 +579,7 @@ void TestRunner::specAppliesDocumentedDefaultsAndResolvesPaths() {
   QVERIFY(s.eval.drift);
   QCOMPARE(s.adept.unit_lr, false);
   QCOMPARE(s.adept.t_update, int64_t(500));
-  QCOMPARE(qs(s.adept.method), QString("taylor"));
+  QCOMPARE(qs(s.adept.method), QString("taylor-code"));
   QCOMPARE(s.checkpoint_interval, int64_t(0));
   QCOMPARE(qs(s.probe.options.method), QString("masking"));
   QCOMPARE(s.probe.options.fisher_mode, gb::importance::FisherMode::PerSequence);
@@ -853,10 +853,13 @@ void TestRunner::shortRunPerVariantStartsAtTheBaseModel() {
 }
 
 void TestRunner::adeptUnitLearningRatesFollowImportanceAndSchedule() {
-  // ADEPT stage 2 (DESIGN.md): every unit U of an expanded layer trains with
-  // lr_U = 2·(1 − Î_U)·lr_base, Î_U the unit's Taylor importance (mean of θ·∂L/∂θ over the
-  // unit's parameters, L the probe-set loss) min-max normalised over the expanded units,
-  // recomputed every T_update steps; the schedule's warm-up and decay apply on top.
+  // ADEPT stage 2 (DESIGN.md, core/experiment/adept_stage2.h): every unit U of an expanded
+  // layer trains with lr_U = 2·(max − I_U)/(max − min)·lr_base, I_U the unit's importance
+  // (here the paper's signed Taylor, mean of θ·∂L/∂θ over the unit's parameters, L the
+  // probe-set loss, named explicitly: ADEPT plans default to taylor-code) over the expanded
+  // units, assigned after every T_update steps as ADEPT's code does (never at step 0: the
+  // base rate until then); the schedule's warm-up and decay apply on top. This test checked
+  // assignments at steps 0, 2 and 4 before; the schedule is now ADEPT's code's (2 and 4).
   const int64_t steps = 6, t_update = 2, warmup = 2;
   // Stage 2 is on by default for ADEPT plans; its interval and importance are plan keys.
   const Json plan = {{"variant", "depth"},
@@ -907,8 +910,8 @@ void TestRunner::adeptUnitLearningRatesFollowImportanceAndSchedule() {
     for (auto& [n, v] : t) params.at(n).copy_(v);
   };
   // Expected multipliers at a model state: Taylor importance by direct autograd on the
-  // probe-set loss, min-max normalised over the new layer's units (a constant importance
-  // gives the midpoint, i.e. lr_base).
+  // probe-set loss, 2·(max − I)/(max − min) over the new layer's units (a constant
+  // importance gives 1, i.e. lr_base).
   auto expected_scales = [&](int64_t state_step) {
     load_state(state_step);
     for (auto& [n, p] : params) p.mutable_grad().reset();
@@ -949,7 +952,7 @@ void TestRunner::adeptUnitLearningRatesFollowImportanceAndSchedule() {
       hi = std::max(hi, v);
     }
     std::map<std::string, double> scales;
-    for (const auto& [u, v] : imp) scales[u] = 2.0 * (1.0 - (hi > lo ? (v - lo) / (hi - lo) : 0.5));
+    for (const auto& [u, v] : imp) scales[u] = hi > lo ? 2.0 * (hi - v) / (hi - lo) : 1.0;
     return scales;
   };
 
@@ -957,16 +960,17 @@ void TestRunner::adeptUnitLearningRatesFollowImportanceAndSchedule() {
   int distinct_updates = 0;
   std::map<std::string, double> previous;
   for (int64_t k = 1; k <= steps; ++k) {
-    // Checkpoint k holds the multipliers of step k − 1, computed at the last multiple of
-    // T_update at or before it, from the model state of that step.
+    // Checkpoint k holds the multipliers of step k − 1, computed at the last positive
+    // multiple of T_update at or before it, from the model state of that step; none (1)
+    // before the first.
     const int64_t state = ((k - 1) / t_update) * t_update;
-    if (!expected_at.count(state)) expected_at[state] = expected_scales(state);
-    const auto& want = expected_at[state];
+    if (state > 0 && !expected_at.count(state)) expected_at[state] = expected_scales(state);
+    const auto& want = expected_at[state];  // empty for state 0
     auto meta = gb::json::parse_file(cks.at(k - 1).path + "/trainer.json");
     QCOMPARE(meta.at("extra").at("global_step").get<int64_t>(), k);
     auto got = meta.at("extra").at("lr_scales").get<std::map<std::string, double>>();
     QCOMPARE(got.size(), want.size());
-    QCOMPARE(got.size(), kLlamaUnits.size());
+    QCOMPARE(got.size(), state > 0 ? kLlamaUnits.size() : size_t(0));
     for (const auto& [u, s] : want) {
       QVERIFY2(got.count(u), u.c_str());
       QVERIFY2(
@@ -1006,7 +1010,7 @@ void TestRunner::adeptUnitLearningRatesFollowImportanceAndSchedule() {
       }
       if (uu < 1e-6) continue;  // no gradient reached the unit yet (zero-initialised outputs)
       const double lr_eff = -du / uu;
-      const double want_lr = base_lr * got.at("layers.1." + unit);
+      const double want_lr = base_lr * (state > 0 ? got.at("layers.1." + unit) : 1.0);
       QVERIFY2(std::abs(lr_eff - want_lr) <= 2e-3 * want_lr + 1e-9,
                qPrintable(QString("step %1 unit %2: effective lr %3, expected %4")
                               .arg(k)
@@ -1019,13 +1023,14 @@ void TestRunner::adeptUnitLearningRatesFollowImportanceAndSchedule() {
     // Frozen original layers did not move.
     for (const auto& [name, value] : after) QVERIFY2(contains(name, "layers.1."), name.c_str());
   }
-  // Recomputed every T_update steps: the multipliers at steps 0, 2 and 4 differ.
-  QCOMPARE(distinct_updates, 3);
+  // Assigned after every T_update steps: the multipliers of steps 2 and 4 differ (steps 0
+  // and 1 train at the base rate).
+  QCOMPARE(distinct_updates, 2);
   int update_events = 0;
   for (const auto& e : store.events(oc.run_id)) {
     if (contains(e.message, "ADEPT unit learning rates updated")) ++update_events;
   }
-  QCOMPARE(update_events, 3);
+  QCOMPARE(update_events, 2);
 }
 
 void TestRunner::resumeAfterCancelEqualsUninterruptedRun_data() {
@@ -1761,7 +1766,10 @@ void TestRunner::replayIsAPlanOption() {
 
 // ADEPT's stage 2 is part of the ADEPT plan (on by default), never of a LLaMA-Pro plan in the
 // same experiment; the ablations are plans of their own; the top-level "adept" section of
-// earlier specs only gives defaults to ADEPT plans.
+// earlier specs only gives defaults to ADEPT plans (and to in-place ones, ADEPT without
+// stage 1). The rates are first assigned after t_update steps, so the LLaMA-Pro plan with
+// stage 2 names its own t_update (with the default 500 it would assign none in 4 steps;
+// under the earlier schedule it assigned at step 0).
 void TestRunner::adeptStageTwoBelongsToThePlan() {
   Json spec = base_spec({{"variant", "full"}});
   spec["adept"] = {{"t_update", 2}};  // earlier specs: a default for ADEPT plans only
@@ -1770,16 +1778,23 @@ void TestRunner::adeptStageTwoBelongsToThePlan() {
       {Json{{"variant", "depth"}, {"style", "adept"}, {"layers", {0}}},
        Json{{"variant", "depth"}, {"style", "llama-pro"}, {"count", 1}},
        Json{{"variant", "depth"}, {"style", "adept"}, {"layers", {0}}, {"unit_lr", false}},
-       Json{{"variant", "depth"}, {"style", "llama-pro"}, {"count", 1}, {"unit_lr", true}}});
+       Json{{"variant", "depth"},
+            {"style", "llama-pro"},
+            {"count", 1},
+            {"unit_lr", true},
+            {"t_update", 2}},
+       Json{{"variant", "depth"}, {"style", "in-place"}, {"layers", {0}}}});
   const auto parsed = ex::parse_spec(spec, "", "spec");
   QCOMPARE(parsed.plans[0].get<grow::DepthParams>().t_update, int64_t(2));
   QCOMPARE(parsed.plans[1].get<grow::DepthParams>().unit_lr, false);
   QCOMPARE(parsed.plans[1].get<grow::DepthParams>().t_update, int64_t(500));  // not ADEPT
   QCOMPARE(qs(parsed.plans[2].label()), QString("depth/adept no-unit-lr layers=0"));
   QCOMPARE(qs(parsed.plans[3].label()), QString("depth/llama-pro P=1 +unit-lr"));
+  QCOMPARE(parsed.plans[4].get<grow::DepthParams>().t_update, int64_t(2));
+  QCOMPARE(parsed.plans[4].get<grow::DepthParams>().unit_lr, true);
   const std::string db = db_path(fmt::format("adept-plans-{}", m_counter++));
   auto outcomes = ex::run_experiment(parsed, options(db));
-  QCOMPARE(outcomes.size(), size_t(4));
+  QCOMPARE(outcomes.size(), size_t(5));
   Store store = Store::open(db);
   for (const auto& oc : outcomes) QVERIFY2(oc.status == "finished", oc.error.c_str());
   auto scales = [&](size_t i) {
@@ -1802,8 +1817,12 @@ void TestRunner::adeptStageTwoBelongsToThePlan() {
   // LLaMA-Pro beside it keeps one learning rate; ADEPT without stage 2 too.
   QVERIFY(scales(1).empty());
   QVERIFY(scales(2).empty());
-  // LLaMA-Pro placement with stage 2 (ADEPT without stage 1).
+  // LLaMA-Pro placement with stage 2.
   QCOMPARE(scales(3).size(), kLlamaUnits.size());
+  // ADEPT without stage 1 as the paper states it: the rates on layer 0 itself.
+  const auto in_place = scales(4);
+  QCOMPARE(in_place.size(), kLlamaUnits.size());
+  for (const auto& [u, v] : in_place) QVERIFY2(u.rfind("layers.0.", 0) == 0, u.c_str());
 }
 
 // EWC is a regulariser of any plan over that plan's trainable parameters, recorded as

@@ -193,8 +193,29 @@ void TestVariants::defaultsComeFromTheSchema() {
   QCOMPARE(QString::fromStdString(s.get<grow::ScaleParams>().init_w22), QString("svd"));
   // Labels are the variant's own.
   QCOMPARE(
+      QString::fromStdString(
+          grow::parse_plan(
+              {{"variant", "depth"}, {"style", "in-place"}, {"layers", {1}}, {"unit_lr", false}})
+              .label()),
+      QString("depth/in-place no-unit-lr layers=1"));
+  QCOMPARE(
       QString::fromStdString(grow::parse_plan({{"variant", "grow"}, {"layers", {0, 3}}}).label()),
       QString("grow/freeze k=2 layers=0,3"));
+  // ADEPT's stage 2 as its code runs it: on for ADEPT and in place (ADEPT without stage 1),
+  // off for LLaMA-Pro; taylor-code importance, one min-max over all units.
+  for (const char* style : {"adept", "in-place", "llama-pro"}) {
+    Json j = {{"variant", "depth"}, {"style", style}};
+    if (std::string(style) == "llama-pro") {
+      j["count"] = 1;
+    } else {
+      j["layers"] = {0};
+    }
+    const auto d = grow::parse_plan(j).get<grow::DepthParams>();
+    QCOMPARE(d.unit_lr, std::string(style) != "llama-pro");
+    QCOMPARE(QString::fromStdString(d.unit_importance), QString("taylor-code"));
+    QCOMPARE(QString::fromStdString(d.unit_norm), QString("all"));
+    QCOMPARE(d.t_update, int64_t(500));
+  }
 }
 
 void TestVariants::errorsNameKeyAllowedValuesAndVariant_data() {
@@ -221,6 +242,12 @@ void TestVariants::errorsNameKeyAllowedValuesAndVariant_data() {
   row("key that does not apply", R"({"variant":"scale","d_up":64,"tau":0.7})",
       {"'tau' applies to route only", "variant 'scale'", "'mode' is 'preserve'"});
   row("required key", R"({"variant":"scale"})", {"'d_up' must be at least 1, found 0"});
+  row("bad unit_norm", R"({"variant":"depth","style":"adept","layers":[0],"unit_norm":"per-kind"})",
+      {"'unit_norm' must be one of all, kind, found 'per-kind'", "variant 'depth'"});
+  row("in place without layers", R"({"variant":"depth","style":"in-place"})",
+      {"the in-place style needs 'layers'"});
+  row("count in place", R"({"variant":"depth","style":"in-place","layers":[0],"count":2})",
+      {"'count' applies to llama-pro only", "'style' is 'in-place'"});
   row("unknown variant", R"({"variant":"lorra"})",
       {"unknown variant 'lorra' (known: full, freeze, lora, grow, scale, depth"});
   row("not an object", R"([1])", {"expected an object"});

@@ -224,10 +224,6 @@
         <translation>Tiefenerweiterung (LLaMA-Pro, ADEPT)</translation>
     </message>
     <message>
-        <source>Copies of layers inserted right after them with zeroed output projections, so each starts as the identity; only new blocks train.</source>
-        <translation>Kopien von Schichten werden direkt nach ihnen eingefügt, mit genullten Ausgabeprojektionen, sodass jede als Identität beginnt; nur neue Blöcke werden trainiert.</translation>
-    </message>
-    <message>
         <source>LLaMA-Pro (uniform)</source>
         <translation>LLaMA-Pro (gleichmäßig)</translation>
     </message>
@@ -240,20 +236,12 @@
         <translation>Stil</translation>
     </message>
     <message>
-        <source>LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k least-important ones for general competence”.</source>
-        <translation>LLaMA-Pro fügt P Blöcke gleichmäßig ein, nach jeweils L/P Schichten. ADEPT kopiert „die k für die allgemeine Kompetenz am wenigsten wichtigen“.</translation>
-    </message>
-    <message>
         <source>Blocks P</source>
         <translation>Blöcke P</translation>
     </message>
     <message>
         <source>Number of blocks LLaMA-Pro inserts.</source>
         <translation>Anzahl der Blöcke, die LLaMA-Pro einfügt.</translation>
-    </message>
-    <message>
-        <source>ADEPT: the layers copied (a list or a selection policy; not &quot;all&quot;).</source>
-        <translation>ADEPT: die kopierten Schichten (eine Liste oder eine Auswahlrichtlinie; nicht &quot;all&quot;).</translation>
     </message>
     <message>
         <source>EWC</source>
@@ -496,20 +484,8 @@
         <translation>Lernraten pro Einheit (Stufe 2)</translation>
     </message>
     <message>
-        <source>ADEPT stage 2: every unit U of a new block trains with lr_U = 2·(1 − Î_U)·lr, Î_U its importance min-max normalised over the new units. On by default for ADEPT (off: ADEPT without stage 2), off for LLaMA-Pro (on: ADEPT without stage 1).</source>
-        <translation>ADEPT-Stufe 2: jede Einheit U eines neuen Blocks trainiert mit lr_U = 2·(1 − Î_U)·lr, Î_U ihre über die neuen Einheiten min-max-normierte Wichtigkeit. Standardmäßig an für ADEPT (aus: ADEPT ohne Stufe 2), aus für LLaMA-Pro (an: ADEPT ohne Stufe 1).</translation>
-    </message>
-    <message>
         <source>Update interval T_update</source>
         <translation>Aktualisierungsintervall T_update</translation>
-    </message>
-    <message>
-        <source>Steps between recomputations of the unit importance Î_U (stage 2).</source>
-        <translation>Schritte zwischen zwei Neuberechnungen der Einheitenwichtigkeit Î_U (Stufe 2).</translation>
-    </message>
-    <message>
-        <source>Taylor θ·∂L/∂θ (the paper&apos;s)</source>
-        <translation>Taylor θ·∂L/∂θ (wie im Paper)</translation>
     </message>
     <message>
         <source>Taylor |θ·∂L/∂θ|</source>
@@ -522,10 +498,6 @@
     <message>
         <source>Unit importance</source>
         <translation>Einheitenwichtigkeit</translation>
-    </message>
-    <message>
-        <source>The importance Î_U of stage 2, measured on the general probe set.</source>
-        <translation>Die Wichtigkeit Î_U der Stufe 2, gemessen auf der allgemeinen Probe-Menge.</translation>
     </message>
     <message>
         <source>Renormalised over the selected (eq. 13)</source>
@@ -610,6 +582,58 @@
     <message>
         <source>Earlier name of collaboration = attention (kept so that earlier plans load).</source>
         <translation>Früherer Name von collaboration = attention (bleibt, damit ältere Pläne laden).</translation>
+    </message>
+    <message>
+        <source>Copies of layers inserted right after them with zeroed output projections, so each starts as the identity; only new blocks train. In place: no copies, the chosen layers train.</source>
+        <translation>Kopien von Schichten werden direkt nach ihnen eingefügt, mit genullten Ausgabeprojektionen, sodass jede als Identität beginnt; nur neue Blöcke werden trainiert. An Ort und Stelle: keine Kopien, die gewählten Schichten werden trainiert.</translation>
+    </message>
+    <message>
+        <source>In place (ADEPT without stage 1)</source>
+        <translation>An Ort und Stelle (ADEPT ohne Stufe 1)</translation>
+    </message>
+    <message>
+        <source>LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k least-important ones for general competence”. In place copies nothing: the chosen layers themselves train, with unit-wise rates (ADEPT without stage 1).</source>
+        <translation>LLaMA-Pro fügt P Blöcke gleichmäßig ein, nach jeweils L/P Schichten. ADEPT kopiert „die k für die allgemeine Kompetenz am wenigsten wichtigen“. An Ort und Stelle kopiert nichts: die gewählten Schichten selbst werden trainiert, mit Lernraten pro Einheit (ADEPT ohne Stufe 1).</translation>
+    </message>
+    <message>
+        <source>ADEPT: the layers copied (a list or a selection policy; not &quot;all&quot;). In place: the layers that train.</source>
+        <translation>ADEPT: die kopierten Schichten (eine Liste oder eine Auswahlrichtlinie; nicht &quot;all&quot;). An Ort und Stelle: die Schichten, die trainiert werden.</translation>
+    </message>
+    <message>
+        <source>ADEPT stage 2: every unit U of a new block (in place: of a chosen layer) trains with lr_U = 2·(1 − Î_U)·lr, Î_U its importance min-max normalised over those units. On by default for ADEPT (off: ADEPT without stage 2) and in place, off for LLaMA-Pro (on: LLaMA-Pro placement with stage 2).</source>
+        <translation>ADEPT-Stufe 2: jede Einheit U eines neuen Blocks (an Ort und Stelle: einer gewählten Schicht) trainiert mit lr_U = 2·(1 − Î_U)·lr, Î_U ihre über diese Einheiten min-max-normierte Wichtigkeit. Standardmäßig an für ADEPT (aus: ADEPT ohne Stufe 2) und an Ort und Stelle, aus für LLaMA-Pro (an: LLaMA-Pro-Platzierung mit Stufe 2).</translation>
+    </message>
+    <message>
+        <source>Training steps between assignments of the unit rates (stage 2): the first after T_update steps, never at step 0 (the base rate until then).</source>
+        <translation>Trainingsschritte zwischen zwei Zuweisungen der Einheiten-Lernraten (Stufe 2): die erste nach T_update Schritten, nie bei Schritt 0 (bis dahin die Basisrate).</translation>
+    </message>
+    <message>
+        <source>Taylor |θ|·mean|∂L_b/∂θ| (ADEPT&apos;s code)</source>
+        <translation>Taylor |θ|·mean|∂L_b/∂θ| (ADEPTs Code)</translation>
+    </message>
+    <message>
+        <source>Taylor θ·∂L/∂θ (the paper&apos;s text)</source>
+        <translation>Taylor θ·∂L/∂θ (wie im Text des Papers)</translation>
+    </message>
+    <message>
+        <source>The importance I_U of stage 2, measured on the general probe set. The paper&apos;s signed θ·∂L/∂θ cancels: q and k (v and o, up and down) come out identical.</source>
+        <translation>Die Wichtigkeit I_U der Stufe 2, gemessen auf der allgemeinen Probe-Menge. Das vorzeichenbehaftete θ·∂L/∂θ des Papers hebt sich auf: q und k (v und o, up und down) ergeben denselben Wert.</translation>
+    </message>
+    <message>
+        <source>Over all units (ADEPT&apos;s code)</source>
+        <translation>Über alle Einheiten (ADEPTs Code)</translation>
+    </message>
+    <message>
+        <source>Per kind (norms apart from matrices)</source>
+        <translation>Pro Art (Normen getrennt von Matrizen)</translation>
+    </message>
+    <message>
+        <source>Normalise importance</source>
+        <translation>Wichtigkeit normieren</translation>
+    </message>
+    <message>
+        <source>Stage 2&apos;s min-max normalisation: over all the units, or norms and matrices apart (a norm&apos;s importance is 100× or more a matrix&apos;s).</source>
+        <translation>Min-max-Normierung der Stufe 2: über alle Einheiten oder Normen und Matrizen getrennt (die Wichtigkeit einer Norm ist 100-mal oder mehr so groß wie die einer Matrix).</translation>
     </message>
 </context>
 <context>
@@ -2677,10 +2701,6 @@
         <translation>Schichtmaskierung: Verlustanstieg, wenn eine Schicht übersprungen wird</translation>
     </message>
     <message>
-        <source>Taylor: mean θ·∂L/∂θ per unit (signed, as ADEPT)</source>
-        <translation>Taylor: Mittelwert von θ·∂L/∂θ pro Einheit (mit Vorzeichen, wie ADEPT)</translation>
-    </message>
-    <message>
         <source>Taylor, absolute: mean |θ·∂L/∂θ| per unit</source>
         <translation>Taylor, absolut: Mittelwert von |θ·∂L/∂θ| pro Einheit</translation>
     </message>
@@ -3213,6 +3233,30 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Selected layers %1: the %2 lowest by %3, as drawn.</source>
         <translation>Schichten %1 ausgewählt: die %2 niedrigsten nach %3, wie gezeichnet.</translation>
+    </message>
+    <message>
+        <source>Taylor |θ|·mean|g_b| (ADEPT&apos;s code)</source>
+        <translation>Taylor |θ|·mean|g_b| (ADEPTs Code)</translation>
+    </message>
+    <message>
+        <source>Taylor, ADEPT&apos;s code: mean of |θ| times the mean over probe batches of |∂L_b/∂θ| per unit; the default of ADEPT&apos;s stage 2</source>
+        <translation>Taylor, ADEPTs Code: Mittelwert von |θ| mal dem Mittel über Probe-Batches von |∂L_b/∂θ| pro Einheit; Standard der ADEPT-Stufe 2</translation>
+    </message>
+    <message>
+        <source>Taylor: mean θ·∂L/∂θ per unit (signed, as ADEPT&apos;s text; q and k, v and o, up and down come out identical)</source>
+        <translation>Taylor: Mittelwert von θ·∂L/∂θ pro Einheit (mit Vorzeichen, wie ADEPTs Text; q und k, v und o, up und down ergeben denselben Wert)</translation>
+    </message>
+    <message>
+        <source>Σ |θ|·mean|g_b| over the layer&apos;s parameters</source>
+        <translation>Σ |θ|·mean|g_b| über die Parameter der Schicht</translation>
+    </message>
+    <message>
+        <source>Σ |θ|·|g_b|</source>
+        <translation>Σ |θ|·|g_b|</translation>
+    </message>
+    <message>
+        <source>mean |θ|·mean|g_b| over the unit&apos;s parameters</source>
+        <translation>Mittel |θ|·mean|g_b| über die Parameter der Einheit</translation>
     </message>
 </context>
 <context>

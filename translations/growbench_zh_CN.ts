@@ -223,10 +223,6 @@
         <translation>深度扩展（LLaMA-Pro、ADEPT）</translation>
     </message>
     <message>
-        <source>Copies of layers inserted right after them with zeroed output projections, so each starts as the identity; only new blocks train.</source>
-        <translation>在各层之后插入其副本，输出投影置零，使每个新块初始为恒等映射；只训练新块。</translation>
-    </message>
-    <message>
         <source>LLaMA-Pro (uniform)</source>
         <translation>LLaMA-Pro（均匀）</translation>
     </message>
@@ -239,20 +235,12 @@
         <translation>方式</translation>
     </message>
     <message>
-        <source>LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k least-important ones for general competence”.</source>
-        <translation>LLaMA-Pro 均匀插入 P 个块，每 L/P 层之后插入一个。ADEPT 复制“对通用能力最不重要的 k 层”。</translation>
-    </message>
-    <message>
         <source>Blocks P</source>
         <translation>块数 P</translation>
     </message>
     <message>
         <source>Number of blocks LLaMA-Pro inserts.</source>
         <translation>LLaMA-Pro 插入的块数。</translation>
-    </message>
-    <message>
-        <source>ADEPT: the layers copied (a list or a selection policy; not &quot;all&quot;).</source>
-        <translation>ADEPT：被复制的层（列表或选择策略；不能是 &quot;all&quot;）。</translation>
     </message>
     <message>
         <source>EWC</source>
@@ -495,20 +483,8 @@
         <translation>按单元的学习率（第 2 阶段）</translation>
     </message>
     <message>
-        <source>ADEPT stage 2: every unit U of a new block trains with lr_U = 2·(1 − Î_U)·lr, Î_U its importance min-max normalised over the new units. On by default for ADEPT (off: ADEPT without stage 2), off for LLaMA-Pro (on: ADEPT without stage 1).</source>
-        <translation>ADEPT 第 2 阶段：新块的每个单元 U 以 lr_U = 2·(1 − Î_U)·lr 训练，Î_U 为其在新单元上做最小-最大归一化后的重要性。ADEPT 默认开启（关闭：不含第 2 阶段的 ADEPT），LLaMA-Pro 默认关闭（开启：不含第 1 阶段的 ADEPT）。</translation>
-    </message>
-    <message>
         <source>Update interval T_update</source>
         <translation>更新间隔 T_update</translation>
-    </message>
-    <message>
-        <source>Steps between recomputations of the unit importance Î_U (stage 2).</source>
-        <translation>两次重新计算单元重要性 Î_U 之间的步数（第 2 阶段）。</translation>
-    </message>
-    <message>
-        <source>Taylor θ·∂L/∂θ (the paper&apos;s)</source>
-        <translation>Taylor θ·∂L/∂θ（论文所用）</translation>
     </message>
     <message>
         <source>Taylor |θ·∂L/∂θ|</source>
@@ -521,10 +497,6 @@
     <message>
         <source>Unit importance</source>
         <translation>单元重要性</translation>
-    </message>
-    <message>
-        <source>The importance Î_U of stage 2, measured on the general probe set.</source>
-        <translation>第 2 阶段的重要性 Î_U，在通用探测集上测量。</translation>
     </message>
     <message>
         <source>Renormalised over the selected (eq. 13)</source>
@@ -609,6 +581,58 @@
     <message>
         <source>Earlier name of collaboration = attention (kept so that earlier plans load).</source>
         <translation>collaboration = attention 的旧名称（保留以便旧计划可以加载）。</translation>
+    </message>
+    <message>
+        <source>Copies of layers inserted right after them with zeroed output projections, so each starts as the identity; only new blocks train. In place: no copies, the chosen layers train.</source>
+        <translation>在各层之后插入其副本，输出投影置零，使每个新块初始为恒等映射；只训练新块。原位：不复制，训练所选的层。</translation>
+    </message>
+    <message>
+        <source>In place (ADEPT without stage 1)</source>
+        <translation>原位（不含第 1 阶段的 ADEPT）</translation>
+    </message>
+    <message>
+        <source>LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k least-important ones for general competence”. In place copies nothing: the chosen layers themselves train, with unit-wise rates (ADEPT without stage 1).</source>
+        <translation>LLaMA-Pro 均匀插入 P 个块，每 L/P 层之后插入一个。ADEPT 复制“对通用能力最不重要的 k 层”。原位不复制任何层：所选的层本身以按单元的学习率训练（不含第 1 阶段的 ADEPT）。</translation>
+    </message>
+    <message>
+        <source>ADEPT: the layers copied (a list or a selection policy; not &quot;all&quot;). In place: the layers that train.</source>
+        <translation>ADEPT：被复制的层（列表或选择策略；不能是 &quot;all&quot;）。原位：参与训练的层。</translation>
+    </message>
+    <message>
+        <source>ADEPT stage 2: every unit U of a new block (in place: of a chosen layer) trains with lr_U = 2·(1 − Î_U)·lr, Î_U its importance min-max normalised over those units. On by default for ADEPT (off: ADEPT without stage 2) and in place, off for LLaMA-Pro (on: LLaMA-Pro placement with stage 2).</source>
+        <translation>ADEPT 第 2 阶段：新块（原位：所选层）的每个单元 U 以 lr_U = 2·(1 − Î_U)·lr 训练，Î_U 为其在这些单元上做最小-最大归一化后的重要性。ADEPT 与原位默认开启（关闭：不含第 2 阶段的 ADEPT），LLaMA-Pro 默认关闭（开启：LLaMA-Pro 的位置加第 2 阶段）。</translation>
+    </message>
+    <message>
+        <source>Training steps between assignments of the unit rates (stage 2): the first after T_update steps, never at step 0 (the base rate until then).</source>
+        <translation>两次分配单元学习率之间的训练步数（第 2 阶段）：第一次在 T_update 步之后，从不在第 0 步（此前使用基础学习率）。</translation>
+    </message>
+    <message>
+        <source>Taylor |θ|·mean|∂L_b/∂θ| (ADEPT&apos;s code)</source>
+        <translation>Taylor |θ|·mean|∂L_b/∂θ|（ADEPT 代码所用）</translation>
+    </message>
+    <message>
+        <source>Taylor θ·∂L/∂θ (the paper&apos;s text)</source>
+        <translation>Taylor θ·∂L/∂θ（论文正文所用）</translation>
+    </message>
+    <message>
+        <source>The importance I_U of stage 2, measured on the general probe set. The paper&apos;s signed θ·∂L/∂θ cancels: q and k (v and o, up and down) come out identical.</source>
+        <translation>第 2 阶段的重要性 I_U，在通用探测集上测量。论文中带符号的 θ·∂L/∂θ 会相互抵消：q 与 k（v 与 o、up 与 down）得到相同的值。</translation>
+    </message>
+    <message>
+        <source>Over all units (ADEPT&apos;s code)</source>
+        <translation>在所有单元上（ADEPT 代码所用）</translation>
+    </message>
+    <message>
+        <source>Per kind (norms apart from matrices)</source>
+        <translation>按类别（归一化层与矩阵分开）</translation>
+    </message>
+    <message>
+        <source>Normalise importance</source>
+        <translation>重要性归一化</translation>
+    </message>
+    <message>
+        <source>Stage 2&apos;s min-max normalisation: over all the units, or norms and matrices apart (a norm&apos;s importance is 100× or more a matrix&apos;s).</source>
+        <translation>第 2 阶段的最小-最大归一化：在所有单元上，或将归一化层与矩阵分开（归一化层的重要性是矩阵的 100 倍或更多）。</translation>
     </message>
 </context>
 <context>
@@ -2665,10 +2689,6 @@
         <translation>层掩蔽：跳过某一层时损失的增加</translation>
     </message>
     <message>
-        <source>Taylor: mean θ·∂L/∂θ per unit (signed, as ADEPT)</source>
-        <translation>Taylor：每个单元的 θ·∂L/∂θ 均值（带符号，同 ADEPT）</translation>
-    </message>
-    <message>
         <source>Taylor, absolute: mean |θ·∂L/∂θ| per unit</source>
         <translation>Taylor（绝对值）：每个单元的 |θ·∂L/∂θ| 均值</translation>
     </message>
@@ -3201,6 +3221,30 @@ Probe set: %2</source>
     <message>
         <source>Selected layers %1: the %2 lowest by %3, as drawn.</source>
         <translation>已选择层 %1：按 %3 最低的 %2 个，与图中一致。</translation>
+    </message>
+    <message>
+        <source>Taylor |θ|·mean|g_b| (ADEPT&apos;s code)</source>
+        <translation>Taylor |θ|·mean|g_b|（ADEPT 代码所用）</translation>
+    </message>
+    <message>
+        <source>Taylor, ADEPT&apos;s code: mean of |θ| times the mean over probe batches of |∂L_b/∂θ| per unit; the default of ADEPT&apos;s stage 2</source>
+        <translation>Taylor（ADEPT 代码）：每个单元的 |θ| 均值乘以各探测批次上 |∂L_b/∂θ| 的均值；ADEPT 第 2 阶段的默认方法</translation>
+    </message>
+    <message>
+        <source>Taylor: mean θ·∂L/∂θ per unit (signed, as ADEPT&apos;s text; q and k, v and o, up and down come out identical)</source>
+        <translation>Taylor：每个单元的 θ·∂L/∂θ 均值（带符号，同 ADEPT 正文；q 与 k、v 与 o、up 与 down 得到相同的值）</translation>
+    </message>
+    <message>
+        <source>Σ |θ|·mean|g_b| over the layer&apos;s parameters</source>
+        <translation>该层参数上的 Σ |θ|·mean|g_b|</translation>
+    </message>
+    <message>
+        <source>Σ |θ|·|g_b|</source>
+        <translation>Σ |θ|·|g_b|</translation>
+    </message>
+    <message>
+        <source>mean |θ|·mean|g_b| over the unit&apos;s parameters</source>
+        <translation>该单元参数上的平均 |θ|·mean|g_b|</translation>
     </message>
 </context>
 <context>

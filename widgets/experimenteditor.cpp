@@ -1045,8 +1045,8 @@ void ExperimentEditor::buildUi() {
     addTo(a, u"/adept/t_update"_s,
           def(u"t_update"_s, T::Int, 500, tr("T_update"), tr("Steps between importance updates")));
     addTo(a, u"/adept/method"_s,
-          def(u"method"_s, T::Choice, "taylor", tr("Unit importance"), tr("For Î_U"),
-              {u"taylor"_s, u"taylor-abs"_s, u"fisher"_s}));
+          def(u"method"_s, T::Choice, "taylor-code", tr("Unit importance"), tr("For Î_U"),
+              {u"taylor-code"_s, u"taylor"_s, u"taylor-abs"_s, u"fisher"_s}));
     QFormLayout* c = group(v, tr("Checkpoints (checkpoint)"));
     addTo(c, u"/checkpoint/interval"_s,
           def(u"interval"_s, T::Int, 0, tr("Interval"),

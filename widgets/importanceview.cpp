@@ -68,6 +68,7 @@ QString ImportanceView::methodName(const std::string& m) {
   if (m == imp::methods::kMasking) return tr("Layer masking (loss increase)");
   if (m == imp::methods::kTaylor) return tr("Taylor θ·g (signed)");
   if (m == imp::methods::kTaylorAbs) return tr("Taylor |θ·g|");
+  if (m == imp::methods::kTaylorCode) return tr("Taylor |θ|·mean|g_b| (ADEPT's code)");
   if (m == imp::methods::kFisher) return tr("Fisher Σ g²");
   if (m == imp::methods::kUpdateMagnitude) return tr("Update magnitude ‖ΔW‖");
   if (m == imp::methods::kEffectiveRank) return tr("Effective rank of ΔW_up");
@@ -183,9 +184,17 @@ void ImportanceView::buildUi() {
   m_newBox = new QGroupBox(tr("New probe"));
   auto* form = new QFormLayout(m_newBox);
   m_method = new QComboBox;
+  // The first unit method is the default unit probe: taylor-code separates the units (the
+  // signed θ·∂L/∂θ of a matrix is the loss's derivative under scaling it, so q and k, v and
+  // o, up and down come out identical) and is what ADEPT's stage 2 uses by default.
   const std::pair<const char*, QString> methods[] = {
       {imp::methods::kMasking, tr("Layer masking: loss increase when a layer is bypassed")},
-      {imp::methods::kTaylor, tr("Taylor: mean θ·∂L/∂θ per unit (signed, as ADEPT)")},
+      {imp::methods::kTaylorCode,
+       tr("Taylor, ADEPT's code: mean of |θ| times the mean over probe batches of |∂L_b/∂θ| per "
+          "unit; the default of ADEPT's stage 2")},
+      {imp::methods::kTaylor,
+       tr("Taylor: mean θ·∂L/∂θ per unit (signed, as ADEPT's text; q and k, v and o, up and "
+          "down come out identical)")},
       {imp::methods::kTaylorAbs, tr("Taylor, absolute: mean |θ·∂L/∂θ| per unit")},
       {imp::methods::kFisher, tr("Fisher: sum of squared log-likelihood gradients")},
       {imp::methods::kUpdateMagnitude,
@@ -714,6 +723,9 @@ QString ImportanceView::layerScoreText() const {
                : tr("Σ θ·g over the layer's parameters");
   }
   if (m == imp::methods::kTaylorAbs) return tr("Σ |θ·g| over the layer's parameters");
+  if (m == imp::methods::kTaylorCode) {
+    return tr("Σ |θ|·mean|g_b| over the layer's parameters");
+  }
   if (m == imp::methods::kFisher) return tr("Σ g² (Fisher) over the layer's parameters");
   if (m == imp::methods::kUpdateMagnitude) return tr("‖W_T − W_0‖ of the layer");
   return methodName(m);
@@ -728,6 +740,7 @@ QString ImportanceView::layerScoreSymbol() const {
   if (m == imp::methods::kMasking) return abs ? tr("|Δ loss|") : tr("Δ loss");
   if (m == imp::methods::kTaylor) return abs ? tr("|Σ θ·g|") : tr("Σ θ·g");
   if (m == imp::methods::kTaylorAbs) return tr("Σ |θ·g|");
+  if (m == imp::methods::kTaylorCode) return tr("Σ |θ|·|g_b|");
   if (m == imp::methods::kFisher) return tr("Σ g²");
   if (m == imp::methods::kUpdateMagnitude) return tr("‖ΔW‖");
   return methodName(m);
@@ -746,6 +759,8 @@ QString ImportanceView::unitScoreText() const {
                                        : tr("mean θ·g over the unit's parameters");
   } else if (g.method == imp::methods::kTaylorAbs) {
     unit = tr("mean |θ·g| over the unit's parameters");
+  } else if (g.method == imp::methods::kTaylorCode) {
+    unit = tr("mean |θ|·mean|g_b| over the unit's parameters");
   } else if (g.method == imp::methods::kFisher) {
     unit = tr("Σ g² (Fisher) over the unit's parameters");
   } else {

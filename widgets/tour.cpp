@@ -238,10 +238,10 @@ int runTour(MainWindow* w, const TourOptions& o, QStringList* written) {
     // A model without a unit probe gets one (and a masking probe for "least important").
     ImportanceView* iv = w->importanceView();
     const QString data = o.probeData.isEmpty() ? englishData() : o.probeData;
-    if (iv->latestProbe(u"taylor"_s) < 0 && !data.isEmpty() && s->model().hasTokenizer) {
+    if (iv->latestProbe(u"taylor-code"_s) < 0 && !data.isEmpty() && s->model().hasTokenizer) {
       if (iv->latestProbe(u"masking"_s) < 0) runTourProbe(w, u"masking"_s, data);
       probeShown = false;
-      if (runTourProbe(w, u"taylor"_s, data)) waitFor([&] { return probeShown; }, 20000);
+      if (runTourProbe(w, u"taylor-code"_s, data)) waitFor([&] { return probeShown; }, 20000);
     }
   }
   w->importanceView()->selectLeastImportant(2);

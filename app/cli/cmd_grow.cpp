@@ -82,7 +82,7 @@ void declare_grow(CLI::App& app, GrowOptions& o) {
            "print one JSON object: plan, label, base_params, total_params,\n"
            "added_params, trainable_params, trainable_share, max_abs_logit_diff,\n"
            "function_preserving, format, format_reason, out, new_layers,\n"
-           "loss_terms, groups");
+           "unit_lr_layers (ADEPT stage 2's layers), loss_terms, groups");
   add_option(app, "--seed", o.seed, "S",
              "seed of the random batch and of new parameters' initialisation")
       ->check(at_least(0));
@@ -182,6 +182,7 @@ int run_grow(const GrowOptions& o) {
                         {"format_reason", saved.reason},
                         {"out", saved.folder},
                         {"new_layers", r.new_layers},
+                        {"unit_lr_layers", r.unit_lr_layers},
                         {"loss_terms", summary["loss_terms"]},
                         {"groups", summary["groups"]}};
     print_json(j);

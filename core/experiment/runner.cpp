@@ -1,5 +1,6 @@
 #include "experiment/runner.h"
 
+#include "experiment/adept_stage2.h"
 #include "experiment/expand.h"
 #include "experiment/integrity.h"
 
@@ -481,7 +482,7 @@ class RunExecutor {
   // evaluation at the same step (and the final evaluation after the last row) share them.
   const std::vector<TaskScores>& sequence_scores();
   void evaluate_sequence_row(size_t after_phase);
-  void update_unit_lrs(const std::string& method);
+  void update_unit_lrs(const grow::DepthParams& d);
   void save_checkpoint(const std::string& reason);
   void save_cancel_checkpoint();
   // Data-parallel: rank 0 writes; the world is recorded on the run; LM evaluation sharded.
@@ -803,10 +804,11 @@ void RunExecutor::train_loop() {
 
 void RunExecutor::train_step(const Phase& phase, const train::Schedule& schedule) {
   m_p.options.cancel.throw_if_cancelled();
-  // ADEPT stage 2 belongs to the plan: only a depth plan with unit_lr has unit rates.
+  // ADEPT stage 2 belongs to the plan: only a depth plan with unit_lr has unit rates,
+  // assigned after every t_update steps, never at step 0 (adept_stage2.h).
   if (m_plan.variant == grow::Variant::Depth) {
     const auto& d = m_plan.get<grow::DepthParams>();
-    if (d.unit_lr && m_state.phase_step % d.t_update == 0) update_unit_lrs(d.unit_importance);
+    if (d.unit_lr && unit_rates_due(m_state.global_step, d.t_update)) update_unit_lrs(d);
   }
   inject_dist_fault();
   MemoryContext mc(
@@ -1180,13 +1182,13 @@ void RunExecutor::evaluate_sequence_row(size_t after_phase) {
   }
 }
 
-void RunExecutor::update_unit_lrs(const std::string& method) {
-  // ADEPT stage 2: lr_U = 2 · (1 − Î_U) · lr_base for every unit U of the expanded layers,
-  // Î_U = the unit's importance on the general probe set, min-max normalised over the
-  // expanded units.
-  if (m_growth.new_layers.empty()) return;
+void RunExecutor::update_unit_lrs(const grow::DepthParams& d) {
+  // ADEPT stage 2 (adept_stage2.h): s_U = 2·(max − I_U)/(max − min) for every unit U of the
+  // stage-2 layers, I_U the unit's importance on the general probe set now.
+  if (m_growth.unit_lr_layers.empty()) return;
+  const UnitNorm norm = parse_unit_norm(d.unit_norm);
   const auto& set = probe_set(m_p, false);
-  const importance::ProbeOptions options = probe_options(m_p, method);
+  const importance::ProbeOptions options = probe_options(m_p, d.unit_importance);
   const auto start = Clock::now();
   const importance::ProbeSharding shard = probe_sharding(m_p.options.dist);
   auto res = importance::run_probe(*m_model.model, set, options, {}, nullptr, {}, &shard);
@@ -1199,35 +1201,27 @@ void RunExecutor::update_unit_lrs(const std::string& method) {
         fmt::format("{}+run{}", m_p.model_key, m_run), m_model.model->config, *m_model.model, data,
         info, m_p.probe_set_options, options, seconds_since(start), m_run);
     record.params["adept_step"] = m_state.global_step;
+    record.params["unit_norm"] = d.unit_norm;
     importance::record_probe(m_store, res, record);
   }
-  std::vector<std::pair<std::string, double>> values;
-  for (int64_t l : m_growth.new_layers) {
-    for (size_t u = 0; u < res.unit_names.size(); ++u) {
-      double v = res.units.at(l).at(u);
-      if (std::isnan(v)) continue;
-      values.emplace_back(fmt::format("layers.{}.{}", l, res.unit_names[u]), v);
-    }
-  }
-  if (values.empty()) return;
-  double lo = values[0].second, hi = values[0].second;
-  for (const auto& [n, v] : values) {
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  for (const auto& [name, v] : values) {
-    double norm = hi > lo ? (v - lo) / (hi - lo) : 0.5;
-    double scale = 2.0 * (1.0 - norm);
+  const auto rates = unit_rates(res, m_growth.unit_lr_layers, norm);
+  int64_t assigned = 0;
+  for (const auto& r : rates) {
     try {
-      m_trainer->set_lr_scale(name, scale);
-      m_state.lr_scales[name] = scale;
+      m_trainer->set_lr_scale(r.group, r.scale);
     } catch (const Error&) {
-      // The unit has no trainable group (e.g. a norm the plan keeps frozen).
+      continue;  // the unit has no trainable group (e.g. a norm the plan keeps frozen)
     }
+    m_state.lr_scales[r.group] = r.scale;
+    // The multipliers, at the step of the assignment (the probe's "adept_step").
+    put(m_state.global_step, mk::adept_lr_scale_key(r.group), r.scale);
+    ++assigned;
   }
   m_store.add_event(m_run, store::EventLevel::Info,
-                    fmt::format("ADEPT unit learning rates updated at step {} ({} units)",
-                                m_state.global_step, values.size()));
+                    fmt::format("ADEPT unit learning rates updated at step {} ({} units, {} "
+                                "importance, min-max over {})",
+                                m_state.global_step, assigned, d.unit_importance,
+                                norm == UnitNorm::Kind ? "each kind" : "all units"));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -289,13 +289,14 @@ DataSource parse_source(const Json& j, const std::string& base_dir, const std::s
 
 // Specs of earlier versions set ADEPT's stage 2 in a top-level "adept" section
 // ({"unit_lr", "t_update", "method"}); it now belongs to the plan. The section's keys are
-// defaults for the ADEPT plans ("variant": "depth", "style": "adept") that do not set them
-// (never for LLaMA-Pro or other variants).
+// defaults for the ADEPT plans ("variant": "depth", "style": "adept" or its ablation
+// "in-place") that do not set them (never for LLaMA-Pro or other variants).
 static Json with_adept_defaults(const Json& spec, const Json& plan) {
   auto a = spec.find("adept");
   if (a == spec.end() || !a->is_object() || !plan.is_object()) return plan;
+  const std::string style = plan.value("style", std::string());
   if (plan.value("variant", std::string()) != grow::Variant::Depth ||
-      plan.value("style", std::string()) != "adept") {
+      (style != "adept" && style != "in-place")) {
     return plan;
   }
   Json out = plan;
@@ -539,10 +540,12 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   js::check_keys(a, {"unit_lr", "t_update", "method"}, ctx + ".adept");
   s.adept.unit_lr = js::get_or<bool>(a, "unit_lr", false, ctx + ".adept");
   s.adept.t_update = positive(a, "t_update", 500, ctx + ".adept");
-  s.adept.method = js::get_or<std::string>(a, "method", "taylor", ctx + ".adept");
-  if (s.adept.method != "taylor" && s.adept.method != "taylor-abs" && s.adept.method != "fisher") {
-    fail("{}.adept.method: must be taylor, taylor-abs or fisher (a unit importance), found '{}'",
-         ctx, s.adept.method);
+  s.adept.method = js::get_or<std::string>(a, "method", "taylor-code", ctx + ".adept");
+  if (!importance::is_unit_method(s.adept.method)) {
+    fail(
+        "{}.adept.method: must be taylor-code, taylor, taylor-abs or fisher (a unit importance), "
+        "found '{}'",
+        ctx, s.adept.method);
   }
   const Json& c = object_at(j, "checkpoint", ctx);
   js::check_keys(c, {"interval"}, ctx + ".checkpoint");

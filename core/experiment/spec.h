@@ -21,7 +21,7 @@
 //            "test"},
 //   "probe": {"method", "tokens", "batch_size", "seq_len", "masking_mode", "fisher_mode",
 //             "steps", "lr", "snapshot_every", "reference"},
-//   "adept": {"unit_lr": false, "t_update": 500, "method": "taylor"},
+//   "adept": {"unit_lr": false, "t_update": 500, "method": "taylor-code"},
 //   "checkpoint": {"interval": 0}
 // }
 // SOURCE: a path string, or {"path": ..., (corpus keys), "part": "all"|"train"|"heldout"|
@@ -147,7 +147,7 @@ struct ProbeSpec {
 struct AdeptSpec {
   bool unit_lr = false;
   int64_t t_update = 500;
-  std::string method = "taylor";  // unit importance for Î_U
+  std::string method = "taylor-code";  // unit importance for Î_U
 };
 
 struct PretrainStage {

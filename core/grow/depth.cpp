@@ -21,6 +21,12 @@
 // validate_plan enforces. ADEPT ("style": "adept", "layers": [...]) inserts a copy right after
 // each listed layer (the k least important by layer masking, chosen by a policy or by hand).
 //
+// In place ("style": "in-place", "layers": [...]): ADEPT without stage 1 as the paper's
+// ablation states it ("directly apply Adaptive Unit-Wise Decoupled Tuning on the k
+// Domain-Adaptable Layers without introducing any new parameters"): nothing is copied, the
+// listed original layers (every parameter in them) train and everything else is frozen; the
+// model is the base model, so it is preserved at step 0 trivially.
+//
 // Trainable set: only the new blocks (every parameter in them: attention, MLP, norms);
 // original layers, embeddings, final norm and head stay frozen ("freezing the original
 // weights. Only the newly introduced parameters are trained"). Copies keep the source layer's
@@ -29,6 +35,7 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include "grow/growth.h"
@@ -109,6 +116,19 @@ std::vector<int64_t> llama_pro_positions(int64_t num_layers, int64_t count) {
 GrowthResult apply_depth(CausalLMImpl& model, const GrowthPlan& plan, const ApplyContext& ctx) {
   const auto& p = plan.get<DepthParams>();
   const int64_t n = model.num_layers();
+  if (p.style == "in-place") {
+    GrowthResult r;
+    freeze_all(model);
+    r.unit_lr_layers = p.layers.resolve(n);
+    for (int64_t l : r.unit_lr_layers) {
+      for (auto& t : model.layer(l)->parameters(true)) t.set_requires_grad(true);
+    }
+    r.groups = groups_from_requires_grad(model);
+    r.function_preserving = true;
+    log::get("grow")->debug("depth (in-place): layers {} train, nothing added",
+                            fmt::join(r.unit_lr_layers, ","));
+    return r;
+  }
   std::vector<int64_t> after;
   if (p.style == "llama-pro") {
     after = llama_pro_positions(n, p.count);
@@ -118,7 +138,7 @@ GrowthResult apply_depth(CausalLMImpl& model, const GrowthPlan& plan, const Appl
     }
     after = p.layers.resolve(n);
   } else {
-    fail("plan: depth 'style' must be llama-pro or adept, found '{}'", p.style);
+    fail("plan: depth 'style' must be llama-pro, adept or in-place, found '{}'", p.style);
   }
   const std::set<int64_t> positions(after.begin(), after.end());
 
@@ -138,6 +158,7 @@ GrowthResult apply_depth(CausalLMImpl& model, const GrowthPlan& plan, const Appl
     layers.push_back(copy);
   }
   model.set_layers(layers);
+  r.unit_lr_layers = r.new_layers;
   r.groups = groups_from_requires_grad(model);
   r.function_preserving = true;
   log::get("grow")->debug("depth ({}): {} -> {} layers", p.style, n, model.num_layers());

@@ -40,6 +40,7 @@ nlohmann::json GrowthResult::to_json() const {
           {"trainable_share", base_params > 0 ? double(trainable_params) / base_params : 0.0},
           {"function_preserving", function_preserving},
           {"new_layers", new_layers},
+          {"unit_lr_layers", unit_lr_layers},
           {"loss_terms", terms},
           {"groups", groups_json}};
 }

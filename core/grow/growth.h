@@ -58,6 +58,9 @@ struct GrowthResult {
   std::vector<std::shared_ptr<LossTerm>> loss_terms;
   std::vector<std::string> warnings;  // about the plan as applied (the runner records them)
   std::vector<int64_t> new_layers;    // depth expansion: indices of inserted layers (after)
+  // ADEPT stage 2: the layers whose units get unit-wise learning rates (depth plans: the
+  // inserted layers; style "in-place": the chosen original layers), indices after growth.
+  std::vector<int64_t> unit_lr_layers;
   int64_t base_params = 0;
   int64_t total_params = 0;
   int64_t trainable_params = 0;

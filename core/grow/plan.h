@@ -13,6 +13,7 @@
 //    "tau":0.5,"init":"svd,zero"}
 //   {"variant":"depth","style":"llama-pro","count":2}
 //   {"variant":"depth","style":"adept","layers":[1,3]}
+//   {"variant":"depth","style":"in-place","layers":[1,3]}   (ADEPT without stage 1)
 //   {"variant":"neutral-residues","gate":"elu"|"sigmoid","layers":"all","budget":0.2,
 //    "alpha":100}
 //   {"variant":"adapters","layers":"all","budget":0.2}
@@ -104,15 +105,25 @@ struct ScaleParams : VariantParamsOf<ScaleParams> {
 };
 
 struct DepthParams : VariantParamsOf<DepthParams> {
-  std::string style = "llama-pro";  // "llama-pro" (uniform) or "adept" (after chosen layers)
-  int64_t count = 0;                // llama-pro: number of blocks P
-  LayerSelection layers;            // adept: copies go right after these layers
+  // "llama-pro" (uniform), "adept" (copies after chosen layers) or "in-place" (no copies:
+  // the chosen original layers train in place; ADEPT without stage 1 as the paper's
+  // ablation states it: unit-wise rates on the k least important layers, no new parameters).
+  std::string style = "llama-pro";
+  int64_t count = 0;      // llama-pro: number of blocks P
+  LayerSelection layers;  // adept: copies go right after these layers; in-place: they train
   // Stage 2 (adept-adaptive-expansion.txt §3.2): unit-wise learning rates
-  // lr_U = 2·(1 − Î_U)·lr on the new blocks, Î_U recomputed every t_update steps. On by
-  // default for "adept", off for "llama-pro" (on there: ADEPT without stage 1).
+  // lr_U = 2·(max − I_U)/(max − min)·lr on the units of the new blocks (in-place: of the
+  // chosen layers), assigned after every t_update training steps (never at step 0; the
+  // base rate before the first). On by default for "adept" and "in-place", off for
+  // "llama-pro" (on there: LLaMA-Pro placement with stage 2).
   bool unit_lr = true;
   int64_t t_update = 500;
-  std::string unit_importance = "taylor";  // taylor, taylor-abs or fisher
+  // taylor-code (ADEPT's public code, the default), taylor (the paper's text), taylor-abs
+  // or fisher.
+  std::string unit_importance = "taylor-code";
+  // Min-max normalisation of stage 2 over all the units ("all", ADEPT's code) or per kind,
+  // norms apart from matrices ("kind"; their importances differ by 100x or more).
+  std::string unit_norm = "all";
 };
 
 struct AdapterParams : VariantParamsOf<AdapterParams> {

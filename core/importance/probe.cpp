@@ -73,6 +73,7 @@ ProbeResult run_probe(CausalLMImpl& model, const ProbeSet& set, const ProbeOptio
   if (is_unit_method(o.method)) {
     UnitOptions uo;
     uo.fisher = o.method == methods::kFisher;
+    uo.taylor_code = o.method == methods::kTaylorCode;
     uo.fisher_mode = o.fisher_mode;
     uo.shard = shard;
     return unit_importance(model, set, uo, progress).result(o.method);

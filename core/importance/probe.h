@@ -46,10 +46,10 @@ using ModelFactory = std::function<CausalLM()>;
 // Progress stages are the probes' own ("probe/masking", "probe/units", ...); cancellable
 // through the progress' token.
 //   shard        a data-parallel run's ranks: masking and the unit probes (taylor,
-//                taylor-abs, fisher) run sharded by batch and sum over the ranks (every
-//                rank gets the whole result); the fine-tuning probes (update-magnitude,
-//                effective-rank) split every step's batch by rows over the ranks and sum
-//                the gradients before each step (preliminary.h).
+//                taylor-abs, taylor-code, fisher) run sharded by batch and sum over the
+//                ranks (every rank gets the whole result); the fine-tuning probes
+//                (update-magnitude, effective-rank) split every step's batch by rows over
+//                the ranks and sum the gradients before each step (preliminary.h).
 ProbeResult run_probe(CausalLMImpl& model, const ProbeSet& set, const ProbeOptions& options,
                       const Progress& progress = {}, const ProbeSet* train = nullptr,
                       const ModelFactory& fresh_model = {}, const ProbeSharding* shard = nullptr);

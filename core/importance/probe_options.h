@@ -6,7 +6,8 @@
 // JSON keys (the `probe` section of an experiment spec, docs/experiments.md) and the CLI's
 // options are the same names, snake_case in JSON and kebab-case on the command line
 // (fisher_mode ↔ --fisher-mode):
-//   method          masking, taylor, taylor-abs, fisher, update-magnitude, effective-rank
+//   method          masking, taylor, taylor-abs, taylor-code, fisher, update-magnitude,
+//                   effective-rank
 //   masking_mode    masking: cached (default; restarts from the cached layer inputs) or
 //                   naive (a full pass per bypassed layer; the reference)
 //   fisher_mode     fisher and EWC's Fisher: sequence (default; one gradient per row, the

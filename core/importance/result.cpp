@@ -9,12 +9,14 @@
 namespace gb::importance {
 
 std::vector<std::string> method_names() {
-  return {methods::kMasking, methods::kTaylor,          methods::kTaylorAbs,
-          methods::kFisher,  methods::kUpdateMagnitude, methods::kEffectiveRank};
+  return {methods::kMasking,      methods::kTaylor, methods::kTaylorAbs,
+          methods::kTaylorCode,   methods::kFisher, methods::kUpdateMagnitude,
+          methods::kEffectiveRank};
 }
 
 bool is_unit_method(const std::string& m) {
-  return m == methods::kTaylor || m == methods::kTaylorAbs || m == methods::kFisher;
+  return m == methods::kTaylor || m == methods::kTaylorAbs || m == methods::kTaylorCode ||
+         m == methods::kFisher;
 }
 
 namespace {

@@ -7,6 +7,8 @@
 //   masking           loss increase when the layer is bypassed (ADEPT eq. 3)
 //   taylor            Σ over the layer's unit parameters of θ·∂L/∂θ (ADEPT App. E eq. 11)
 //   taylor-abs        Σ |θ·∂L/∂θ| over the same parameters
+//   taylor-code       Σ |θ|·mean_b|∂L_b/∂θ| over the same parameters (ADEPT's public code:
+//                     per-batch gradient magnitudes; see unit_importance.h)
 //   fisher            Σ of the diagonal Fisher over the same parameters (ADEPT App. E)
 //   update-magnitude  ‖W_T − W_0‖_F over the layer's parameters (Grow §4.2)
 //   effective-rank    erank(ΔW_up) of the last training stage (Grow §4.4; descriptive)
@@ -30,12 +32,13 @@ namespace methods {
 inline constexpr char kMasking[] = "masking";
 inline constexpr char kTaylor[] = "taylor";
 inline constexpr char kTaylorAbs[] = "taylor-abs";
+inline constexpr char kTaylorCode[] = "taylor-code";
 inline constexpr char kFisher[] = "fisher";
 inline constexpr char kUpdateMagnitude[] = "update-magnitude";
 inline constexpr char kEffectiveRank[] = "effective-rank";
 }  // namespace methods
 std::vector<std::string> method_names();
-bool is_unit_method(const std::string& method);  // taylor, taylor-abs, fisher
+bool is_unit_method(const std::string& method);  // taylor, taylor-abs, taylor-code, fisher
 
 inline constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
 

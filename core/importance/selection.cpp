@@ -57,8 +57,8 @@ std::string method_of(const Json& policy, const std::string& name) {
   std::string m = js::get_or<std::string>(policy, key, methods::kMasking, ctx);
   if (m != methods::kMasking && !is_unit_method(m)) {
     fail(
-        "{}: '{}' must be masking, taylor (signed θ·∂L/∂θ), taylor-abs (|θ·∂L/∂θ|) or fisher, "
-        "found '{}'",
+        "{}: '{}' must be masking, taylor (signed θ·∂L/∂θ), taylor-abs (|θ·∂L/∂θ|), "
+        "taylor-code (|θ|·mean|∂L_b/∂θ|, ADEPT's code) or fisher, found '{}'",
         ctx, key, m);
   }
   return m;
@@ -72,8 +72,8 @@ bool rank_aggregate_of(const Json& policy, const std::string& name, const std::s
   }
   if (a == "rank" && !is_unit_method(method)) {
     fail(
-        "{} '{}': 'aggregate': \"rank\" needs a unit method (taylor, taylor-abs or fisher), "
-        "not '{}'",
+        "{} '{}': 'aggregate': \"rank\" needs a unit method (taylor, taylor-abs, taylor-code "
+        "or fisher), not '{}'",
         kContext, name, method);
   }
   return a == "rank";

@@ -8,8 +8,9 @@
 //       the N layers with the LOWEST general importance (ADEPT §3.1: expand the layers least
 //       important for general competence), ranked by exactly the score S that the importance
 //       view draws for that probe: masking (default, ADEPT's choice, App. E: the loss increase
-//       when the layer is bypassed), taylor (the signed Σ θ·∂L/∂θ), taylor-abs (Σ |θ·∂L/∂θ|)
-//       or fisher. "method" is the older name of "score" (accepted, not both). A (unit
+//       when the layer is bypassed), taylor (the signed Σ θ·∂L/∂θ), taylor-abs (Σ |θ·∂L/∂θ|),
+//       taylor-code (Σ |θ|·mean_b|∂L_b/∂θ|, ADEPT's code) or fisher. "method" is the older
+//       name of "score" (accepted, not both). A (unit
 //       scores): "cumulation" (default, App. E eq. 11) or "rank" (mean rank across unit
 //       types, App. E item 2). Signed Taylor values of opposite sign cancel within a layer, so
 //       "taylor" and "taylor-abs" can rank layers very differently: name the one you mean.

@@ -1,5 +1,6 @@
 #include "importance/unit_importance.h"
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
@@ -17,11 +18,20 @@ const std::vector<std::vector<double>>& sums_for(const UnitImportance& u,
                                                  const std::string& method) {
   if (method == methods::kTaylor) return u.taylor_sum;
   if (method == methods::kTaylorAbs) return u.taylor_abs_sum;
+  if (method == methods::kTaylorCode) {
+    if (!u.has_taylor_code) {
+      fail(
+          "unit importance: taylor-code was not computed in this probe (set "
+          "UnitOptions::taylor_code)");
+    }
+    return u.taylor_code_sum;
+  }
   if (method == methods::kFisher) {
     if (!u.has_fisher) fail("unit importance: the Fisher was not computed in this probe");
     return u.fisher;
   }
-  fail("unit importance: '{}' is not a unit method (taylor, taylor-abs or fisher)", method);
+  fail("unit importance: '{}' is not a unit method (taylor, taylor-abs, taylor-code or fisher)",
+       method);
 }
 
 // Position of the last scored target + 1 in a row (0 when nothing is scored).
@@ -53,6 +63,8 @@ ProbeResult UnitImportance::result(const std::string& method) const {
     r.units = taylor;
   } else if (method == methods::kTaylorAbs) {
     r.units = taylor_abs;
+  } else if (method == methods::kTaylorCode) {
+    r.units = taylor_code;
   } else {
     r.units = fisher;
   }
@@ -63,6 +75,7 @@ ProbeResult UnitImportance::result(const std::string& method) const {
                {"unit_numel", numel},
                {"backward_passes", backward_passes}};
   if (method == methods::kFisher) r.details["fisher_mode"] = fisher_mode_name(fisher_mode);
+  if (method == methods::kTaylorCode) r.details["batches"] = code_batches;
   if (!batches_by_rank.empty()) r.details["batches_by_rank"] = batches_by_rank;
   return r;
 }
@@ -74,7 +87,12 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
   const auto device = detail::model_device(model);
 
   std::vector<std::string> names;
-  std::vector<torch::Tensor> params, grad_acc, fisher_acc;
+  // grad_acc: Σ of the probe-set loss gradient; fisher_acc: Σ g²; code_acc: Σ_b |g_b|
+  // (taylor-code); batch_acc: a batch's gradient summed from its rows (PerSequence Fisher
+  // with taylor-code).
+  std::vector<torch::Tensor> params, grad_acc, fisher_acc, code_acc, batch_acc;
+  const bool per_sequence = options.fisher && options.fisher_mode == FisherMode::PerSequence;
+  const bool code = options.taylor_code;
   std::unordered_map<const void*, size_t> index;
   for (auto& item : model.named_parameters(true)) {
     if (!options.only.empty() && !options.only.count(item.key())) continue;
@@ -85,17 +103,22 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
                               torch::TensorOptions().dtype(torch::kFloat).device(device));
     grad_acc.push_back(zeros);
     if (options.fisher) fisher_acc.push_back(zeros.clone());
+    if (code) code_acc.push_back(zeros.clone());
+    if (code && per_sequence) batch_acc.push_back(zeros.clone());
   }
   for (auto& p : params) p.mutable_grad().reset();
 
   const double total = static_cast<double>(probes.scored_tokens);
   UnitImportance out;
   out.has_fisher = options.fisher;
+  out.has_taylor_code = code;
   out.fisher_mode = options.fisher_mode;
   double loss_sum = 0;
   int64_t fisher_terms = 0;
   // Moves the gradients of the last backward into the accumulators and clears them.
-  auto take_gradients = [&](double weight, bool square) {
+  // code_share > 0 (taylor-code): the gradient is a batch's (|g| goes to code_acc), or in
+  // PerSequence mode a row's, which enters its batch's gradient with the row's share n_r/n_b.
+  auto take_gradients = [&](double weight, bool square, double code_share) {
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < params.size(); ++i) {
       const auto& g = params[i].grad();
@@ -103,11 +126,21 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
       auto gf = g.to(torch::kFloat);
       grad_acc[i].add_(gf, weight);
       if (square) fisher_acc[i].addcmul_(gf, gf);
+      if (code_share > 0 && per_sequence) batch_acc[i].add_(gf, code_share);
+      if (code_share > 0 && !per_sequence) code_acc[i].add_(gf.abs());
       params[i].mutable_grad().reset();
     }
   };
+  // PerSequence with taylor-code: the batch's gradient is complete; add its magnitude.
+  auto end_code_batch = [&] {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params.size(); ++i) {
+      code_acc[i].add_(batch_acc[i].abs());
+      batch_acc[i].zero_();
+    }
+  };
+  int64_t code_batches = 0;
 
-  const bool per_sequence = options.fisher && options.fisher_mode == FisherMode::PerSequence;
   const int64_t n_batches = static_cast<int64_t>(probes.batches.size());
   int64_t mine = 0;
   // Sharded, a cancel must not leave the other ranks waiting in the reduction: it is noted,
@@ -121,6 +154,8 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
       const auto& batch = probes.batches[b];
       auto ids = batch.ids.to(device);
       auto targets = batch.targets.to(device);
+      // A batch's mean loss L_b (taylor-code) divides by its scored tokens.
+      const double n_b = static_cast<double>(std::max<int64_t>(batch.scored, 1));
       if (per_sequence) {
         for (int64_t r = 0; r < batch.rows(); ++r) {
           auto row_targets = targets.narrow(0, r, 1);
@@ -132,21 +167,25 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
           loss_sum += nll.item<double>();
           (nll / n_r).backward();  // gradient of the row's mean token NLL
           ++out.backward_passes;
-          take_gradients(n_r / total, true);
+          take_gradients(n_r / total, true, code ? n_r / n_b : 0.0);
           ++fisher_terms;
           progress.check_cancel();
+        }
+        if (code) {
+          end_code_batch();
+          ++code_batches;
         }
       } else {
         auto nll = summed_nll(model.forward(ids), targets);
         loss_sum += nll.item<double>();
-        if (options.fisher) {
-          const double n_b = static_cast<double>(batch.scored);
+        if (options.fisher || code) {
           (nll / n_b).backward();  // gradient of the batch's mean token NLL
-          take_gradients(n_b / total, true);
-          ++fisher_terms;
+          take_gradients(n_b / total, options.fisher, code ? 1.0 : 0.0);
+          if (options.fisher) ++fisher_terms;
+          if (code) ++code_batches;
         } else {
           (nll / total).backward();  // this batch's share of the probe-set loss
-          take_gradients(1.0, false);
+          take_gradients(1.0, false, 0.0);
         }
         ++out.backward_passes;
       }
@@ -160,26 +199,34 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
   if (options.shard && options.shard->world > 1) {
     std::vector<double> sums = {loss_sum, static_cast<double>(out.backward_passes),
                                 static_cast<double>(fisher_terms), cancelled ? 1.0 : 0.0};
+    if (code) sums.push_back(static_cast<double>(code_batches));
     sum_over_ranks(options.shard, sums);
     if (sums[3] > 0) throw CancelledError();
     loss_sum = sums[0];
     out.backward_passes = std::llround(sums[1]);
     fisher_terms = std::llround(sums[2]);
+    if (code) code_batches = std::llround(sums[4]);
     sum_over_ranks(options.shard, grad_acc);
     if (options.fisher) sum_over_ranks(options.shard, fisher_acc);
+    if (code) sum_over_ranks(options.shard, code_acc);
     out.batches_by_rank = batches_by_rank(options.shard, mine);
   }
   out.loss = loss_sum / total;
   if (options.fisher && fisher_terms > 0) {
     for (auto& f : fisher_acc) f.div_(static_cast<double>(fisher_terms));
   }
+  // Mean over batches of |g_b|.
+  if (code && code_batches > 0) {
+    for (auto& a : code_acc) a.div_(static_cast<double>(code_batches));
+  }
+  out.code_batches = code_batches;
 
-  // Per unit: Σ θ·g, Σ |θ·g|, Σ F and the parameter count.
+  // Per unit: Σ θ·g, Σ |θ·g|, Σ |θ|·mean_b|g_b|, Σ F and the parameter count.
   torch::NoGradGuard no_grad;
   const int64_t n_layers = model.num_layers();
   std::map<std::string, size_t> column;
   struct Cell {
-    double taylor = 0, taylor_abs = 0, fisher = 0;
+    double taylor = 0, taylor_abs = 0, code = 0, fisher = 0;
     int64_t numel = 0;
   };
   std::vector<std::map<size_t, Cell>> cells(n_layers);
@@ -200,9 +247,11 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
               l, unit.name);
         }
         const size_t i = found->second;
-        auto prod = params[i].detach().to(torch::kFloat) * grad_acc[i];
+        const auto theta = params[i].detach().to(torch::kFloat);
+        auto prod = theta * grad_acc[i];
         c.taylor += prod.sum().item<double>();
         c.taylor_abs += prod.abs().sum().item<double>();
+        if (code) c.code += (theta.abs() * code_acc[i]).sum().item<double>();
         if (options.fisher) c.fisher += fisher_acc[i].sum().item<double>();
         c.numel += p.numel();
       }
@@ -214,6 +263,7 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
   };
   out.taylor = out.taylor_abs = out.taylor_sum = out.taylor_abs_sum = matrix(kMissing);
   if (options.fisher) out.fisher = matrix(kMissing);
+  if (code) out.taylor_code = out.taylor_code_sum = matrix(kMissing);
   out.numel.assign(n_layers, std::vector<int64_t>(n_units, 0));
   for (int64_t l = 0; l < n_layers; ++l) {
     for (const auto& [u, c] : cells[l]) {
@@ -224,6 +274,10 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
       out.taylor_abs_sum[l][u] = c.taylor_abs;
       out.taylor[l][u] = c.taylor / n;
       out.taylor_abs[l][u] = c.taylor_abs / n;
+      if (code) {
+        out.taylor_code_sum[l][u] = c.code;
+        out.taylor_code[l][u] = c.code / n;
+      }
       if (options.fisher) out.fisher[l][u] = c.fisher;
     }
   }

@@ -13,6 +13,20 @@
 //
 // Taylor (signed, as ADEPT writes it):  I_U = (1/|U|) Σ_{j∈U} θ_j · ∂L/∂θ_j
 // Taylor, absolute form:                I_U = (1/|U|) Σ_{j∈U} |θ_j · ∂L/∂θ_j|
+// Taylor, ADEPT's public code ("taylor-code"; ParameterImportanceCallback of its
+// LLaMA-Factory fork):                  I_U = (1/|U|) Σ_{j∈U} |θ_j| · (1/B) Σ_b |∂L_b/∂θ_j|
+//   L_b = the mean next-token loss of probe batch b (one backward per batch), B = the number
+//   of batches. Magnitudes of per-batch gradients do not cancel across batches or entries.
+//
+// Why the signed form is degenerate. Summed over a matrix W, Σ_j θ_j·∂L/∂θ_j = d/dα L(αW) at
+// α = 1: the derivative of the loss with respect to scaling the whole unit. Scaling q by α
+// scales every attention score by α, and so does scaling k; scaling v or o scales the
+// attention output by α; scaling up or down (SwiGLU: down(silu(gate·x) ⊙ up·x)) scales the
+// MLP output by α. So (without biases or q/k norms, as in Llama) the pairs (q, k), (v, o)
+// and (up, down) have the same Σ θ·∂L/∂θ, and their per-unit means differ only by the
+// parameter counts (identical for equal shapes). The sign says whether growing
+// the unit helps or hurts the loss, not how much the unit matters: a unit whose removal hurts
+// most can get the most negative value. taylor-abs and taylor-code do not cancel.
 // Fisher (ADEPT App. E eq. 13, summed over parameters as its layer-level Fisher is):
 //                                       I_U = Σ_{j∈U} F_j,  F_j = E[(∂ log p / ∂θ_j)²]
 // The expectation is empirical, over the probe data. FisherMode::PerSequence (default):
@@ -49,6 +63,10 @@ namespace gb::importance {
 
 struct UnitOptions {
   bool fisher = true;  // also compute the Fisher (PerSequence costs one backward per row)
+  // Also compute taylor-code: the per-batch gradient magnitudes (one more accumulator the
+  // size of the parameters; with the PerSequence Fisher, two: a batch's gradient is summed
+  // from its rows first).
+  bool taylor_code = false;
   FisherMode fisher_mode = FisherMode::PerSequence;
   bool keep_parameter_fisher = false;  // fill UnitImportance::parameter_fisher
   // Non-empty: only these parameters (registered names) get gradients and a Fisher; the
@@ -67,24 +85,30 @@ struct UnitImportance {
   std::vector<std::vector<double>> fisher;          // (L, U) Σ F (empty unless computed)
   std::vector<std::vector<double>> taylor_sum;      // (L, U) Σ θ·g
   std::vector<std::vector<double>> taylor_abs_sum;  // (L, U) Σ |θ·g|
+  // taylor-code (empty unless UnitOptions::taylor_code): |θ| · mean over batches of |g_b|.
+  std::vector<std::vector<double>> taylor_code;      // (L, U) mean over the unit's entries
+  std::vector<std::vector<double>> taylor_code_sum;  // (L, U) Σ over the unit's entries
+  int64_t code_batches = 0;                          // B: batches whose |g_b| were summed
   double loss = 0;                                  // mean next-token loss on the probe set
   int64_t backward_passes = 0;
   std::vector<int64_t> batches_by_rank;  // sharded: the batches each rank ran
   bool has_fisher = false;
+  bool has_taylor_code = false;
   FisherMode fisher_mode = FisherMode::PerSequence;
   // Registered parameter name → diagonal Fisher (same shape, float32, on the model's
   // device); every parameter of the model (embedding, head, norms), for EWC.
   std::map<std::string, torch::Tensor> parameter_fisher;
 
   // Layer totals: cumulation (sum over the layers' unit parameters) for "taylor",
-  // "taylor-abs" or "fisher".
+  // "taylor-abs", "taylor-code" or "fisher".
   std::vector<double> cumulation(const std::string& method) const;
   // Result for one unit method: layers = cumulation, units = the (L, U) matrix, and
   // layer_mean_rank = rank aggregation of that matrix.
   ProbeResult result(const std::string& method) const;
 };
 
-// Runs the unit probe (Taylor always; Fisher when options.fisher). Progress stage
+// Runs the unit probe (Taylor always; taylor-code when options.taylor_code; Fisher when
+// options.fisher). Progress stage
 // "probe/units", one report per batch; cancellable.
 UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
                                const UnitOptions& options = {}, Progress progress = {});

@@ -7,6 +7,8 @@ namespace {
 
 constexpr const char* kTaskPlaceholder = "<task>";
 constexpr const char* kTermPlaceholder = "<term>";
+constexpr const char* kUnitPlaceholder = "<unit>";
+constexpr const char* kAdeptLrScalePrefix = "adept/lr_scale/";
 
 bool starts_with(const std::string& s, std::string_view prefix) {
   return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
@@ -22,6 +24,7 @@ struct Registry {
   std::unordered_map<std::string, size_t> task_suffix;  // suffix → pattern entry
   size_t train_term = 0;
   size_t route_neff = 0, route_usage = 0;
+  size_t adept_lr_scale = 0;
 
   Registry() {
     const auto L = Direction::Lower;
@@ -103,6 +106,11 @@ struct Registry {
                        "share of a routing head's selections that go to one expert "
                        "(original-domain tokens)",
                        "fraction", N, "<bank> expert usage"});
+    adept_lr_scale = entries.size();
+    entries.push_back({std::string(kAdeptLrScalePrefix) + kUnitPlaceholder,
+                       "ADEPT stage 2: a unit's learning-rate multiplier 2·(max − I)/(max − min) "
+                       "from its importance I at an assignment (1 before the first)",
+                       "", N, "<unit> learning-rate multiplier"});
   }
 };
 
@@ -142,6 +150,10 @@ std::string route_usage_key(const std::string& bank, int64_t head, int64_t exper
          std::to_string(expert);
 }
 
+std::string adept_lr_scale_key(const std::string& unit) {
+  return kAdeptLrScalePrefix + unit;
+}
+
 std::optional<TaskKey> split_task_key(const std::string& key) {
   const auto& r = registry();
   if (!starts_with(key, kEvalPrefix) || r.fixed.count(key)) return std::nullopt;
@@ -171,6 +183,10 @@ const MetricInfo* find(const std::string& key) {
     if (key.size() > 5 && key.compare(key.size() - 5, 5, "/neff") == 0) {
       return &r.entries[r.route_neff];
     }
+  }
+  if (starts_with(key, kAdeptLrScalePrefix) &&
+      key.size() > std::string_view(kAdeptLrScalePrefix).size()) {
+    return &r.entries[r.adept_lr_scale];
   }
   return nullptr;
 }
@@ -213,6 +229,9 @@ std::string axis_title(const std::string& key) {
   } else if (starts_with(key, kRoutePrefix) && key != kRouteNeff) {
     const size_t start = std::string_view(kRoutePrefix).size();
     title = replace_placeholder(title, "<bank>", key.substr(start, key.find('/', start) - start));
+  } else if (starts_with(key, kAdeptLrScalePrefix)) {
+    title = replace_placeholder(title, kUnitPlaceholder,
+                                key.substr(std::string_view(kAdeptLrScalePrefix).size()));
   }
   if (!info->unit.empty()) title += " (" + info->unit + ")";
   return title;
@@ -230,6 +249,10 @@ bool is_perf(const std::string& key) {
 
 bool is_route(const std::string& key) {
   return starts_with(key, kRoutePrefix);
+}
+
+bool is_adept(const std::string& key) {
+  return starts_with(key, kAdeptPrefix);
 }
 
 const char* to_string(Direction direction) {

@@ -32,6 +32,7 @@ inline constexpr const char* kPerfPrefix = "perf/";
 inline constexpr const char* kEvalOrigPrefix = "eval/orig/";
 inline constexpr const char* kEvalNewPrefix = "eval/new/";
 inline constexpr const char* kRoutePrefix = "route/";
+inline constexpr const char* kAdeptPrefix = "adept/";
 
 // Training (one value per logged optimizer step).
 inline constexpr const char* kTrainLoss = "train/loss";           // total loss (lm + terms)
@@ -90,6 +91,12 @@ std::string train_term_key(const std::string& term);
 std::string route_neff_key(const std::string& bank);
 std::string route_usage_key(const std::string& bank, int64_t head, int64_t expert);
 
+// ADEPT stage 2 (a depth plan's unit_lr): "adept/lr_scale/<unit>", the learning-rate
+// multiplier a unit got at an assignment of the unit rates, recorded at that step (the
+// optimizer steps done before it; the step whose probe is recorded with the same
+// "adept_step"). <unit> is the unit's optimizer group, e.g. "layers.3.q".
+std::string adept_lr_scale_key(const std::string& unit);
+
 // Splits "eval/<task>/<suffix>" with a known suffix into {task, suffix}; nullopt for the
 // fixed eval keys (eval/orig/..., eval/new/..., eval/drift/..., eval/op, eval/bwt) and
 // anything else.
@@ -124,6 +131,7 @@ bool is_eval(const std::string& key);   // "eval/..."
 bool is_train(const std::string& key);  // "train/..."
 bool is_perf(const std::string& key);   // "perf/..."
 bool is_route(const std::string& key);  // "route/..."
+bool is_adept(const std::string& key);  // "adept/..."
 
 const char* to_string(Direction direction);  // "lower", "higher", "none"
 

@@ -2,7 +2,9 @@
 // projections, so each starts as the identity; only the new blocks train. LLaMA-Pro inserts
 // P blocks uniformly; ADEPT copies the least important layers for general competence
 // (adept-adaptive-expansion.txt §3.1). Stage 2's unit-wise learning rates (§3.2) are part
-// of the plan (unit_lr, t_update, unit_importance); the runner applies them.
+// of the plan (unit_lr, t_update, unit_importance, unit_norm); the runner applies them
+// (core/experiment/adept_stage2.h). The "in-place" style is ADEPT without stage 1 as the
+// paper's ablation states it (§4.3): stage 2 on the chosen original layers, nothing added.
 #include <fmt/format.h>
 
 #include "grow/growth.h"
@@ -21,19 +23,22 @@ VariantModule depth_module() {
   m.description =
       GB_TR("GrowPlanner",
             "Copies of layers inserted right after them with zeroed output projections, so each "
-            "starts as the identity; only new blocks train.");
+            "starts as the identity; only new blocks train. In place: no copies, the chosen "
+            "layers train.");
   m.exportable_hf = true;
   m.export_note = "a plain Hugging Face folder with more layers";
   m.make = [] { return std::make_unique<DepthParams>(); };
   {
     auto& s = m.param("style", &DepthParams::style, T::Choice);
-    s.choices = {"llama-pro", "adept"};
-    s.choice_labels = {GB_TR("GrowPlanner", "LLaMA-Pro (uniform)"), GB_TR("GrowPlanner", "ADEPT")};
+    s.choices = {"llama-pro", "adept", "in-place"};
+    s.choice_labels = {GB_TR("GrowPlanner", "LLaMA-Pro (uniform)"), GB_TR("GrowPlanner", "ADEPT"),
+                       GB_TR("GrowPlanner", "In place (ADEPT without stage 1)")};
     s.label = GB_TR("GrowPlanner", "Style");
     s.help =
         GB_TR("GrowPlanner",
               "LLaMA-Pro inserts P blocks uniformly, after every L/P layers. ADEPT copies “the k "
-              "least-important ones for general competence”.");
+              "least-important ones for general competence”. In place copies nothing: the "
+              "chosen layers themselves train, with unit-wise rates (ADEPT without stage 1).");
   }
   {
     auto& s = m.param("count", &DepthParams::count, T::Int);
@@ -50,23 +55,25 @@ VariantModule depth_module() {
     auto& s = m.param("layers", &DepthParams::layers, T::Layers);
     s.label = GB_TR("GrowPlanner", "Layers");
     s.help = GB_TR("GrowPlanner",
-                   "ADEPT: the layers copied (a list or a selection policy; not \"all\").");
+                   "ADEPT: the layers copied (a list or a selection policy; not \"all\"). In "
+                   "place: the layers that train.");
     s.when_key = "style";
-    s.when_values = {"adept"};
+    s.when_values = {"adept", "in-place"};
     s.when_hint =
         "LLaMA-Pro inserts blocks uniformly; give 'count', not 'layers' (use style \"adept\" "
-        "to choose layers)";
+        "or \"in-place\" to choose layers)";
   }
   {
     auto& s = m.param("unit_lr", &DepthParams::unit_lr, T::Bool);
     s.label = GB_TR("GrowPlanner", "Unit-wise learning rates (stage 2)");
     s.help = GB_TR("GrowPlanner",
-                   "ADEPT stage 2: every unit U of a new block trains with lr_U = 2·(1 − Î_U)·lr, "
-                   "Î_U its importance min-max normalised over the new units. On by default for "
-                   "ADEPT (off: ADEPT without stage 2), off for LLaMA-Pro (on: ADEPT without "
-                   "stage 1).");
+                   "ADEPT stage 2: every unit U of a new block (in place: of a chosen layer) "
+                   "trains with lr_U = 2·(1 − Î_U)·lr, Î_U its importance min-max normalised "
+                   "over those units. On by default for ADEPT (off: ADEPT without stage 2) and "
+                   "in place, off for LLaMA-Pro (on: LLaMA-Pro placement with stage 2).");
     s.default_for = [](const nlohmann::json& values) {
-      return nlohmann::json(values.value("style", std::string()) == "adept");
+      const std::string style = values.value("style", std::string());
+      return nlohmann::json(style == "adept" || style == "in-place");
     };
   }
   {
@@ -75,20 +82,38 @@ VariantModule depth_module() {
     s.max = 1e9;
     s.unit = "steps";
     s.label = GB_TR("GrowPlanner", "Update interval T_update");
-    s.help =
-        GB_TR("GrowPlanner", "Steps between recomputations of the unit importance Î_U (stage 2).");
+    s.help = GB_TR("GrowPlanner",
+                   "Training steps between assignments of the unit rates (stage 2): the first "
+                   "after T_update steps, never at step 0 (the base rate until then).");
   }
   {
     auto& s = m.param("unit_importance", &DepthParams::unit_importance, T::Choice);
-    s.choices = {"taylor", "taylor-abs", "fisher"};
-    s.choice_labels = {GB_TR("GrowPlanner", "Taylor θ·∂L/∂θ (the paper's)"),
+    s.choices = {"taylor-code", "taylor", "taylor-abs", "fisher"};
+    s.choice_labels = {GB_TR("GrowPlanner", "Taylor |θ|·mean|∂L_b/∂θ| (ADEPT's code)"),
+                       GB_TR("GrowPlanner", "Taylor θ·∂L/∂θ (the paper's text)"),
                        GB_TR("GrowPlanner", "Taylor |θ·∂L/∂θ|"), GB_TR("GrowPlanner", "Fisher")};
     s.label = GB_TR("GrowPlanner", "Unit importance");
-    s.help =
-        GB_TR("GrowPlanner", "The importance Î_U of stage 2, measured on the general probe set.");
+    s.help = GB_TR("GrowPlanner",
+                   "The importance I_U of stage 2, measured on the general probe set. The "
+                   "paper's signed θ·∂L/∂θ cancels: q and k (v and o, up and down) come out "
+                   "identical.");
+  }
+  {
+    auto& s = m.param("unit_norm", &DepthParams::unit_norm, T::Choice);
+    s.choices = {"all", "kind"};
+    s.choice_labels = {GB_TR("GrowPlanner", "Over all units (ADEPT's code)"),
+                       GB_TR("GrowPlanner", "Per kind (norms apart from matrices)")};
+    s.label = GB_TR("GrowPlanner", "Normalise importance");
+    s.help = GB_TR("GrowPlanner",
+                   "Stage 2's min-max normalisation: over all the units, or norms and matrices "
+                   "apart (a norm's importance is 100× or more a matrix's).");
   }
   m.validate = [](VariantParams& vp, const nlohmann::json& raw, const std::string& ctx) {
     const auto& p = static_cast<const DepthParams&>(vp);
+    if (p.style == "in-place" && !raw.contains("layers")) {
+      fail("{}: the in-place style needs 'layers' (a list or a policy: the layers that train)",
+           ctx);
+    }
     if (p.style != "adept") return;
     if (!raw.contains("layers")) fail("{}: ADEPT needs 'layers' (a list or a policy)", ctx);
     if (p.layers.kind == LayerSelection::Kind::All) {
@@ -111,8 +136,9 @@ VariantModule depth_module() {
     const auto& p = static_cast<const DepthParams&>(vp);
     std::string s = "/" + p.style;
     if (p.style == "llama-pro") s += fmt::format(" P={}", p.count);
-    // The ablations: ADEPT without stage 2, LLaMA-Pro placement with stage 2.
-    if (p.style == "adept" && !p.unit_lr) s += " no-unit-lr";
+    // The ablations: ADEPT without stage 2, LLaMA-Pro placement with stage 2; in place
+    // (ADEPT without stage 1) without stage 2 trains the chosen layers at one rate.
+    if ((p.style == "adept" || p.style == "in-place") && !p.unit_lr) s += " no-unit-lr";
     if (p.style == "llama-pro" && p.unit_lr) s += " +unit-lr";
     return s;
   };
@@ -123,7 +149,8 @@ VariantModule depth_module() {
     e.layers_touched = p.style == "llama-pro"
                            ? static_cast<int>(p.count)
                            : estimate_layer_count(p.layers, c.num_layers, &e.note);
-    e.added = e.trainable = e.layers_touched * layer_param_count(c);
+    e.trainable = e.layers_touched * layer_param_count(c);
+    e.added = p.style == "in-place" ? 0 : e.trainable;  // in place: nothing is added
     return e;
   };
   return m;
