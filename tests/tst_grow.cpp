@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include "test_util.h"
@@ -307,6 +308,8 @@ class TestGrow : public QObject {
   void shardedStepsAgree_data();
   void shardedStepsAgree();
   void shardedStepNamesANonFiniteLoss();
+  void rowMixedStepWeighsLocalLossesByTheRowsDomains_data();
+  void rowMixedStepWeighsLocalLossesByTheRowsDomains();
   void fusedAdamWEqualsTheOps();
   void fusedSplitLinearsEqualTheOps_data();
   void fusedSplitLinearsEqualTheOps();
@@ -1322,6 +1325,100 @@ void TestGrow::shardedStepsAgree() {
                             .arg(QString::fromStdString(name))
                             .arg(diff)
                             .arg(scale)));
+  }
+}
+
+void TestGrow::rowMixedStepWeighsLocalLossesByTheRowsDomains_data() {
+  QTest::addColumn<QString>("gate");
+  QTest::addColumn<int>("shards");
+  for (const char* g : {"elu", "sigmoid"}) {
+    for (int n : {1, 2}) {
+      QTest::newRow(fmt::format("{} row_shards={}", g, n).c_str()) << QString(g) << n;
+    }
+  }
+}
+
+// replay_mode "rows": for a micro-batch mixed per row the trainer's ℓ1 term is α · the mean
+// over its original-domain rows' tokens, and the explicit selector's classifier loss takes each
+// row's own label: what forwards of the two domains' rows apart give. Split into row shards,
+// each block's ℓ1 counts by its share of the original rows (here all in the first block, the
+// second has none), not by its share of all rows.
+void TestGrow::rowMixedStepWeighsLocalLossesByTheRowsDomains() {
+  QFETCH(QString, gate);
+  QFETCH(int, shards);
+  using gb::data::Domain;
+  gb::CausalLM model = gb::test::load_family("llama");
+  grow::ApplyContext ctx;
+  ctx.seed = 3;
+  grow::GrowthResult r = grow::apply_plan(
+      *model,
+      plan_of({{"variant", "neutral-residues"}, {"gate", gate.toStdString()}, {"inner", 8}}), ctx);
+  {
+    // W_down ≠ 0, so that the adapters' outputs (and the ℓ1 term) are not zero.
+    torch::NoGradGuard ng;
+    auto gen = at::detail::createCPUGenerator(5);
+    int found = 0;
+    for (auto& item : model->named_parameters(true)) {
+      if (item.key().find(".adapter.down_proj.") == std::string::npos) continue;
+      item.value().normal_(0.0, 0.2, gen);
+      ++found;
+    }
+    QCOMPARE(found, 2);
+  }
+  gb::data::Batch mixed;
+  mixed.rows = 5;
+  mixed.seq_len = 12;
+  auto ids = gb::test::random_ids(*model, mixed.rows, mixed.seq_len + 1, 77).to(torch::kInt);
+  mixed.tokens.assign(ids.data_ptr<int32_t>(), ids.data_ptr<int32_t>() + ids.numel());
+  mixed.row_domains = {Domain::Original, Domain::New, Domain::Original, Domain::New, Domain::New};
+  auto rows_of = [&](const std::vector<int64_t>& pick, Domain domain) {
+    gb::data::Batch b;
+    b.rows = static_cast<int64_t>(pick.size());
+    b.seq_len = mixed.seq_len;
+    b.domain = domain;
+    for (int64_t row : pick) {
+      b.tokens.insert(b.tokens.end(), mixed.row(row), mixed.row(row) + mixed.row_length());
+    }
+    return b;
+  };
+  auto terms_of = [&](const gb::data::Batch& b) {  // coefficient · value, summed over layers
+    auto bt = gb::train::to_tensors(b, torch::kCPU);
+    std::vector<gb::AuxTerm> aux;
+    gb::ForwardOptions fo;
+    fo.aux = &aux;
+    fo.original_domain = bt.original;
+    fo.domain_labels = bt.domain_labels;
+    torch::NoGradGuard ng;
+    model->train();
+    model->forward(bt.inputs, fo);
+    std::map<std::string, double> sum;
+    for (const auto& a : aux) sum[a.name] += a.coefficient * a.value.item<double>();
+    return sum;
+  };
+  const auto orig = terms_of(rows_of({0, 2}, Domain::Original));
+  const auto fresh = terms_of(rows_of({1, 3, 4}, Domain::New));
+  const double want_l1 = orig.at("local_l1");
+  QVERIFY(want_l1 > 0);
+  QVERIFY(!fresh.count("local_l1"));
+
+  gb::train::TrainOptions o;
+  o.adamw.lr = 1e-3;
+  o.schedule.kind = "constant";
+  o.clip = 0;
+  o.row_shards = shards;
+  o.shard_threads = 1;
+  gb::train::Trainer trainer(model, r, o, torch::Device(torch::kCPU));
+  const auto st = trainer.step({mixed});
+  QVERIFY(st.terms.count("local_l1"));
+  const double l1 = st.terms.at("local_l1");
+  QVERIFY2(std::abs(l1 - want_l1) <= 1e-5 * std::max(1.0, want_l1),
+           qPrintable(QString("l1 %1, want %2").arg(l1).arg(want_l1)));
+  if (gate == "sigmoid") {
+    // Mean over all rows' tokens (every row has seq_len of them), each row with its label.
+    const double want_bce = (2 * orig.at("gate_bce") + 3 * fresh.at("gate_bce")) / 5;
+    const double bce = st.terms.at("gate_bce");
+    QVERIFY2(std::abs(bce - want_bce) <= 1e-5 * std::max(1.0, want_bce),
+             qPrintable(QString("bce %1, want %2").arg(bce).arg(want_bce)));
   }
 }
 

@@ -205,7 +205,7 @@ void TestVariants::errorsNameKeyAllowedValuesAndVariant_data() {
   };
   row("unknown key", R"({"variant":"lora","rnak":4})",
       {"unknown key 'rnak'", "variant 'lora'",
-       "allowed: variant, name, replay, ewc, rank, alpha, targets, layers"});
+       "allowed: variant, name, replay, replay_mode, ewc, rank, alpha, targets, layers"});
   row("below minimum", R"({"variant":"grow","k":1})",
       {"'k' must be at least 2, found 1", "variant 'grow'; allowed: [2, 64]"});
   row("above maximum", R"({"variant":"scale","d_up":64,"tau":1.5})",

@@ -1864,6 +1864,14 @@
         <source>Launched %1 (spec %2).</source>
         <translation>%1 gestartet (Spezifikation %2).</translation>
     </message>
+    <message>
+        <source>Replay mode</source>
+        <translation>Replay-Modus</translation>
+    </message>
+    <message>
+        <source>batches: whole original-domain batches with probability p; rows: round(p · batch size) original-domain rows in every batch (the fraction carried over)</source>
+        <translation>batches: ganze Batches der Ursprungsdomäne mit Wahrscheinlichkeit p; rows: round(p · Batchgröße) Zeilen der Ursprungsdomäne in jedem Batch (der Bruchteil wird übertragen)</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::GroupCompareView</name>
@@ -2577,6 +2585,18 @@
     <message>
         <source>Adjusted to the new model: %1</source>
         <translation>An das neue Modell angepasst: %1</translation>
+    </message>
+    <message>
+        <source>whole batches</source>
+        <translation>ganze Batches</translation>
+    </message>
+    <message>
+        <source>rows in every batch</source>
+        <translation>Zeilen in jedem Batch</translation>
+    </message>
+    <message>
+        <source>Whole batches: each batch is original-domain with probability p. Rows in every batch: round(p · batch size) original-domain rows in each batch (the fraction carried over), so neutral residues&apos; local loss applies at every step.</source>
+        <translation>Ganze Batches: jeder Batch stammt mit Wahrscheinlichkeit p aus der Ursprungsdomäne. Zeilen in jedem Batch: round(p · Batchgröße) Zeilen der Ursprungsdomäne in jedem Batch (der Bruchteil wird übertragen), sodass der lokale Verlust von Neutral Residues in jedem Schritt wirkt.</translation>
     </message>
 </context>
 <context>
@@ -3893,6 +3913,14 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Keys of this plan without a field above, as JSON: the plan&apos;s own &quot;seeds&quot; and &quot;sweep&quot; (docs/experiments.md)</source>
         <translation>Schlüssel dieses Plans ohne Feld oben, als JSON: die eigenen &quot;seeds&quot; und &quot;sweep&quot; des Plans (docs/experiments.md)</translation>
+    </message>
+    <message>
+        <source>Own replay mode</source>
+        <translation>Eigener Replay-Modus</translation>
+    </message>
+    <message>
+        <source>This plan&apos;s way of mixing replay instead of train.replay_mode: whole batches, or round(p · batch size) original-domain rows in every batch</source>
+        <translation>Wie dieser Plan Replay mischt, statt train.replay_mode: ganze Batches oder round(p · Batchgröße) Zeilen der Ursprungsdomäne in jedem Batch</translation>
     </message>
 </context>
 <context>

@@ -1857,6 +1857,14 @@
         <source>Launched %1 (spec %2).</source>
         <translation>已启动 %1（规格 %2）。</translation>
     </message>
+    <message>
+        <source>Replay mode</source>
+        <translation>回放模式</translation>
+    </message>
+    <message>
+        <source>batches: whole original-domain batches with probability p; rows: round(p · batch size) original-domain rows in every batch (the fraction carried over)</source>
+        <translation>batches：以概率 p 混入整个原始领域批次；rows：每个批次含 round(p · 批大小) 行原始领域数据（小数部分顺延）</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::GroupCompareView</name>
@@ -2565,6 +2573,18 @@
     <message>
         <source>Adjusted to the new model: %1</source>
         <translation>已适配新模型：%1</translation>
+    </message>
+    <message>
+        <source>whole batches</source>
+        <translation>整个批次</translation>
+    </message>
+    <message>
+        <source>rows in every batch</source>
+        <translation>每个批次中的行</translation>
+    </message>
+    <message>
+        <source>Whole batches: each batch is original-domain with probability p. Rows in every batch: round(p · batch size) original-domain rows in each batch (the fraction carried over), so neutral residues&apos; local loss applies at every step.</source>
+        <translation>整个批次：每个批次以概率 p 来自原始领域。每个批次中的行：每个批次含 round(p · 批大小) 行原始领域数据（小数部分顺延），使 Neutral Residues 的局部损失在每一步都生效。</translation>
     </message>
 </context>
 <context>
@@ -3878,6 +3898,14 @@ Probe set: %2</source>
     <message>
         <source>Keys of this plan without a field above, as JSON: the plan&apos;s own &quot;seeds&quot; and &quot;sweep&quot; (docs/experiments.md)</source>
         <translation>此方案中上方没有字段的键（JSON）：方案自身的 &quot;seeds&quot; 和 &quot;sweep&quot;（docs/experiments.md）</translation>
+    </message>
+    <message>
+        <source>Own replay mode</source>
+        <translation>本计划的回放模式</translation>
+    </message>
+    <message>
+        <source>This plan&apos;s way of mixing replay instead of train.replay_mode: whole batches, or round(p · batch size) original-domain rows in every batch</source>
+        <translation>本计划混合回放数据的方式（代替 train.replay_mode）：整个批次，或每个批次含 round(p · 批大小) 行原始领域数据</translation>
     </message>
 </context>
 <context>

@@ -417,6 +417,14 @@ std::unique_ptr<data::BatchSource> make_source(const Prepared& p, const Experime
   ro.seed = bo.seed + 104729;
   ro.shuffle_documents = reorders_documents(p.spec.original_replay);
   ro.domain = data::Domain::Original;
+  if (plan.replay_mode.value_or(run.train.replay_mode) == "rows") {
+    // Both streams read row by row, each in its own window order (data/packing.h).
+    data::BatcherOptions one = bo, one_orig = ro;
+    one.batch_size = one_orig.batch_size = 1;
+    return std::make_unique<data::RowMixedBatcher>(
+        std::make_unique<data::Batcher>(p.phases[phase].stream, one),
+        std::make_unique<data::Batcher>(p.replay, one_orig), bo.batch_size, replay);
+  }
   auto orig = std::make_unique<data::Batcher>(p.replay, ro);
   return std::make_unique<data::MixedBatcher>(std::move(main), std::move(orig), replay, bo.seed);
 }
