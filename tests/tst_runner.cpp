@@ -218,6 +218,8 @@ class TestRunner : public QObject {
   void accNormIsTheHarnessDefinition();
   void replayIsAPlanOption();
   void replayPerRowPutsOriginalRowsInEveryBatch();
+  void scaleRecordsOriginalStreamDriftAndFrozenHeadAccuracy_data();
+  void scaleRecordsOriginalStreamDriftAndFrozenHeadAccuracy();
   void adeptStageTwoBelongsToThePlan();
   void ewcCombinesWithAnyPlanPerTask();
 
@@ -1814,6 +1816,60 @@ void TestRunner::replayPerRowPutsOriginalRowsInEveryBatch() {
                      grow::parse_plan({{"variant", "lora"}, {"replay_mode", "tokens"}});
                    }),
                    "'replay_mode' must be \"batches\" or \"rows\""));
+}
+
+void TestRunner::scaleRecordsOriginalStreamDriftAndFrozenHeadAccuracy_data() {
+  QTest::addColumn<QString>("mode");
+  QTest::newRow("preserve") << "preserve";
+  QTest::newRow("adapt") << "adapt";
+}
+
+// SCALE's guarantee as the paper states it: the original stream W·X of a Preserve model is
+// the base model's (eval/drift/orig_stream = 0 at every evaluation) while its logits move
+// (the head's new term trains), and Task 0 scored from the frozen logits W_out·X alone keeps
+// the base model's accuracy (eval/<task>/acc_frozen_head, and test/... at the start and the
+// end). Adapt trains W12, so its original stream moves. Models that are not upscaled record
+// neither metric.
+void TestRunner::scaleRecordsOriginalStreamDriftAndFrozenHeadAccuracy() {
+  QFETCH(QString, mode);
+  const Json task = {{"name", "t0"},
+                     {"kind", "mc"},
+                     {"path", m_mc1},
+                     {"test", {{"path", m_mc2}}}};
+  Json spec = base_spec({{"variant", "scale"}, {"mode", str(mode)}, {"d_up", 32}, {"p_up", 32}});
+  spec["plans"].push_back({{"variant", "lora"}, {"rank", 2}});
+  spec["data"]["tasks"] = Json::array({task});
+  spec["train"]["lr"] = 1e-2;
+  const std::string db = db_path(fmt::format("scale-stream-{}", m_counter++));
+  auto outcomes = ex::run_experiment(ex::parse_spec(spec, "", "spec"), options(db));
+  QCOMPARE(outcomes.size(), size_t(2));
+  for (const auto& oc : outcomes) QVERIFY2(oc.status == "finished", oc.error.c_str());
+  Store store = Store::open(db);
+  auto series = store.metric_series(outcomes[0].run_id);
+  const std::string drift = gb::metrics::kDriftOrigStream;
+  const std::string acc = gb::metrics::task_key("t0", gb::metrics::kAcc);
+  const std::string frozen = gb::metrics::task_key("t0", gb::metrics::kAccFrozenHead);
+  const std::string test_acc = gb::metrics::test_task_key("t0", gb::metrics::kAcc);
+  const std::string test_frozen = gb::metrics::test_task_key("t0", gb::metrics::kAccFrozenHead);
+  QCOMPARE(series[drift].steps, (std::vector<int64_t>{0, 2, 4}));
+  QCOMPARE(series[frozen].steps, (std::vector<int64_t>{0, 2, 4}));
+  QCOMPARE(series[test_frozen].steps, (std::vector<int64_t>{0, 4}));
+  QCOMPARE(series[drift].values.front(), 0.0);  // the grown model at step 0 is the base
+  const auto& orig_loss = series[gb::metrics::kEvalOrigLoss].values;
+  QVERIFY2(orig_loss.back() != orig_loss.front(), "the logits moved");
+  if (mode == "preserve") {
+    for (double v : series[drift].values) QCOMPARE(v, 0.0);
+    for (double v : series[frozen].values) QCOMPARE(v, series[acc].values.front());
+    for (double v : series[test_frozen].values) QCOMPARE(v, series[test_acc].values.front());
+  } else {
+    QVERIFY2(series[drift].values.back() > 1e-6,
+             qPrintable(QString("drift %1").arg(series[drift].values.back())));
+  }
+  // Not upscaled: neither metric.
+  auto lora = store.metric_series(outcomes[1].run_id);
+  QVERIFY(lora.count(gb::metrics::kDriftCosine));
+  QVERIFY(!lora.count(drift));
+  QVERIFY(!lora.count(frozen));
 }
 
 // ADEPT's stage 2 is part of the ADEPT plan (on by default), never of a LLaMA-Pro plan in the
