@@ -310,6 +310,8 @@ class TestGrow : public QObject {
   void shardedStepNamesANonFiniteLoss();
   void rowMixedStepWeighsLocalLossesByTheRowsDomains_data();
   void rowMixedStepWeighsLocalLossesByTheRowsDomains();
+  void loraBudgetPicksTheNearestRank_data();
+  void loraBudgetPicksTheNearestRank();
   void fusedAdamWEqualsTheOps();
   void fusedSplitLinearsEqualTheOps_data();
   void fusedSplitLinearsEqualTheOps();
@@ -956,6 +958,10 @@ void TestGrow::invalidPlanGivesSpecificError_data() {
   row("lora unknown target", "llama", R"({"variant":"lora","targets":["qkv"]})",
       "unknown LoRA target 'qkv'");
   row("lora rank 0", "llama", R"({"variant":"lora","rank":0})", "'rank' must be at least 1");
+  row("lora rank and budget", "llama", R"({"variant":"lora","rank":4,"budget":0.2})",
+      "give 'rank' or 'budget', not both");
+  row("lora budget below rank 1", "llama", R"({"variant":"lora","budget":0.0001})",
+      "nearer to none than to rank 1");
   row("lora layer out of range", "gemma3_text", R"({"variant":"lora","layers":[3]})",
       "layer index 3 is out of range (the model has 3 layers");
   row("adept without layers", "llama", R"({"variant":"depth","style":"adept"})",
@@ -1420,6 +1426,66 @@ void TestGrow::rowMixedStepWeighsLocalLossesByTheRowsDomains() {
     QVERIFY2(std::abs(bce - want_bce) <= 1e-5 * std::max(1.0, want_bce),
              qPrintable(QString("bce %1, want %2").arg(bce).arg(want_bce)));
   }
+}
+
+void TestGrow::loraBudgetPicksTheNearestRank_data() {
+  QTest::addColumn<QString>("family");
+  QTest::addColumn<double>("budget");
+  QTest::addColumn<QString>("plan");
+  auto row = [](const char* f, double budget, const char* plan) {
+    QTest::newRow(fmt::format("{} budget={} {}", f, budget, plan).c_str())
+        << QString(f) << budget << QString(plan);
+  };
+  // The neutral-residues paper's 20 %, on attention and on MLP targets.
+  row("llama", 0.2, R"({"targets":["q","v"]})");
+  row("llama", 0.2, R"({"targets":["gate","up","down"]})");
+  row("llama", 0.05, R"({"targets":["q","k","v","o"],"layers":[1]})");
+  row("qwen3", 0.2, R"({"targets":["q","v"],"alpha":4})");
+  row("gpt2", 0.1, R"({"targets":["q","v","o","up","down"]})");
+}
+
+// LoRA at a parameter budget (as neutral residues size their adapters): the rank whose added
+// parameters come nearest to budget · base parameters among all ranks; the grown model, the
+// planner's estimate, the resolved plan and its label all report that rank; alpha defaults
+// to 2 · that rank.
+void TestGrow::loraBudgetPicksTheNearestRank() {
+  QFETCH(QString, family);
+  QFETCH(double, budget);
+  QFETCH(QString, plan);
+  gb::CausalLM model = gb::test::load_family(family.toStdString());
+  Json j = gb::json::parse(plan.toStdString(), "test plan");
+  j["variant"] = "lora";
+  j["budget"] = budget;
+  const grow::GrowthPlan p = plan_of(j);
+  QVERIFY2(p.label().find(fmt::format("budget={:g}", budget)) != std::string::npos,
+           p.label().c_str());
+  const grow::VariantModule& m = grow::variant_module("lora");
+  const grow::VariantEstimate est = m.estimate(*p.params.get(), model->config);
+  const grow::GrowthResult r = grow::apply_plan(*model, p);
+  const auto& rp = r.plan.get<grow::LoraParams>();
+  const int64_t rank = rp.rank;
+  QCOMPARE(r.base_params, model->config.param_count());
+  const int64_t added = r.added_params();
+  QCOMPARE(est.added, added);
+  QVERIFY(rank >= 1);
+  const int64_t per = added / rank;  // added parameters are linear in the rank
+  QCOMPARE(per * rank, added);
+  const double target = budget * static_cast<double>(r.base_params);
+  auto gap = [&](int64_t rr) { return std::abs(static_cast<double>(rr * per) - target); };
+  QVERIFY2(gap(rank) <= gap(rank + 1) && (rank == 1 || gap(rank) <= gap(rank - 1)),
+           qPrintable(QString("rank %1: %2 added for a budget of %3").arg(rank).arg(added)
+                          .arg(target)));
+  // Reported: the resolved plan (the grown event's JSON, checkpoints) and its label.
+  const Json grown = r.to_json();
+  QCOMPARE(grown.at("plan").at("rank").get<int64_t>(), rank);
+  QVERIFY(!grown.at("plan").contains("budget"));
+  const std::string label = grown.at("label").get<std::string>();
+  const std::string want = fmt::format("lora r={}", rank);
+  QVERIFY2(label == want || label.rfind(want + " ", 0) == 0, label.c_str());
+  QCOMPARE(rp.alpha, j.contains("alpha") ? j["alpha"].get<double>() : 2.0 * rank);
+  // The resolved plan reloads as itself.
+  QCOMPARE(QString::fromStdString(grow::to_json(plan_of(grow::to_json(r.plan))).dump()),
+           QString::fromStdString(grow::to_json(r.plan).dump()));
 }
 
 void TestGrow::shardedStepNamesANonFiniteLoss() {

@@ -205,7 +205,8 @@ void TestVariants::errorsNameKeyAllowedValuesAndVariant_data() {
   };
   row("unknown key", R"({"variant":"lora","rnak":4})",
       {"unknown key 'rnak'", "variant 'lora'",
-       "allowed: variant, name, replay, replay_mode, ewc, rank, alpha, targets, layers"});
+       "allowed: variant, name, replay, replay_mode, ewc, rank, budget, alpha, targets, "
+       "layers"});
   row("below minimum", R"({"variant":"grow","k":1})",
       {"'k' must be at least 2, found 1", "variant 'grow'; allowed: [2, 64]"});
   row("above maximum", R"({"variant":"scale","d_up":64,"tau":1.5})",
@@ -221,6 +222,8 @@ void TestVariants::errorsNameKeyAllowedValuesAndVariant_data() {
   row("key that does not apply", R"({"variant":"scale","d_up":64,"tau":0.7})",
       {"'tau' applies to route only", "variant 'scale'", "'mode' is 'preserve'"});
   row("required key", R"({"variant":"scale"})", {"'d_up' must be at least 1, found 0"});
+  row("lora rank and budget", R"({"variant":"lora","rank":4,"budget":0.2})",
+      {"give 'rank' or 'budget', not both"});
   row("unknown variant", R"({"variant":"lorra"})",
       {"unknown variant 'lorra' (known: full, freeze, lora, grow, scale, depth"});
   row("not an object", R"([1])", {"expected an object"});

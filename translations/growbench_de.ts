@@ -356,10 +356,6 @@
         <translation>Rang von A (r × in) und B (out × r); r · (in + out) trainierbare Parameter pro Ziel und Schicht.</translation>
     </message>
     <message>
-        <source>Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank).</source>
-        <translation>Zähler der Skalierung: die Aktualisierung B A x wird mit alpha / r skaliert (Standard 2 · Rang).</translation>
-    </message>
-    <message>
         <source>Targets</source>
         <translation>Ziele</translation>
     </message>
@@ -610,6 +606,14 @@
     <message>
         <source>Earlier name of collaboration = attention (kept so that earlier plans load).</source>
         <translation>Früherer Name von collaboration = attention (bleibt, damit ältere Pläne laden).</translation>
+    </message>
+    <message>
+        <source>Extra parameters as a fraction of the base model, as neutral residues size their adapters: the rank whose parameters come nearest to it (instead of &apos;rank&apos;); 0 = the rank as given.</source>
+        <translation>Zusätzliche Parameter als Anteil des Basismodells, wie Neutral Residues ihre Adapter bemessen: der Rang, dessen Parameter ihm am nächsten kommen (statt &apos;rank&apos;); 0 = der angegebene Rang.</translation>
+    </message>
+    <message>
+        <source>Scale numerator: the update B A x is scaled by alpha / r (absent or 0: 2 · rank).</source>
+        <translation>Zähler der Skalierung: die Aktualisierung B A x wird mit alpha / r skaliert (fehlend oder 0: 2 · Rang).</translation>
     </message>
 </context>
 <context>

@@ -355,10 +355,6 @@
         <translation>A (r × in) 与 B (out × r) 的秩；每个目标、每层有 r · (in + out) 个可训练参数。</translation>
     </message>
     <message>
-        <source>Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank).</source>
-        <translation>缩放分子：更新量 B A x 按 alpha / r 缩放（默认 2 · 秩）。</translation>
-    </message>
-    <message>
         <source>Targets</source>
         <translation>目标</translation>
     </message>
@@ -609,6 +605,14 @@
     <message>
         <source>Earlier name of collaboration = attention (kept so that earlier plans load).</source>
         <translation>collaboration = attention 的旧名称（保留以便旧计划可以加载）。</translation>
+    </message>
+    <message>
+        <source>Extra parameters as a fraction of the base model, as neutral residues size their adapters: the rank whose parameters come nearest to it (instead of &apos;rank&apos;); 0 = the rank as given.</source>
+        <translation>额外参数占基础模型的比例（与 Neutral Residues 确定适配器大小的方式相同）：选取参数量最接近该预算的秩（代替 &apos;rank&apos;）；0 = 使用给定的秩。</translation>
+    </message>
+    <message>
+        <source>Scale numerator: the update B A x is scaled by alpha / r (absent or 0: 2 · rank).</source>
+        <translation>缩放分子：更新 B A x 按 alpha / r 缩放（未给出或为 0：2 · 秩）。</translation>
     </message>
 </context>
 <context>

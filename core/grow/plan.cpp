@@ -446,7 +446,9 @@ Json to_json(const GrowthPlan& plan) {
   Json values = Json::object();
   for (const auto& s : m->params) values[s.name] = s.read(*plan.params.get());
   for (const auto& s : m->params) {
-    if (s.applies(values)) j[s.name] = values[s.name];
+    if (!s.applies(values)) continue;
+    if (s.omit_default && values[s.name] == s.default_value) continue;
+    j[s.name] = values[s.name];
   }
   return j;
 }

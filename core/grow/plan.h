@@ -73,7 +73,11 @@ struct FreezeParams : VariantParamsOf<FreezeParams> {
 
 struct LoraParams : VariantParamsOf<LoraParams> {
   int64_t rank = 8;
-  double alpha = 16;
+  // Extra parameters as a fraction of the base model (0: off, `rank` as given): the rank whose
+  // adapters' parameters come nearest to budget · base parameters (ties: the smaller rank),
+  // chosen on the model (VariantModule::resolve), which then clears it.
+  double budget = 0;
+  double alpha = 16;  // 0 (and absent): 2 · rank
   std::vector<std::string> targets = {"q", "v"};  // units: q k v o gate up down
   LayerSelection layers;
 };
