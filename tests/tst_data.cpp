@@ -1439,7 +1439,10 @@ void TestData::rowMixedBatchesHoldTheRoundedShareOfOriginalRows() {
     }
     QVERIFY2(n_orig == static_cast<int64_t>(std::floor(share)) ||
                  n_orig == static_cast<int64_t>(std::ceil(share)),
-             qPrintable(QString("batch %1: %2 original rows for p·B = %3").arg(k).arg(n_orig).arg(share)));
+             qPrintable(QString("batch %1: %2 original rows for p·B = %3")
+                            .arg(k)
+                            .arg(n_orig)
+                            .arg(share)));
     QCOMPARE(batch_k.original_rows(), n_orig);
     // A batch of one domain is tagged with it; a mixed one carries its rows' domains.
     QCOMPARE(batch_k.mixed_rows(), n_orig > 0 && n_orig < b);

@@ -1181,7 +1181,9 @@ void RunExecutor::evaluate_frozen_head(
     for (const auto& t : *list) {
       if (auto a = acc(t)) put_m(mk::task_key(t.spec.name, mk::kAccFrozenHead), *a);
       if (!with_tests || !t.test) continue;
-      if (auto a = acc(*t.test)) put_m(mk::test_task_key(t.test->spec.name, mk::kAccFrozenHead), *a);
+      if (auto a = acc(*t.test)) {
+        put_m(mk::test_task_key(t.test->spec.name, mk::kAccFrozenHead), *a);
+      }
     }
   }
 }
