@@ -176,6 +176,8 @@ class TestBranches : public QObject {
   void gatesComputedAsSpecified();
   void localL1OnlyOnOriginalDomainBatches_data();
   void localL1OnlyOnOriginalDomainBatches();
+  void localL1OfARowMixedBatchCoversItsOriginalRowsOnly_data();
+  void localL1OfARowMixedBatchCoversItsOriginalRowsOnly();
   void gateBceMatchesManualBinaryCrossEntropy_data();
   void gateBceMatchesManualBinaryCrossEntropy();
   void ewcPenaltyMatchesItsDefinition();
@@ -573,6 +575,64 @@ void TestBranches::localL1OnlyOnOriginalDomainBatches() {
   gb::ForwardState plain;
   plain.original_domain = true;
   QVERIFY(ad->forward(x, plain).sizes() == x.sizes());
+}
+
+void TestBranches::localL1OfARowMixedBatchCoversItsOriginalRowsOnly_data() {
+  QTest::addColumn<QString>("gate");
+  QTest::addColumn<bool>("padded");
+  QTest::addColumn<QString>("rows");  // 1 = an original-domain row, of 3
+  for (const char* g : {"elu", "sigmoid"}) {
+    for (const char* r : {"101", "010", "000"}) {
+      QTest::newRow((std::string(g) + " rows " + r).c_str()) << QString(g) << false << r;
+    }
+    QTest::newRow((std::string(g) + " rows 101 padded").c_str()) << QString(g) << true << "101";
+  }
+}
+
+// replay_mode "rows": a batch mixed per row (ForwardState::original_rows) gets α · mean |s·a|
+// over the valid tokens of its original-domain rows only, marked original_rows_only, and
+// pushed (value 0) when it has none; the batch-level flag plays no part.
+void TestBranches::localL1OfARowMixedBatchCoversItsOriginalRowsOnly() {
+  QFETCH(QString, gate);
+  QFETCH(bool, padded);
+  QFETCH(QString, rows);
+  const auto g = grow::parse_adapter_gate(gate.toStdString());
+  const double alpha = 100.0;
+  auto ad = random_adapter(g, 16, 8, alpha, 6);
+  auto x = torch::randn({3, 5, 16}, at::detail::createCPUGenerator(9), torch::kFloat);
+  auto valid = torch::tensor({1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0}, torch::kBool)
+                   .view({3, 5});
+  std::vector<float> original;
+  for (QChar c : rows) original.push_back(c == '1' ? 1.0f : 0.0f);
+  gb::ForwardState state;
+  std::vector<gb::AuxTerm> aux;
+  state.aux = &aux;
+  state.original_domain = true;  // ignored beside original_rows
+  state.original_rows = torch::tensor(original);
+  if (padded) state.key_padding = valid;
+  ad->forward(x, state);
+  const gb::AuxTerm* t = find_term(aux, "local_l1");
+  QVERIFY(t);
+  QVERIFY(t->original_rows_only);
+  QCOMPARE(t->coefficient, alpha);
+  auto man = manual_adapter(*ad, x);
+  auto s = g == grow::AdapterGate::Elu ? torch::where(man.z > 0, man.z, torch::exp(man.z) - 1.0)
+                                       : 1.0 / (1.0 + torch::exp(-man.z));
+  auto absval = (s * man.a).abs();  // (3, 5, 16)
+  double sum = 0, count = 0;
+  for (int64_t b = 0; b < 3; ++b) {
+    if (original[static_cast<size_t>(b)] == 0) continue;
+    for (int64_t p = 0; p < 5; ++p) {
+      if (padded && !valid[b][p].item<bool>()) continue;
+      sum += absval[b][p].sum().item<double>();
+      count += 16;
+    }
+  }
+  const double want = count > 0 ? alpha * sum / count : 0.0;
+  const double got = t->coefficient * t->value.item<double>();
+  QVERIFY2(std::fabs(got - want) <= 1e-5 * std::max(1.0, want),
+           qPrintable(QString("l1 term %1, manual %2").arg(got).arg(want)));
+  QVERIFY(t->value.requires_grad());
 }
 
 void TestBranches::gateBceMatchesManualBinaryCrossEntropy_data() {

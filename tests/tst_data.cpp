@@ -190,6 +190,9 @@ class TestData : public QObject {
   void mixedBatchFractionIsCloseToP_data();
   void mixedBatchFractionIsCloseToP();
   void mixedBatchesAreDeterministicAndResumable();
+  void rowMixedBatchesHoldTheRoundedShareOfOriginalRows_data();
+  void rowMixedBatchesHoldTheRoundedShareOfOriginalRows();
+  void rowMixedBatchesAreDeterministicAndResumable();
   void sequentialBatchesCoverStreamInOrder();
 
   // ---- biography benchmark ----
@@ -1375,6 +1378,122 @@ void TestData::mixedBatchesAreDeterministicAndResumable() {
     }
   }
   const std::string e = error_of([] { gb::data::MixedBatcher(nullptr, nullptr, 0.2, 1); });
+  QVERIFY2(e.find("original-domain") != std::string::npos, e.c_str());
+}
+
+namespace {
+// Row sources of the two streams (Batchers of batch size 1), the new one counting from 1000,
+// the original one from 5000.
+std::unique_ptr<gb::data::BatchSource> row_source(uint64_t tokens, int32_t base, uint64_t seed,
+                                                  bool masked = false) {
+  gb::data::BatcherOptions opt;
+  opt.seq_len = 4;
+  opt.batch_size = 1;
+  opt.seed = seed;
+  auto stream = counting_stream(tokens, base);
+  if (masked) {
+    for (int32_t t : stream->tokens) stream->loss_mask.push_back(t % 2 == 0);
+  }
+  return std::make_unique<gb::data::Batcher>(stream, opt);
+}
+}  // namespace
+
+void TestData::rowMixedBatchesHoldTheRoundedShareOfOriginalRows_data() {
+  QTest::addColumn<double>("p");
+  QTest::addColumn<int>("batch");
+  QTest::newRow("p=0.1 B=8 (neutral residues' p, under one row)") << 0.1 << 8;
+  QTest::newRow("p=0.25 B=4 (one row)") << 0.25 << 4;
+  QTest::newRow("p=0.3 B=5 (1.5 rows)") << 0.3 << 5;
+  QTest::newRow("p=0.35 B=6 (2.1 rows)") << 0.35 << 6;
+  QTest::newRow("p=0.5 B=2") << 0.5 << 2;
+  QTest::newRow("p=0 B=4") << 0.0 << 4;
+  QTest::newRow("p=1 B=3") << 1.0 << 3;
+}
+
+// replay_mode "rows": batch k holds C(k+1) − C(k) original rows, C(k) = floor(k·p·B + 1/2),
+// first in the batch; each stream is read in its own order, nothing skipped or repeated, so
+// that the original rows are the original stream's windows in order and the new rows the new
+// stream's; the long-run fraction is p within half a row.
+void TestData::rowMixedBatchesHoldTheRoundedShareOfOriginalRows() {
+  QFETCH(double, p);
+  QFETCH(int, batch);
+  const int64_t b = batch;
+  gb::data::RowMixedBatcher mixed(row_source(601, 1000, 3), row_source(401, 5000, 4), b, p);
+  auto fresh_new = row_source(601, 1000, 3), fresh_orig = row_source(401, 5000, 4);
+  const int n = 400;
+  const double share = p * static_cast<double>(b);
+  int64_t total = 0;
+  for (int k = 0; k < n; ++k) {
+    const auto batch_k = mixed.next();
+    QCOMPARE(batch_k.step, uint64_t(k));
+    QCOMPARE(batch_k.rows, b);
+    int64_t n_orig = 0;
+    for (int64_t r = 0; r < b; ++r) {
+      const bool orig = batch_k.row(r)[0] >= 5000;
+      QCOMPARE(batch_k.row_domain(r) == gb::data::Domain::Original, orig);
+      if (orig) QCOMPARE(n_orig, r);  // the original rows come first
+      n_orig += orig;
+      // Each stream's rows, in its own order.
+      const auto expected = orig ? fresh_orig->next() : fresh_new->next();
+      QVERIFY(std::equal(expected.tokens.begin(), expected.tokens.end(), batch_k.row(r)));
+    }
+    QVERIFY2(n_orig == static_cast<int64_t>(std::floor(share)) ||
+                 n_orig == static_cast<int64_t>(std::ceil(share)),
+             qPrintable(QString("batch %1: %2 original rows for p·B = %3")
+                            .arg(k)
+                            .arg(n_orig)
+                            .arg(share)));
+    QCOMPARE(batch_k.original_rows(), n_orig);
+    // A batch of one domain is tagged with it; a mixed one carries its rows' domains.
+    QCOMPARE(batch_k.mixed_rows(), n_orig > 0 && n_orig < b);
+    if (!batch_k.mixed_rows()) {
+      QCOMPARE(batch_k.domain == gb::data::Domain::Original, n_orig == b);
+    }
+    total += n_orig;
+    QCOMPARE(static_cast<uint64_t>(total),
+             gb::data::RowMixedBatcher::original_rows_before(p, b, uint64_t(k + 1)));
+    QVERIFY2(std::abs(static_cast<double>(total) - (k + 1) * share) <= 0.5 + 1e-9,
+             qPrintable(QString("after %1 batches: %2 original rows for %3").arg(k + 1).arg(total)
+                            .arg((k + 1) * share)));
+  }
+}
+
+void TestData::rowMixedBatchesAreDeterministicAndResumable() {
+  // The original stream has a loss mask, the new one none: the new rows' mask is all ones.
+  auto make = [] {
+    return std::make_unique<gb::data::RowMixedBatcher>(
+        row_source(301, 1000, 21), row_source(201, 5000, 22, true), 5, 0.3);
+  };
+  auto straight = make();
+  std::vector<gb::data::Batch> expected;
+  for (int i = 0; i < 60; ++i) expected.push_back(straight->next());
+  bool mixed_seen = false;
+  for (const auto& b : expected) {
+    QCOMPARE(b.loss_mask.size(), b.tokens.size());
+    for (int64_t r = 0; r < b.rows; ++r) {
+      for (int64_t t = 0; t < b.row_length(); ++t) {
+        const bool counts = b.loss_mask[r * b.row_length() + t] != 0;
+        const int32_t token = b.row(r)[t];
+        QCOMPARE(counts, token < 5000 || token % 2 == 0);
+      }
+    }
+    mixed_seen |= b.mixed_rows();
+  }
+  QVERIFY(mixed_seen);
+  for (int stop : {0, 1, 17, 59}) {
+    auto resumed = make();
+    resumed->seek(uint64_t(stop));
+    for (int i = stop; i < 60; ++i) {
+      auto b = resumed->next();
+      QCOMPARE(b.step, uint64_t(i));
+      QCOMPARE(b.tokens, expected[i].tokens);
+      QCOMPARE(b.loss_mask, expected[i].loss_mask);
+      QVERIFY(b.row_domains == expected[i].row_domains);
+      QCOMPARE(b.domain, expected[i].domain);
+    }
+  }
+  const std::string e =
+      error_of([] { gb::data::RowMixedBatcher(row_source(301, 1000, 1), nullptr, 4, 0.2); });
   QVERIFY2(e.find("original-domain") != std::string::npos, e.c_str());
 }
 

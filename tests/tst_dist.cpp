@@ -683,6 +683,11 @@ void TestDist::twoProcessesEqualOneProcess_data() {
   // on threads (the reference: one process, 2 blocks of 2 rows).
   QTest::newRow("neutral residues, 2 row shards")
       << R"({"variant":"neutral-residues","gate":"sigmoid","inner":16,"replay":0.5})";
+  // Replay mixed per row: the original rows come first, so rank 0 holds them all and rank 1
+  // none; each rank weighs its ℓ1 mean by its share of the original rows.
+  QTest::newRow("neutral residues, replay per row")
+      << R"({"variant":"neutral-residues","gate":"sigmoid","inner":16,"replay":0.5,)"
+         R"("replay_mode":"rows"})";
 }
 
 void TestDist::twoProcessesEqualOneProcess() {

@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include "test_util.h"
@@ -310,6 +311,10 @@ class TestGrow : public QObject {
   void shardedStepsAgree_data();
   void shardedStepsAgree();
   void shardedStepNamesANonFiniteLoss();
+  void rowMixedStepWeighsLocalLossesByTheRowsDomains_data();
+  void rowMixedStepWeighsLocalLossesByTheRowsDomains();
+  void loraBudgetPicksTheNearestRank_data();
+  void loraBudgetPicksTheNearestRank();
   void fusedAdamWEqualsTheOps();
   void fusedSplitLinearsEqualTheOps_data();
   void fusedSplitLinearsEqualTheOps();
@@ -958,6 +963,10 @@ void TestGrow::invalidPlanGivesSpecificError_data() {
   row("lora unknown target", "llama", R"({"variant":"lora","targets":["qkv"]})",
       "unknown LoRA target 'qkv'");
   row("lora rank 0", "llama", R"({"variant":"lora","rank":0})", "'rank' must be at least 1");
+  row("lora rank and budget", "llama", R"({"variant":"lora","rank":4,"budget":0.2})",
+      "give 'rank' or 'budget', not both");
+  row("lora budget below rank 1", "llama", R"({"variant":"lora","budget":0.0001})",
+      "nearer to none than to rank 1");
   row("lora layer out of range", "gemma3_text", R"({"variant":"lora","layers":[3]})",
       "layer index 3 is out of range (the model has 3 layers");
   row("adept without layers", "llama", R"({"variant":"depth","style":"adept"})",
@@ -1332,6 +1341,160 @@ void TestGrow::shardedStepsAgree() {
                             .arg(diff)
                             .arg(scale)));
   }
+}
+
+void TestGrow::rowMixedStepWeighsLocalLossesByTheRowsDomains_data() {
+  QTest::addColumn<QString>("gate");
+  QTest::addColumn<int>("shards");
+  for (const char* g : {"elu", "sigmoid"}) {
+    for (int n : {1, 2}) {
+      QTest::newRow(fmt::format("{} row_shards={}", g, n).c_str()) << QString(g) << n;
+    }
+  }
+}
+
+// replay_mode "rows": for a micro-batch mixed per row the trainer's ℓ1 term is α · the mean
+// over its original-domain rows' tokens, and the explicit selector's classifier loss takes each
+// row's own label: what forwards of the two domains' rows apart give. Split into row shards,
+// each block's ℓ1 counts by its share of the original rows (here all in the first block, the
+// second has none), not by its share of all rows.
+void TestGrow::rowMixedStepWeighsLocalLossesByTheRowsDomains() {
+  QFETCH(QString, gate);
+  QFETCH(int, shards);
+  using gb::data::Domain;
+  gb::CausalLM model = gb::test::load_family("llama");
+  grow::ApplyContext ctx;
+  ctx.seed = 3;
+  grow::GrowthResult r = grow::apply_plan(
+      *model,
+      plan_of({{"variant", "neutral-residues"}, {"gate", gate.toStdString()}, {"inner", 8}}), ctx);
+  {
+    // W_down ≠ 0, so that the adapters' outputs (and the ℓ1 term) are not zero.
+    torch::NoGradGuard ng;
+    auto gen = at::detail::createCPUGenerator(5);
+    int found = 0;
+    for (auto& item : model->named_parameters(true)) {
+      if (item.key().find(".adapter.down_proj.") == std::string::npos) continue;
+      item.value().normal_(0.0, 0.2, gen);
+      ++found;
+    }
+    QCOMPARE(found, 2);
+  }
+  gb::data::Batch mixed;
+  mixed.rows = 5;
+  mixed.seq_len = 12;
+  auto ids = gb::test::random_ids(*model, mixed.rows, mixed.seq_len + 1, 77).to(torch::kInt);
+  mixed.tokens.assign(ids.data_ptr<int32_t>(), ids.data_ptr<int32_t>() + ids.numel());
+  mixed.row_domains = {Domain::Original, Domain::New, Domain::Original, Domain::New, Domain::New};
+  auto rows_of = [&](const std::vector<int64_t>& pick, Domain domain) {
+    gb::data::Batch b;
+    b.rows = static_cast<int64_t>(pick.size());
+    b.seq_len = mixed.seq_len;
+    b.domain = domain;
+    for (int64_t row : pick) {
+      b.tokens.insert(b.tokens.end(), mixed.row(row), mixed.row(row) + mixed.row_length());
+    }
+    return b;
+  };
+  auto terms_of = [&](const gb::data::Batch& b) {  // coefficient · value, summed over layers
+    auto bt = gb::train::to_tensors(b, torch::kCPU);
+    std::vector<gb::AuxTerm> aux;
+    gb::ForwardOptions fo;
+    fo.aux = &aux;
+    fo.original_domain = bt.original;
+    fo.domain_labels = bt.domain_labels;
+    torch::NoGradGuard ng;
+    model->train();
+    model->forward(bt.inputs, fo);
+    std::map<std::string, double> sum;
+    for (const auto& a : aux) sum[a.name] += a.coefficient * a.value.item<double>();
+    return sum;
+  };
+  const auto orig = terms_of(rows_of({0, 2}, Domain::Original));
+  const auto fresh = terms_of(rows_of({1, 3, 4}, Domain::New));
+  const double want_l1 = orig.at("local_l1");
+  QVERIFY(want_l1 > 0);
+  QVERIFY(!fresh.count("local_l1"));
+
+  gb::train::TrainOptions o;
+  o.adamw.lr = 1e-3;
+  o.schedule.kind = "constant";
+  o.clip = 0;
+  o.row_shards = shards;
+  o.shard_threads = 1;
+  gb::train::Trainer trainer(model, r, o, torch::Device(torch::kCPU));
+  const auto st = trainer.step({mixed});
+  QVERIFY(st.terms.count("local_l1"));
+  const double l1 = st.terms.at("local_l1");
+  QVERIFY2(std::abs(l1 - want_l1) <= 1e-5 * std::max(1.0, want_l1),
+           qPrintable(QString("l1 %1, want %2").arg(l1).arg(want_l1)));
+  if (gate == "sigmoid") {
+    // Mean over all rows' tokens (every row has seq_len of them), each row with its label.
+    const double want_bce = (2 * orig.at("gate_bce") + 3 * fresh.at("gate_bce")) / 5;
+    const double bce = st.terms.at("gate_bce");
+    QVERIFY2(std::abs(bce - want_bce) <= 1e-5 * std::max(1.0, want_bce),
+             qPrintable(QString("bce %1, want %2").arg(bce).arg(want_bce)));
+  }
+}
+
+void TestGrow::loraBudgetPicksTheNearestRank_data() {
+  QTest::addColumn<QString>("family");
+  QTest::addColumn<double>("budget");
+  QTest::addColumn<QString>("plan");
+  auto row = [](const char* f, double budget, const char* plan) {
+    QTest::newRow(fmt::format("{} budget={} {}", f, budget, plan).c_str())
+        << QString(f) << budget << QString(plan);
+  };
+  // The neutral-residues paper's 20 %, on attention and on MLP targets.
+  row("llama", 0.2, R"({"targets":["q","v"]})");
+  row("llama", 0.2, R"({"targets":["gate","up","down"]})");
+  row("llama", 0.05, R"({"targets":["q","k","v","o"],"layers":[1]})");
+  row("qwen3", 0.2, R"({"targets":["q","v"],"alpha":4})");
+  row("gpt2", 0.1, R"({"targets":["q","v","o","up","down"]})");
+}
+
+// LoRA at a parameter budget (as neutral residues size their adapters): the rank whose added
+// parameters come nearest to budget · base parameters among all ranks; the grown model, the
+// planner's estimate, the resolved plan and its label all report that rank; alpha defaults
+// to 2 · that rank.
+void TestGrow::loraBudgetPicksTheNearestRank() {
+  QFETCH(QString, family);
+  QFETCH(double, budget);
+  QFETCH(QString, plan);
+  gb::CausalLM model = gb::test::load_family(family.toStdString());
+  Json j = gb::json::parse(plan.toStdString(), "test plan");
+  j["variant"] = "lora";
+  j["budget"] = budget;
+  const grow::GrowthPlan p = plan_of(j);
+  QVERIFY2(p.label().find(fmt::format("budget={:g}", budget)) != std::string::npos,
+           p.label().c_str());
+  const grow::VariantModule& m = grow::variant_module("lora");
+  const grow::VariantEstimate est = m.estimate(*p.params.get(), model->config);
+  const grow::GrowthResult r = grow::apply_plan(*model, p);
+  const auto& rp = r.plan.get<grow::LoraParams>();
+  const int64_t rank = rp.rank;
+  QCOMPARE(r.base_params, model->config.param_count());
+  const int64_t added = r.added_params();
+  QCOMPARE(est.added, added);
+  QVERIFY(rank >= 1);
+  const int64_t per = added / rank;  // added parameters are linear in the rank
+  QCOMPARE(per * rank, added);
+  const double target = budget * static_cast<double>(r.base_params);
+  auto gap = [&](int64_t rr) { return std::abs(static_cast<double>(rr * per) - target); };
+  QVERIFY2(gap(rank) <= gap(rank + 1) && (rank == 1 || gap(rank) <= gap(rank - 1)),
+           qPrintable(QString("rank %1: %2 added for a budget of %3").arg(rank).arg(added)
+                          .arg(target)));
+  // Reported: the resolved plan (the grown event's JSON, checkpoints) and its label.
+  const Json grown = r.to_json();
+  QCOMPARE(grown.at("plan").at("rank").get<int64_t>(), rank);
+  QVERIFY(!grown.at("plan").contains("budget"));
+  const std::string label = grown.at("label").get<std::string>();
+  const std::string want = fmt::format("lora r={}", rank);
+  QVERIFY2(label == want || label.rfind(want + " ", 0) == 0, label.c_str());
+  QCOMPARE(rp.alpha, j.contains("alpha") ? j["alpha"].get<double>() : 2.0 * rank);
+  // The resolved plan reloads as itself.
+  QCOMPARE(QString::fromStdString(grow::to_json(plan_of(grow::to_json(r.plan))).dump()),
+           QString::fromStdString(grow::to_json(r.plan).dump()));
 }
 
 void TestGrow::shardedStepNamesANonFiniteLoss() {

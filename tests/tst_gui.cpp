@@ -558,12 +558,18 @@ class TstGui : public QObject {
     lambda->setValue(50);
     mode->setCurrentIndex(mode->findData(u"online"_s));
     gamma->setValue(0.5);
+    auto* replayMode = gp->findChild<QComboBox*>(u"replayMode"_s);
+    QVERIFY(replayMode && replayMode->isEnabled());
+    QVERIFY(!gp->plan().contains("replay_mode"));  // "batches", the default, is not written
+    replayMode->setCurrentIndex(replayMode->findData(u"rows"_s));
     const nlohmann::json j = gp->plan();
     QCOMPARE(j.at("replay").get<double>(), 0.0);
+    QCOMPARE(qs(j.at("replay_mode").get<std::string>()), u"rows"_s);
     QCOMPARE(qs(j.at("ewc").dump()), qs(R"({"gamma":0.5,"lambda":50.0,"mode":"online"})"));
     QVERIFY2(gp->validationError().isEmpty(), qPrintable(gp->validationError()));
     const auto p = gb::grow::parse_plan(j);
-    QVERIFY(p.ewc && p.ewc->mode == "online" && p.replay == 0.0);
+    QVERIFY(p.ewc && p.ewc->mode == "online" && p.replay == 0.0 && p.replay_mode == "rows");
+    replayMode->setCurrentIndex(replayMode->findData(u"batches"_s));
     gp->setVariant(u"ewc"_s);
     QVERIFY(!gp->plan().contains("ewc"));
     QVERIFY(gp->validationError().isEmpty());

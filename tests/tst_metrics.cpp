@@ -111,6 +111,7 @@ void TestMetrics::keyStringsAreTheStoreContract() {
   QCOMPARE(std::string(m::kEvalNewLoss), std::string("eval/new/loss"));
   QCOMPARE(std::string(m::kEvalNewPpl), std::string("eval/new/ppl"));
   QCOMPARE(std::string(m::kDriftCosine), std::string("eval/drift/cosine"));
+  QCOMPARE(std::string(m::kDriftOrigStream), std::string("eval/drift/orig_stream"));
   QCOMPARE(std::string(m::kEvalOp), std::string("eval/op"));
   QCOMPARE(std::string(m::kEvalBwt), std::string("eval/bwt"));
   QCOMPARE(std::string(m::kTokensPerS), std::string("perf/tokens_per_s"));
@@ -124,6 +125,9 @@ void TestMetrics::keyStringsAreTheStoreContract() {
   QCOMPARE(m::task_key("bio", m::kAnswerLoss), std::string("eval/bio/answer_loss"));
   QCOMPARE(m::task_key("wiki", m::kLoss), std::string("eval/wiki/loss"));
   QCOMPARE(m::task_key("wiki", m::kPpl), std::string("eval/wiki/ppl"));
+  QCOMPARE(m::task_key("task0", m::kAccFrozenHead), std::string("eval/task0/acc_frozen_head"));
+  QCOMPARE(m::test_task_key("task0", m::kAccFrozenHead),
+           std::string("test/task0/acc_frozen_head"));
   QCOMPARE(m::train_term_key("ewc"), std::string("train/ewc"));
   QCOMPARE(m::adept_lr_scale_key("layers.3.q"), std::string("adept/lr_scale/layers.3.q"));
 }
@@ -188,7 +192,7 @@ void TestMetrics::patternedLookups() {
 
 void TestMetrics::directions() {
   for (const char* k : {m::kTrainLoss, m::kTrainLmLoss, m::kEvalOrigLoss, m::kEvalOrigPpl,
-                        m::kEvalNewLoss, m::kEvalNewPpl, m::kPeakMemoryMb}) {
+                        m::kEvalNewLoss, m::kEvalNewPpl, m::kPeakMemoryMb, m::kDriftOrigStream}) {
     QVERIFY2(m::lower_is_better(k), k);
     QVERIFY2(!m::higher_is_better(k), k);
   }
@@ -203,6 +207,8 @@ void TestMetrics::directions() {
   QVERIFY(m::higher_is_better("eval/bio/acc"));
   QVERIFY(m::higher_is_better("eval/arc/acc_norm"));
   QVERIFY(m::higher_is_better("eval/bio/em"));
+  QVERIFY(m::higher_is_better(m::task_key("task0", m::kAccFrozenHead)));
+  QVERIFY(m::higher_is_better(m::test_task_key("task0", m::kAccFrozenHead)));
   QVERIFY(m::lower_is_better("eval/bio/answer_loss"));
   QVERIFY(m::lower_is_better("eval/wiki/loss"));
   QVERIFY(m::lower_is_better("eval/wiki/ppl"));

@@ -217,6 +217,9 @@ class TestRunner : public QObject {
   void initTestCase();
   void accNormIsTheHarnessDefinition();
   void replayIsAPlanOption();
+  void replayPerRowPutsOriginalRowsInEveryBatch();
+  void scaleRecordsOriginalStreamDriftAndFrozenHeadAccuracy_data();
+  void scaleRecordsOriginalStreamDriftAndFrozenHeadAccuracy();
   void adeptStageTwoBelongsToThePlan();
   void ewcCombinesWithAnyPlanPerTask();
 
@@ -1049,6 +1052,9 @@ void TestRunner::resumeAfterCancelEqualsUninterruptedRun_data() {
       R"({"adept":{"unit_lr":true,"t_update":3}})", 4);
   row("neutral residues with replay", R"({"variant":"neutral-residues","inner":16})",
       R"({"train":{"replay":0.5}})", 2);
+  row("neutral residues with replay per row, 3 rows",
+      R"({"variant":"neutral-residues","inner":16,"replay_mode":"rows"})",
+      R"({"train":{"replay":0.25,"batch_size":3}})", 2);
   row("ewc", R"({"variant":"ewc","lambda":5})", "{}", 4);
   row("neutral residues, 2 row shards, accumulation 2",
       R"({"variant":"neutral-residues","inner":16})",
@@ -1762,6 +1768,114 @@ void TestRunner::replayIsAPlanOption() {
   Json ok = base_spec({{"variant", "neutral-residues"}, {"replay", 0}, {"inner", 8}});
   ok["data"]["original"].erase("replay");
   ex::parse_spec(ok, "", "spec");  // p = 0 needs no replay data
+}
+
+// replay_mode "rows" (a plan key, or train.replay_mode): with p = 0.5 and 2 rows every batch
+// holds one original-domain row, so neutral residues' ℓ1 term is recorded at every step,
+// where whole replayed batches ("batches", the default) give it only at some. The default
+// and an explicit "batches" are the same run, bit for bit; the mode is a run parameter only
+// where it is not the default.
+void TestRunner::replayPerRowPutsOriginalRowsInEveryBatch() {
+  Json spec = base_spec({{"variant", "full"}});
+  spec["train"]["replay"] = 0.5;
+  const Json nr = {{"variant", "neutral-residues"}, {"inner", 8}};
+  Json batches = nr, rows = nr;
+  batches["replay_mode"] = "batches";
+  rows["replay_mode"] = "rows";
+  spec["plans"] = Json::array({nr, batches, rows});
+  const std::string db = db_path(fmt::format("replay-rows-{}", m_counter++));
+  auto outcomes = ex::run_experiment(ex::parse_spec(spec, "", "spec"), options(db));
+  QCOMPARE(outcomes.size(), size_t(3));
+  for (const auto& oc : outcomes) QVERIFY2(oc.status == "finished", oc.error.c_str());
+  Store store = Store::open(db);
+  auto m = [&](size_t i) { return learning_metrics(store, outcomes[i].run_id); };
+  const std::string same = diff_metrics(m(0), m(1));
+  QVERIFY2(same.empty(), same.c_str());
+  QVERIFY(!diff_metrics(m(0), m(2)).empty());
+  const auto l1 = gb::metrics::train_term_key("local_l1");
+  auto l1_steps = [&](size_t i) {
+    std::vector<int64_t> steps;
+    for (const auto& [k, v] : m(i)) {
+      if (k.first == l1) steps.push_back(k.second);
+    }
+    return steps;
+  };
+  QCOMPARE(l1_steps(2), (std::vector<int64_t>{1, 2, 3, 4}));
+  QVERIFY(l1_steps(0).size() < 4);
+  auto mode_param = [&](size_t i) {
+    const auto params = store.run_params(outcomes[i].run_id);
+    auto it = params.find("train.replay_mode");
+    return it == params.end() ? std::string() : it->second.get<std::string>();
+  };
+  QCOMPARE(qs(mode_param(0)), QString());
+  QCOMPARE(qs(mode_param(1)), QString());
+  QCOMPARE(qs(mode_param(2)), QString("rows"));
+
+  // The train key, and bad values naming the key.
+  Json train_rows = base_spec(nr);
+  train_rows["train"]["replay_mode"] = "rows";
+  QCOMPARE(qs(ex::parse_spec(train_rows, "", "spec").train.replay_mode), QString("rows"));
+  train_rows["train"]["replay_mode"] = "tokens";
+  QVERIFY(contains(error_of([&] { ex::parse_spec(train_rows, "", "spec"); }),
+                   "spec.train.replay_mode: must be batches or rows, found 'tokens'"));
+  QVERIFY(contains(error_of([] {
+                     grow::parse_plan({{"variant", "lora"}, {"replay_mode", "tokens"}});
+                   }),
+                   "'replay_mode' must be \"batches\" or \"rows\""));
+}
+
+void TestRunner::scaleRecordsOriginalStreamDriftAndFrozenHeadAccuracy_data() {
+  QTest::addColumn<QString>("mode");
+  QTest::newRow("preserve") << "preserve";
+  QTest::newRow("adapt") << "adapt";
+}
+
+// SCALE's guarantee as the paper states it: the original stream W·X of a Preserve model is
+// the base model's (eval/drift/orig_stream = 0 at every evaluation) while its logits move
+// (the head's new term trains), and Task 0 scored from the frozen logits W_out·X alone keeps
+// the base model's accuracy (eval/<task>/acc_frozen_head, and test/... at the start and the
+// end). Adapt trains W12, so its original stream moves. Models that are not upscaled record
+// neither metric.
+void TestRunner::scaleRecordsOriginalStreamDriftAndFrozenHeadAccuracy() {
+  QFETCH(QString, mode);
+  const Json task = {{"name", "t0"},
+                     {"kind", "mc"},
+                     {"path", m_mc1},
+                     {"test", {{"path", m_mc2}}}};
+  Json spec = base_spec({{"variant", "scale"}, {"mode", str(mode)}, {"d_up", 32}, {"p_up", 32}});
+  spec["plans"].push_back({{"variant", "lora"}, {"rank", 2}});
+  spec["data"]["tasks"] = Json::array({task});
+  spec["train"]["lr"] = 1e-2;
+  const std::string db = db_path(fmt::format("scale-stream-{}", m_counter++));
+  auto outcomes = ex::run_experiment(ex::parse_spec(spec, "", "spec"), options(db));
+  QCOMPARE(outcomes.size(), size_t(2));
+  for (const auto& oc : outcomes) QVERIFY2(oc.status == "finished", oc.error.c_str());
+  Store store = Store::open(db);
+  auto series = store.metric_series(outcomes[0].run_id);
+  const std::string drift = gb::metrics::kDriftOrigStream;
+  const std::string acc = gb::metrics::task_key("t0", gb::metrics::kAcc);
+  const std::string frozen = gb::metrics::task_key("t0", gb::metrics::kAccFrozenHead);
+  const std::string test_acc = gb::metrics::test_task_key("t0", gb::metrics::kAcc);
+  const std::string test_frozen = gb::metrics::test_task_key("t0", gb::metrics::kAccFrozenHead);
+  QCOMPARE(series[drift].steps, (std::vector<int64_t>{0, 2, 4}));
+  QCOMPARE(series[frozen].steps, (std::vector<int64_t>{0, 2, 4}));
+  QCOMPARE(series[test_frozen].steps, (std::vector<int64_t>{0, 4}));
+  QCOMPARE(series[drift].values.front(), 0.0);  // the grown model at step 0 is the base
+  const auto& orig_loss = series[gb::metrics::kEvalOrigLoss].values;
+  QVERIFY2(orig_loss.back() != orig_loss.front(), "the logits moved");
+  if (mode == "preserve") {
+    for (double v : series[drift].values) QCOMPARE(v, 0.0);
+    for (double v : series[frozen].values) QCOMPARE(v, series[acc].values.front());
+    for (double v : series[test_frozen].values) QCOMPARE(v, series[test_acc].values.front());
+  } else {
+    QVERIFY2(series[drift].values.back() > 1e-6,
+             qPrintable(QString("drift %1").arg(series[drift].values.back())));
+  }
+  // Not upscaled: neither metric.
+  auto lora = store.metric_series(outcomes[1].run_id);
+  QVERIFY(lora.count(gb::metrics::kDriftCosine));
+  QVERIFY(!lora.count(drift));
+  QVERIFY(!lora.count(frozen));
 }
 
 // ADEPT's stage 2 is part of the ADEPT plan (on by default), never of a LLaMA-Pro plan in the

@@ -228,6 +228,8 @@ class TestScale : public QObject {
   void originalStreamIsBitExactAtInit();
   void preserveTrainingLeavesOriginalStreamBitExact_data();
   void preserveTrainingLeavesOriginalStreamBitExact();
+  void frozenHeadLogitsAreTheOriginalTermAlone_data();
+  void frozenHeadLogitsAreTheOriginalTermAlone();
   void collaborationTrainsW12OnlyAboveLfp_data();
   void collaborationTrainsW12OnlyAboveLfp();
   void trainableCountMatchesClosedForm_data();
@@ -309,6 +311,55 @@ void TestScale::originalStreamIsBitExactAtInit() {
 void TestScale::preserveTrainingLeavesOriginalStreamBitExact_data() {
   QTest::addColumn<QString>("family");
   for (const auto& f : families()) QTest::newRow(f.c_str()) << QString::fromStdString(f);
+}
+
+void TestScale::frozenHeadLogitsAreTheOriginalTermAlone_data() {
+  QTest::addColumn<QString>("family");
+  QTest::addColumn<QString>("mode");
+  for (const auto& f : families()) {
+    for (const char* mode : {"preserve", "adapt"}) {
+      QTest::newRow((f + "/" + mode).c_str()) << QString::fromStdString(f) << mode;
+    }
+  }
+}
+
+// After training (W_out_up ≠ 0, the logits moved), FrozenHeadLogits masks the head's new term:
+// the logits are cap(W_out·X) alone, for Preserve exactly the base model's logits (SCALE's
+// guarantee on the original stream, read through the frozen head), for Adapt the original
+// term of its (moved) stream. The head is restored afterwards; other models are left alone.
+void TestScale::frozenHeadLogitsAreTheOriginalTermAlone() {
+  QFETCH(QString, family);
+  QFETCH(QString, mode);
+  auto base = load_model(family.toStdString());
+  auto m = load_model(family.toStdString());
+  auto r = grow(*m, scale_plan(m->config, mode.toStdString()));
+  train(*m, r);
+  m->eval();
+  QVERIFY(gb::grow::is_upscaled(*m));
+  QVERIFY(!gb::grow::is_upscaled(*base));
+  auto head = std::dynamic_pointer_cast<gb::grow::ScaleHeadImpl>(m->head());
+  QVERIFY(head);
+  torch::NoGradGuard ng;
+  QVERIFY2(max_abs(head->weight_up) > 0, "W_out_up trained");
+  auto ids = gb::test::random_ids(*m, 2, 17);
+  const auto full = m->forward(ids);
+  torch::Tensor frozen;
+  {
+    gb::grow::FrozenHeadLogits guard(*m);
+    QVERIFY(guard.active());
+    frozen = m->forward(ids);
+  }
+  QVERIFY2(torch::equal(m->forward(ids), full), "the head is restored");
+  QVERIFY2(!torch::equal(frozen, full), "the new term counts in the full logits");
+  if (mode == "preserve") {
+    QVERIFY2(torch::equal(frozen, base->forward(ids)), "frozen logits are the base model's");
+  } else {
+    QVERIFY2(torch::equal(frozen, head->cap(head->parts(m->hidden_states(ids)).original)),
+             "frozen logits are cap(W_out X)");
+    QVERIFY2(!torch::equal(frozen, base->forward(ids)), "Adapt moved the original stream");
+  }
+  gb::grow::FrozenHeadLogits none(*base);
+  QVERIFY(!none.active());
 }
 
 void TestScale::preserveTrainingLeavesOriginalStreamBitExact() {

@@ -226,7 +226,8 @@ void TestVariants::errorsNameKeyAllowedValuesAndVariant_data() {
   };
   row("unknown key", R"({"variant":"lora","rnak":4})",
       {"unknown key 'rnak'", "variant 'lora'",
-       "allowed: variant, name, replay, ewc, rank, alpha, targets, layers"});
+       "allowed: variant, name, replay, replay_mode, ewc, rank, budget, alpha, targets, "
+       "layers"});
   row("below minimum", R"({"variant":"grow","k":1})",
       {"'k' must be at least 2, found 1", "variant 'grow'; allowed: [2, 64]"});
   row("above maximum", R"({"variant":"scale","d_up":64,"tau":1.5})",
@@ -248,6 +249,8 @@ void TestVariants::errorsNameKeyAllowedValuesAndVariant_data() {
       {"the in-place style needs 'layers'"});
   row("count in place", R"({"variant":"depth","style":"in-place","layers":[0],"count":2})",
       {"'count' applies to llama-pro only", "'style' is 'in-place'"});
+  row("lora rank and budget", R"({"variant":"lora","rank":4,"budget":0.2})",
+      {"give 'rank' or 'budget', not both"});
   row("unknown variant", R"({"variant":"lorra"})",
       {"unknown variant 'lorra' (known: full, freeze, lora, grow, scale, depth"});
   row("not an object", R"([1])", {"expected an object"});

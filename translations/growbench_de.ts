@@ -344,10 +344,6 @@
         <translation>Rang von A (r × in) und B (out × r); r · (in + out) trainierbare Parameter pro Ziel und Schicht.</translation>
     </message>
     <message>
-        <source>Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank).</source>
-        <translation>Zähler der Skalierung: die Aktualisierung B A x wird mit alpha / r skaliert (Standard 2 · Rang).</translation>
-    </message>
-    <message>
         <source>Targets</source>
         <translation>Ziele</translation>
     </message>
@@ -634,6 +630,12 @@
     <message>
         <source>Stage 2&apos;s min-max normalisation: over all the units, or norms and matrices apart (a norm&apos;s importance is 100× or more a matrix&apos;s).</source>
         <translation>Min-max-Normierung der Stufe 2: über alle Einheiten oder Normen und Matrizen getrennt (die Wichtigkeit einer Norm ist 100-mal oder mehr so groß wie die einer Matrix).</translation>
+        <source>Extra parameters as a fraction of the base model, as neutral residues size their adapters: the rank whose parameters come nearest to it (instead of &apos;rank&apos;); 0 = the rank as given.</source>
+        <translation>Zusätzliche Parameter als Anteil des Basismodells, wie Neutral Residues ihre Adapter bemessen: der Rang, dessen Parameter ihm am nächsten kommen (statt &apos;rank&apos;); 0 = der angegebene Rang.</translation>
+    </message>
+    <message>
+        <source>Scale numerator: the update B A x is scaled by alpha / r (absent or 0: 2 · rank).</source>
+        <translation>Zähler der Skalierung: die Aktualisierung B A x wird mit alpha / r skaliert (fehlend oder 0: 2 · Rang).</translation>
     </message>
 </context>
 <context>
@@ -1888,6 +1890,14 @@
         <source>Launched %1 (spec %2).</source>
         <translation>%1 gestartet (Spezifikation %2).</translation>
     </message>
+    <message>
+        <source>Replay mode</source>
+        <translation>Replay-Modus</translation>
+    </message>
+    <message>
+        <source>batches: whole original-domain batches with probability p; rows: round(p · batch size) original-domain rows in every batch (the fraction carried over)</source>
+        <translation>batches: ganze Batches der Ursprungsdomäne mit Wahrscheinlichkeit p; rows: round(p · Batchgröße) Zeilen der Ursprungsdomäne in jedem Batch (der Bruchteil wird übertragen)</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::GroupCompareView</name>
@@ -2601,6 +2611,18 @@
     <message>
         <source>Adjusted to the new model: %1</source>
         <translation>An das neue Modell angepasst: %1</translation>
+    </message>
+    <message>
+        <source>whole batches</source>
+        <translation>ganze Batches</translation>
+    </message>
+    <message>
+        <source>rows in every batch</source>
+        <translation>Zeilen in jedem Batch</translation>
+    </message>
+    <message>
+        <source>Whole batches: each batch is original-domain with probability p. Rows in every batch: round(p · batch size) original-domain rows in each batch (the fraction carried over), so neutral residues&apos; local loss applies at every step.</source>
+        <translation>Ganze Batches: jeder Batch stammt mit Wahrscheinlichkeit p aus der Ursprungsdomäne. Zeilen in jedem Batch: round(p · Batchgröße) Zeilen der Ursprungsdomäne in jedem Batch (der Bruchteil wird übertragen), sodass der lokale Verlust von Neutral Residues in jedem Schritt wirkt.</translation>
     </message>
 </context>
 <context>
@@ -3937,6 +3959,14 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Keys of this plan without a field above, as JSON: the plan&apos;s own &quot;seeds&quot; and &quot;sweep&quot; (docs/experiments.md)</source>
         <translation>Schlüssel dieses Plans ohne Feld oben, als JSON: die eigenen &quot;seeds&quot; und &quot;sweep&quot; des Plans (docs/experiments.md)</translation>
+    </message>
+    <message>
+        <source>Own replay mode</source>
+        <translation>Eigener Replay-Modus</translation>
+    </message>
+    <message>
+        <source>This plan&apos;s way of mixing replay instead of train.replay_mode: whole batches, or round(p · batch size) original-domain rows in every batch</source>
+        <translation>Wie dieser Plan Replay mischt, statt train.replay_mode: ganze Batches oder round(p · Batchgröße) Zeilen der Ursprungsdomäne in jedem Batch</translation>
     </message>
 </context>
 <context>

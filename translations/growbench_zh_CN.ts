@@ -343,10 +343,6 @@
         <translation>A (r × in) 与 B (out × r) 的秩；每个目标、每层有 r · (in + out) 个可训练参数。</translation>
     </message>
     <message>
-        <source>Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank).</source>
-        <translation>缩放分子：更新量 B A x 按 alpha / r 缩放（默认 2 · 秩）。</translation>
-    </message>
-    <message>
         <source>Targets</source>
         <translation>目标</translation>
     </message>
@@ -633,6 +629,12 @@
     <message>
         <source>Stage 2&apos;s min-max normalisation: over all the units, or norms and matrices apart (a norm&apos;s importance is 100× or more a matrix&apos;s).</source>
         <translation>第 2 阶段的最小-最大归一化：在所有单元上，或将归一化层与矩阵分开（归一化层的重要性是矩阵的 100 倍或更多）。</translation>
+        <source>Extra parameters as a fraction of the base model, as neutral residues size their adapters: the rank whose parameters come nearest to it (instead of &apos;rank&apos;); 0 = the rank as given.</source>
+        <translation>额外参数占基础模型的比例（与 Neutral Residues 确定适配器大小的方式相同）：选取参数量最接近该预算的秩（代替 &apos;rank&apos;）；0 = 使用给定的秩。</translation>
+    </message>
+    <message>
+        <source>Scale numerator: the update B A x is scaled by alpha / r (absent or 0: 2 · rank).</source>
+        <translation>缩放分子：更新 B A x 按 alpha / r 缩放（未给出或为 0：2 · 秩）。</translation>
     </message>
 </context>
 <context>
@@ -1881,6 +1883,14 @@
         <source>Launched %1 (spec %2).</source>
         <translation>已启动 %1（规格 %2）。</translation>
     </message>
+    <message>
+        <source>Replay mode</source>
+        <translation>回放模式</translation>
+    </message>
+    <message>
+        <source>batches: whole original-domain batches with probability p; rows: round(p · batch size) original-domain rows in every batch (the fraction carried over)</source>
+        <translation>batches：以概率 p 混入整个原始领域批次；rows：每个批次含 round(p · 批大小) 行原始领域数据（小数部分顺延）</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::GroupCompareView</name>
@@ -2589,6 +2599,18 @@
     <message>
         <source>Adjusted to the new model: %1</source>
         <translation>已适配新模型：%1</translation>
+    </message>
+    <message>
+        <source>whole batches</source>
+        <translation>整个批次</translation>
+    </message>
+    <message>
+        <source>rows in every batch</source>
+        <translation>每个批次中的行</translation>
+    </message>
+    <message>
+        <source>Whole batches: each batch is original-domain with probability p. Rows in every batch: round(p · batch size) original-domain rows in each batch (the fraction carried over), so neutral residues&apos; local loss applies at every step.</source>
+        <translation>整个批次：每个批次以概率 p 来自原始领域。每个批次中的行：每个批次含 round(p · 批大小) 行原始领域数据（小数部分顺延），使 Neutral Residues 的局部损失在每一步都生效。</translation>
     </message>
 </context>
 <context>
@@ -3922,6 +3944,14 @@ Probe set: %2</source>
     <message>
         <source>Keys of this plan without a field above, as JSON: the plan&apos;s own &quot;seeds&quot; and &quot;sweep&quot; (docs/experiments.md)</source>
         <translation>此方案中上方没有字段的键（JSON）：方案自身的 &quot;seeds&quot; 和 &quot;sweep&quot;（docs/experiments.md）</translation>
+    </message>
+    <message>
+        <source>Own replay mode</source>
+        <translation>本计划的回放模式</translation>
+    </message>
+    <message>
+        <source>This plan&apos;s way of mixing replay instead of train.replay_mode: whole batches, or round(p · batch size) original-domain rows in every batch</source>
+        <translation>本计划混合回放数据的方式（代替 train.replay_mode）：整个批次，或每个批次含 round(p · 批大小) 行原始领域数据</translation>
     </message>
 </context>
 <context>

@@ -385,6 +385,11 @@ void PlanForm::rebuild(const QString& id) {
   add(u"/replay"_s, def(u"replay"_s, T::Number, Json(), tr("Own replay fraction"),
                         tr("This plan's fraction of original-domain batches instead of "
                            "train.replay (0 is valid)")));
+  add(u"/replay_mode"_s,
+      def(u"replay_mode"_s, T::Choice, Json(), tr("Own replay mode"),
+          tr("This plan's way of mixing replay instead of train.replay_mode: whole batches, or "
+             "round(p · batch size) original-domain rows in every batch"),
+          {u"batches"_s, u"rows"_s}));
   if (id != QLatin1String(gb::grow::Variant::Ewc)) {
     add(u"/ewc/lambda"_s, def(u"lambda"_s, T::Number, Json(), tr("EWC λ"),
                               tr("λ/2 · Σ F_i (θ_i − θ*_i)² on this plan's trainable "
@@ -452,7 +457,7 @@ void PlanForm::setVariant(const QString& id) {
   // The keys every plan takes and the other keys stay; the old variant's own keys go.
   const Json old = m_set.save();
   Json keep = m_set.unmanaged();
-  for (const char* k : {"name", "replay", "ewc"}) {
+  for (const char* k : {"name", "replay", "replay_mode", "ewc"}) {
     if (old.contains(k)) keep[k] = old[k];
   }
   if (id == QLatin1String(gb::grow::Variant::Ewc)) keep.erase("ewc");
@@ -960,6 +965,10 @@ void ExperimentEditor::buildUi() {
     t("eps", T::Number, 1e-8, tr("ε"), tr("AdamW"));
     t("replay", T::Number, 0.0, tr("Replay fraction"),
       tr("Fraction p of batches drawn from the original-domain replay data"));
+    t("replay_mode", T::Choice, "batches", tr("Replay mode"),
+      tr("batches: whole original-domain batches with probability p; rows: round(p · batch "
+         "size) original-domain rows in every batch (the fraction carried over)"),
+      {u"batches"_s, u"rows"_s});
     t("diverge_factor", T::Number, 10.0, tr("Divergence factor"),
       tr("The run ends “diverged” when its loss stays above this × its first value (0: off)"));
     v->addStretch(1);

@@ -205,9 +205,18 @@ void GrowPlanner::buildUi() {
   m_replay->setRange(0.0, 0.99);
   m_replay->setSingleStep(0.05);
   m_replay->setValue(0.1);
+  m_replayMode = new QComboBox;
+  m_replayMode->setObjectName(u"replayMode"_s);
+  m_replayMode->addItem(tr("whole batches"), u"batches"_s);
+  m_replayMode->addItem(tr("rows in every batch"), u"rows"_s);
+  m_replayMode->setToolTip(
+      tr("Whole batches: each batch is original-domain with probability p. Rows in every "
+         "batch: round(p · batch size) original-domain rows in each batch (the fraction "
+         "carried over), so neutral residues' local loss applies at every step."));
   auto* replayRow = new QHBoxLayout;
   replayRow->addWidget(m_replayOn);
   replayRow->addWidget(m_replay, 1);
+  replayRow->addWidget(m_replayMode, 1);
   cf->addRow(tr("Replay:"), replayRow);
   m_ewcOn = new QCheckBox(tr("EWC penalty"));
   m_ewcOn->setObjectName(u"ewcOn"_s);
@@ -336,6 +345,7 @@ void GrowPlanner::buildUi() {
   for (QDoubleSpinBox* sb : {m_replay, m_ewcLambda, m_ewcGamma}) {
     connect(sb, &QDoubleSpinBox::valueChanged, this, [this] { refresh(); });
   }
+  connect(m_replayMode, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
   connect(m_ewcMode, &QComboBox::currentIndexChanged, this, [this] {
     updateVisibility();
     refresh();
@@ -593,6 +603,7 @@ void GrowPlanner::updateVisibility() {
   // The "ewc" variant is full fine-tuning with EWC already.
   m_commonForm->setRowVisible(m_ewcRow, variant() != QLatin1String(gb::grow::Variant::Ewc));
   m_replay->setEnabled(m_replayOn->isChecked());
+  m_replayMode->setEnabled(m_replayOn->isChecked());
   for (QWidget* w : {static_cast<QWidget*>(m_ewcLambda), static_cast<QWidget*>(m_ewcMode)}) {
     w->setEnabled(m_ewcOn->isChecked());
   }
@@ -650,7 +661,11 @@ nlohmann::json GrowPlanner::plan() const {
       if (m_fields.contains(qs(s.name)) && s.applies(values)) j[s.name] = values[s.name];
     }
   }
-  if (m_replayOn->isChecked()) j["replay"] = m_replay->value();
+  if (m_replayOn->isChecked()) {
+    j["replay"] = m_replay->value();
+    // "batches" is the spec's default; only the other mode is written.
+    if (m_replayMode->currentData().toString() == u"rows"_s) j["replay_mode"] = "rows";
+  }
   if (m_ewcOn->isChecked() && variant() != QLatin1String(gb::grow::Variant::Ewc)) {
     j["ewc"] = {{"lambda", m_ewcLambda->value()},
                 {"mode", ss(m_ewcMode->currentData().toString())}};

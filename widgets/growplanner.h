@@ -128,6 +128,7 @@ class GrowPlanner : public QWidget {
   QFormLayout* m_commonForm = nullptr;
   QCheckBox* m_replayOn = nullptr;
   QDoubleSpinBox* m_replay = nullptr;
+  QComboBox* m_replayMode = nullptr;
   QWidget* m_ewcRow = nullptr;
   QCheckBox* m_ewcOn = nullptr;
   QDoubleSpinBox* m_ewcLambda = nullptr;

@@ -25,6 +25,11 @@ const char* domain_name(Domain domain) {
   return domain == Domain::Original ? "original" : "new";
 }
 
+int64_t Batch::original_rows() const {
+  if (row_domains.empty()) return domain == Domain::Original ? rows : 0;
+  return static_cast<int64_t>(std::count(row_domains.begin(), row_domains.end(), Domain::Original));
+}
+
 uint64_t num_windows(uint64_t n_tokens, int64_t seq_len, WindowMode mode) {
   if (seq_len < 1) fail("num_windows: seq_len must be >= 1, found {}", seq_len);
   const uint64_t t = static_cast<uint64_t>(seq_len);
@@ -208,6 +213,82 @@ void MixedBatcher::seek(uint64_t step) {
   for (uint64_t k = 0; k < step; ++k) n_orig += is_original(m_seed, m_p, k);
   if (m_original) m_original->seek(n_orig);
   if (m_new) m_new->seek(step - n_orig);
+  m_step = step;
+}
+
+RowMixedBatcher::RowMixedBatcher(std::unique_ptr<BatchSource> new_domain,
+                                 std::unique_ptr<BatchSource> original, int64_t batch_size,
+                                 double p)
+    : m_new(std::move(new_domain)),
+      m_original(std::move(original)),
+      m_batch_size(batch_size),
+      m_p(p) {
+  if (!std::isfinite(p) || p < 0.0 || p > 1.0) {
+    fail("rows mixed per batch: the original-domain fraction p must be in [0, 1], found {}", p);
+  }
+  if (batch_size < 1) fail("rows mixed per batch: batch_size must be >= 1, found {}", batch_size);
+  if (p > 0.0 && !m_original) {
+    fail("rows mixed per batch: p = {} but no original-domain data was given", p);
+  }
+  if (p < 1.0 && !m_new) fail("rows mixed per batch: p = {} but no new-domain data was given", p);
+}
+
+uint64_t RowMixedBatcher::original_rows_before(double p, int64_t batch_size, uint64_t step) {
+  const double share = p * static_cast<double>(batch_size);  // original rows per batch
+  return static_cast<uint64_t>(std::floor(static_cast<double>(step) * share + 0.5));
+}
+
+Batch RowMixedBatcher::next() {
+  const uint64_t before = original_rows_before(m_p, m_batch_size, m_step);
+  const int64_t n_orig =
+      static_cast<int64_t>(original_rows_before(m_p, m_batch_size, m_step + 1) - before);
+  Batch batch;
+  batch.rows = m_batch_size;
+  batch.step = m_step++;
+  std::vector<Batch> rows;
+  rows.reserve(static_cast<size_t>(m_batch_size));
+  for (int64_t r = 0; r < m_batch_size; ++r) {
+    rows.push_back(r < n_orig ? m_original->next() : m_new->next());
+    if (rows.back().rows != 1) {
+      fail("rows mixed per batch: a source gave a batch of {} rows (expected one)",
+           rows.back().rows);
+    }
+  }
+  batch.seq_len = rows.front().seq_len;
+  const int64_t len = batch.row_length();
+  bool masked = false;
+  for (const auto& b : rows) {
+    if (b.seq_len != batch.seq_len) {
+      fail("rows mixed per batch: rows of {} and {} tokens", batch.seq_len + 1, b.row_length());
+    }
+    masked = masked || !b.loss_mask.empty();
+  }
+  batch.tokens.reserve(static_cast<size_t>(m_batch_size * len));
+  if (masked) batch.loss_mask.reserve(batch.tokens.capacity());
+  for (const auto& b : rows) {
+    batch.tokens.insert(batch.tokens.end(), b.tokens.begin(), b.tokens.end());
+    if (!masked) continue;
+    // A stream without a mask: every label counts.
+    if (b.loss_mask.empty()) {
+      batch.loss_mask.insert(batch.loss_mask.end(), static_cast<size_t>(len), uint8_t(1));
+    } else {
+      batch.loss_mask.insert(batch.loss_mask.end(), b.loss_mask.begin(), b.loss_mask.end());
+    }
+  }
+  if (n_orig == 0 || n_orig == m_batch_size) {
+    batch.domain = n_orig == 0 ? Domain::New : Domain::Original;
+  } else {
+    batch.domain = Domain::New;
+    batch.row_domains.assign(static_cast<size_t>(m_batch_size), Domain::New);
+    std::fill(batch.row_domains.begin(), batch.row_domains.begin() + n_orig, Domain::Original);
+  }
+  return batch;
+}
+
+void RowMixedBatcher::seek(uint64_t step) {
+  const uint64_t n_orig = original_rows_before(m_p, m_batch_size, step);
+  if (m_original) m_original->seek(n_orig);
+  if (m_new) m_new->seek(step * static_cast<uint64_t>(m_batch_size) - n_orig);
   m_step = step;
 }
 

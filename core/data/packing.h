@@ -25,11 +25,23 @@
 // from the items before it) instead of the items themselves, which it would otherwise do with
 // a few thousand short items seen for tens of epochs. Still deterministic and resumable by step.
 //
-// Mixing (replay, neutral residues' local loss). Granularity is whole batches, as in the
-// design ("a fraction p of batches"): batch k is an original-domain batch iff
-// u(seed, k) < p, where u is a uniform [0, 1) hash of (seed, k): a Bernoulli(p) draw that
-// depends only on (seed, k), so the realised fraction is p up to sampling noise. Each source
-// keeps its own position, so resuming replays the draws for steps < k (cheap) to find them.
+// Mixing (replay, neutral residues' local loss), replay_mode "batches" (the default):
+// granularity is whole batches, as in the design ("a fraction p of batches"): batch k is an
+// original-domain batch iff u(seed, k) < p, where u is a uniform [0, 1) hash of (seed, k): a
+// Bernoulli(p) draw that depends only on (seed, k), so the realised fraction is p up to
+// sampling noise. Each source keeps its own position, so resuming replays the draws for
+// steps < k (cheap) to find them.
+//
+// Mixing per row, replay_mode "rows" (RowMixedBatcher): every batch of B rows holds
+// n_k = C(k + 1) − C(k) original-domain rows (its first rows) and B − n_k new-domain rows,
+// with C(k) = floor(k·p·B + 1/2) the original rows of the batches before k (p·B rounded, the
+// fraction carried over from batch to batch). So each batch holds floor(p·B) or ceil(p·B)
+// original rows, the first k batches hold k·p·B rows up to half a row (the long-run fraction
+// is exactly p), and which batches hold the extra row depends only on (p, B, k): no draw,
+// deterministic whatever the seed. With p·B < 1 some batches hold none (p = 0.1, B = 8:
+// 4 batches of every 5 hold one). Each stream is read row by row in its own global window
+// order (as a Batcher of batch size 1 reads it), so resuming at k seeks the original stream
+// to C(k) and the new one to k·B − C(k).
 
 #include <cstdint>
 #include <memory>
@@ -61,11 +73,23 @@ struct Batch {
   std::vector<uint8_t> loss_mask;
   int64_t rows = 0;
   int64_t seq_len = 0;
+  // The domain of every row, unless `row_domains` is set (a batch mixed per row, whose
+  // `domain` is then New).
   Domain domain = Domain::New;
+  // Empty (every row is from `domain`) or one Domain per row: a batch mixed per row
+  // (replay_mode "rows"). Set whenever the batch mixes rows of both domains, and kept by
+  // slices of it (dist::slice_rows), even a slice whose rows are all from one domain.
+  std::vector<Domain> row_domains;
   uint64_t step = 0;  // index of this batch in its source's sequence
 
   int64_t row_length() const { return seq_len + 1; }
   const int32_t* row(int64_t r) const { return tokens.data() + r * (seq_len + 1); }
+  bool mixed_rows() const { return !row_domains.empty(); }
+  Domain row_domain(int64_t r) const {
+    return row_domains.empty() ? domain : row_domains[static_cast<size_t>(r)];
+  }
+  // Rows from the original domain.
+  int64_t original_rows() const;
 };
 
 // Deterministic, resumable sequence of batches; the trainer only needs this interface.
@@ -164,6 +188,32 @@ class MixedBatcher : public BatchSource {
   std::unique_ptr<BatchSource> m_original;
   double m_p = 0.0;
   uint64_t m_seed = 0;
+  uint64_t m_step = 0;
+};
+
+// Mixes two sources row by row (replay_mode "rows", see above): batch k holds n_k rows from
+// `original` (first) and batch_size − n_k from `new_domain`. Both sources must give batches
+// of one row (Batchers with batch_size 1). A batch whose rows all come from one domain is
+// tagged with it (row_domains empty); any other has row_domains. `original` may be null
+// when p == 0.
+class RowMixedBatcher : public BatchSource {
+ public:
+  RowMixedBatcher(std::unique_ptr<BatchSource> new_domain, std::unique_ptr<BatchSource> original,
+                  int64_t batch_size, double p);
+
+  Batch next() override;
+  uint64_t step() const override { return m_step; }
+  void seek(uint64_t step) override;
+
+  // C(k): original-domain rows in the batches before `step`, floor(step·p·B + 1/2).
+  static uint64_t original_rows_before(double p, int64_t batch_size, uint64_t step);
+  double fraction() const { return m_p; }
+
+ private:
+  std::unique_ptr<BatchSource> m_new;
+  std::unique_ptr<BatchSource> m_original;
+  int64_t m_batch_size = 0;
+  double m_p = 0.0;
   uint64_t m_step = 0;
 };
 

@@ -33,6 +33,10 @@ data::Batch slice_rows(const data::Batch& batch, const Shard& s) {
   out.rows = s.count;
   out.seq_len = batch.seq_len;
   out.domain = batch.domain;
+  if (batch.mixed_rows()) {
+    out.row_domains.assign(batch.row_domains.begin() + s.begin,
+                           batch.row_domains.begin() + s.begin + s.count);
+  }
   out.step = batch.step;
   out.tokens.assign(batch.tokens.begin() + s.begin * len,
                     batch.tokens.begin() + (s.begin + s.count) * len);

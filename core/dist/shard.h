@@ -19,7 +19,8 @@ struct Shard {
 // blocks one row longer. Throws when a rank would get no row.
 Shard shard_rows(int64_t rows, int64_t world, int64_t rank);
 
-// Rows [s.begin, s.begin + s.count) of a batch (tokens, loss mask, domain, step).
+// Rows [s.begin, s.begin + s.count) of a batch (tokens, loss mask, domain and the rows'
+// domains of a batch mixed per row, step).
 data::Batch slice_rows(const data::Batch& batch, const Shard& s);
 
 // Target tokens of a batch: labels that count in the loss (every label without a mask).

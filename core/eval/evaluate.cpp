@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 #include <torch/torch.h>
@@ -291,6 +292,17 @@ torch::Tensor final_hidden(CausalLMImpl& model, const std::vector<data::Batch>& 
   }
   if (parts.empty()) return torch::Tensor();
   return torch::cat(parts, 0);
+}
+
+double relative_max_change(const torch::Tensor& a, const torch::Tensor& reference) {
+  if (!a.defined() || !reference.defined() || a.sizes() != reference.sizes()) {
+    fail("original-stream drift: hidden states of different shapes");
+  }
+  const auto r = reference.to(torch::kDouble);
+  const double diff = (a.to(torch::kDouble) - r).abs().max().item<double>();
+  const double scale = r.abs().max().item<double>();
+  if (diff == 0.0) return 0.0;
+  return scale > 0.0 ? diff / scale : std::numeric_limits<double>::infinity();
 }
 
 double mean_cosine(const torch::Tensor& a, const torch::Tensor& b) {

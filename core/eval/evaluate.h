@@ -78,6 +78,10 @@ torch::Tensor final_hidden(CausalLMImpl& model, const std::vector<data::Batch>& 
                            const c10::Device& device, int64_t width);
 // Mean cosine similarity of corresponding rows.
 double mean_cosine(const torch::Tensor& a, const torch::Tensor& b);
+// max |a − reference| / max |reference| over all entries, in double: how far hidden states
+// moved, relative to the reference's largest magnitude (SCALE's original-stream drift;
+// exactly 0 when a equals the reference).
+double relative_max_change(const torch::Tensor& a, const torch::Tensor& reference);
 
 struct SequenceMetrics {
   double op = 0;   // mean_j R[n][j]

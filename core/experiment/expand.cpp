@@ -15,7 +15,7 @@ using Json = nlohmann::json;
 namespace {
 
 bool is_plan_common_key(const std::string& key) {
-  return key == "replay" || key == "ewc" || key.rfind("ewc.", 0) == 0;
+  return key == "replay" || key == "replay_mode" || key == "ewc" || key.rfind("ewc.", 0) == 0;
 }
 
 // Sets a dotted key in a JSON object ("ewc.lambda" → j["ewc"]["lambda"]).
@@ -159,7 +159,7 @@ const std::vector<std::string>& sweepable_train_keys() {
   static const std::vector<std::string> k = {
       "steps",        "batch_size",    "accumulation", "lr",    "schedule", "warmup",
       "min_lr_ratio", "weight_decay",  "clip",         "beta1", "beta2",    "eps",
-      "replay",       "diverge_factor"};
+      "replay",       "replay_mode",   "diverge_factor"};
   return k;
 }
 
@@ -324,6 +324,9 @@ std::vector<ExpandedRun> expand_runs(const ExperimentSpec& spec) {
                             {"replay", parsed.plans[0].replay.value_or(t.replay)}};
         flatten("train", train, r.params);
         if (t.row_shards != 1) r.params["train.row_shards"] = t.row_shards;
+        // Only where it is not the default, so the parameters of earlier runs stay as they were.
+        const std::string replay_mode = parsed.plans[0].replay_mode.value_or(t.replay_mode);
+        if (replay_mode != "batches") r.params["train.replay_mode"] = replay_mode;
         out.push_back(std::move(r));
       }
     }

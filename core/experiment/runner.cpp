@@ -30,6 +30,7 @@
 #include "grow/checkpoint.h"
 #include "grow/ewc.h"
 #include "grow/routes.h"
+#include "grow/scale.h"
 #include "grow/growth.h"
 #include "importance/probe.h"
 #include "importance/probe_set.h"
@@ -418,6 +419,14 @@ std::unique_ptr<data::BatchSource> make_source(const Prepared& p, const Experime
   ro.seed = bo.seed + 104729;
   ro.shuffle_documents = reorders_documents(p.spec.original_replay);
   ro.domain = data::Domain::Original;
+  if (plan.replay_mode.value_or(run.train.replay_mode) == "rows") {
+    // Both streams read row by row, each in its own window order (data/packing.h).
+    data::BatcherOptions one = bo, one_orig = ro;
+    one.batch_size = one_orig.batch_size = 1;
+    return std::make_unique<data::RowMixedBatcher>(
+        std::make_unique<data::Batcher>(p.phases[phase].stream, one),
+        std::make_unique<data::Batcher>(p.replay, one_orig), bo.batch_size, replay);
+  }
   auto orig = std::make_unique<data::Batcher>(p.replay, ro);
   return std::make_unique<data::MixedBatcher>(std::move(main), std::move(orig), replay, bo.seed);
 }
@@ -478,6 +487,10 @@ class RunExecutor {
   // cell of the sequence's accuracy matrix takes (accuracy; an LM task's negated loss).
   using TaskScores = std::vector<std::pair<const char*, double>>;
   TaskScores task_scores(const TaskData& t);
+  // Upscaled (SCALE) models: each mc/qa task's accuracy from the frozen logits W_out·X alone
+  // (eval/<task>/acc_frozen_head; the test versions where `with_tests`).
+  void evaluate_frozen_head(const std::function<void(const std::string&, double)>& put_m,
+                            bool with_tests);
   // The sequence tasks' scores, computed once per state of the weights: a task's end and an
   // evaluation at the same step (and the final evaluation after the last row) share them.
   const std::vector<TaskScores>& sequence_scores();
@@ -1069,6 +1082,10 @@ void RunExecutor::evaluate(int64_t step) {
     if (m_reference.defined()) {
       auto h = eval::final_hidden(model, m_p.orig_eval, m_p.device, m_base_width);
       put_m(mk::kDriftCosine, eval::mean_cosine(h, m_reference));
+      // SCALE's guarantee as the paper states it: the original stream W·X itself.
+      if (grow::is_upscaled(model)) {
+        put_m(mk::kDriftOrigStream, eval::relative_max_change(h, m_reference));
+      }
     }
     // Route statistics of routed experts, at the start and the end (grow/routes.h).
     if (step == 0 || step == m_total_steps) record_routes(step);
@@ -1108,6 +1125,9 @@ void RunExecutor::evaluate(int64_t step) {
         if (t.test) evaluate_task(*t.test, put_m, true);
       }
     }
+  }
+  if (grow::is_upscaled(model)) {
+    evaluate_frozen_head(put_m, step == 0 || step == m_total_steps || m_end_training);
   }
   for (const auto& [k, v] : metrics) {
     if (!std::isfinite(v)) {
@@ -1149,6 +1169,28 @@ RunExecutor::TaskScores RunExecutor::task_scores(const TaskData& t) {
   }
   auto r = lm_eval(t.lm);
   return {{mk::kLoss, r.loss}, {mk::kPpl, r.ppl}};
+}
+
+void RunExecutor::evaluate_frozen_head(
+    const std::function<void(const std::string&, double)>& put_m, bool with_tests) {
+  auto& model = *m_model.model;
+  grow::FrozenHeadLogits frozen(model);
+  auto acc = [&](const TaskData& t) -> std::optional<double> {
+    if (t.spec.kind == "mc") {
+      return eval::mc_eval(model, t.mc, m_p.device, model.config.max_positions).acc;
+    }
+    if (t.spec.kind == "qa") return eval::qa_eval(model, t.qa, m_p.device, false).first_token_acc;
+    return std::nullopt;
+  };
+  for (const auto* list : {&m_p.tasks, &m_p.seq_tasks}) {
+    for (const auto& t : *list) {
+      if (auto a = acc(t)) put_m(mk::task_key(t.spec.name, mk::kAccFrozenHead), *a);
+      if (!with_tests || !t.test) continue;
+      if (auto a = acc(*t.test)) {
+        put_m(mk::test_task_key(t.test->spec.name, mk::kAccFrozenHead), *a);
+      }
+    }
+  }
 }
 
 const std::vector<RunExecutor::TaskScores>& RunExecutor::sequence_scores() {

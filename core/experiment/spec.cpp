@@ -456,7 +456,7 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   js::check_keys(t,
                  {"steps", "batch_tokens", "batch_size", "seq_len", "accumulation", "lr",
                   "schedule", "warmup", "min_lr_ratio", "weight_decay", "clip", "beta1", "beta2",
-                  "eps", "replay", "diverge_factor", "row_shards"},
+                  "eps", "replay", "replay_mode", "diverge_factor", "row_shards"},
                  tctx);
   s.train.steps = positive(t, "steps", 100, tctx);
   s.train.seq_len = positive(t, "seq_len", 128, tctx, 2);
@@ -487,6 +487,10 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   s.train.beta2 = ranged(t, "beta2", 0.95, tctx, 0.0, 1.0);
   s.train.eps = ranged(t, "eps", 1e-8, tctx, 0.0, 1.0, true);
   s.train.replay = ranged(t, "replay", 0.0, tctx, 0.0, 1.0);
+  s.train.replay_mode = js::get_or<std::string>(t, "replay_mode", "batches", tctx);
+  if (s.train.replay_mode != "batches" && s.train.replay_mode != "rows") {
+    fail("{}.replay_mode: must be batches or rows, found '{}'", tctx, s.train.replay_mode);
+  }
   s.train.diverge_factor = ranged(t, "diverge_factor", 10.0, tctx, 0.0, 1e9);
   s.train.row_shards = positive(t, "row_shards", 1, tctx);
   if (s.train.row_shards > s.train.batch_size) {

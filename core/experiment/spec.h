@@ -16,7 +16,7 @@
 //   "plans": [PLAN, ...]            (or "plan": PLAN)
 //   "train": {"steps", "batch_tokens" | "batch_size", "seq_len", "accumulation", "lr",
 //             "schedule", "warmup", "min_lr_ratio", "weight_decay", "clip", "beta1",
-//             "beta2", "eps", "replay"},
+//             "beta2", "eps", "replay", "replay_mode"},
 //   "eval": {"interval", "tokens", "batch_size", "drift", "max_items", "exact_match",
 //            "test"},
 //   "probe": {"method", "tokens", "batch_size", "seq_len", "masking_mode", "fisher_mode",
@@ -98,6 +98,9 @@ struct TrainSpec {
   double clip = 1.0;
   double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
   double replay = 0.0;  // fraction p of original-domain batches
+  // "batches": whole batches from the original domain with probability p (the default);
+  // "rows": every batch holds round(p·B) original-domain rows (data/packing.h).
+  std::string replay_mode = "batches";
   // Divergence: the run ends "diverged" when its training loss stays above this factor times
   // its first logged loss for kDivergePatience consecutive steps (0 = off), or when an
   // evaluation metric is not finite.

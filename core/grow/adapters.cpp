@@ -126,7 +126,21 @@ torch::Tensor GatedAdapterImpl::forward(const torch::Tensor& x, ForwardState& st
     if (!w.defined()) return per_token.mean();
     return (per_token * w).sum() / w.sum().clamp_min(1.0);
   };
-  if (options.l1_alpha > 0 && state.original_domain) {
+  if (options.l1_alpha > 0 && state.original_rows.defined()) {
+    // A batch mixed per row: mean |s·a| over the tokens (and features) of its original-domain
+    // rows only; 0, still pushed, when this block of rows has none (every block of a split
+    // batch names the same terms).
+    auto abs_mean = y.to(torch::kFloat).abs().mean(-1).reshape({b, t});
+    auto rows = state.original_rows.to(x.device(), torch::kFloat).reshape({-1});
+    if (rows.size(0) != b) {
+      fail("neutral residues, layer {}: original_rows has {} entries but the batch has {} rows",
+           state.layer_index, rows.size(0), b);
+    }
+    auto weight = rows.unsqueeze(1).expand({b, t});
+    if (w.defined()) weight = weight * w;
+    auto value = (abs_mean * weight).sum() / weight.sum().clamp_min(1.0);
+    state.aux->push_back({"local_l1", value, options.l1_alpha, /*original_rows_only=*/true});
+  } else if (options.l1_alpha > 0 && state.original_domain) {
     // mean |s·a| over tokens and features, in float32.
     auto abs_mean = y.to(torch::kFloat).abs().mean(-1).reshape({b, t});
     state.aux->push_back({"local_l1", token_mean(abs_mean), options.l1_alpha});

@@ -50,6 +50,9 @@
 //               alone), and "only ... when feeding the extended model with data of the
 //               original distribution": pushed only when ForwardState::original_domain is
 //               set (batch-level, as the paper mixes whole batches with probability p).
+//               A batch mixed per row (replay_mode "rows", ForwardState::original_rows
+//               defined) gets the mean over the tokens of its original-domain rows only,
+//               pushed even when there are none (value 0), marked original_rows_only.
 //               Pushed for both gates (table 6: the best sigmoid configuration uses ℓ1 and
 //               the classifier loss together); α = 0 switches it off; vanilla adapters have
 //               α = 0 (the plan has no "alpha" for them).
@@ -57,7 +60,8 @@
 //               sigmoid(w_sᵀ x) against the domain label, mean over tokens, pushed on every
 //               batch. Label convention: 1 = new domain (the adapter should open), 0 = original
 //               domain, one label per batch row (ForwardState::domain_labels, (B) float),
-//               broadcast over the row's tokens. Without labels, the whole batch gets 0 when
+//               broadcast over the row's tokens (so a batch mixed per row gets each row's
+//               own label). Without labels, the whole batch gets 0 when
 //               ForwardState::original_domain is set and 1 otherwise. The paper gives no
 //               weight for this classifier loss (and does not say it shares α), so its
 //               coefficient is 1 (AdapterOptions::bce_coefficient).

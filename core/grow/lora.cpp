@@ -92,6 +92,9 @@ uint64_t unit_seed(uint64_t seed, int64_t layer, const std::string& target) {
 
 GrowthResult apply_lora(CausalLMImpl& model, const GrowthPlan& plan, const ApplyContext& ctx) {
   const auto& p = plan.get<LoraParams>();
+  if (p.budget > 0 || p.alpha <= 0) {
+    fail("plan: LoRA's 'budget' is chosen on the model by apply_plan (VariantModule::resolve)");
+  }
   const auto layers = p.layers.resolve(model.num_layers());
   freeze_all(model);
   GrowthResult r;

@@ -179,7 +179,7 @@ std::string GrowthPlan::label() const {
 namespace {
 
 // Keys every plan accepts, whatever its variant.
-const char* const kCommonKeys[] = {"variant", "name", "replay", "ewc"};
+const char* const kCommonKeys[] = {"variant", "name", "replay", "replay_mode", "ewc"};
 
 EwcOptions parse_ewc(const Json& j, const std::string& ctx) {
   const std::string c = ctx + ".ewc";
@@ -364,6 +364,12 @@ GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
     }
     plan.replay = p;
   }
+  if (auto it = j.find("replay_mode"); it != j.end() && !it->is_null()) {
+    if (!it->is_string() || (*it != "batches" && *it != "rows")) {
+      fail("{}: 'replay_mode' must be \"batches\" or \"rows\", found {}", ctx, it->dump());
+    }
+    plan.replay_mode = it->get<std::string>();
+  }
   if (auto it = j.find("ewc"); it != j.end() && !it->is_null()) {
     if (m->id == Variant::Ewc) {
       fail(
@@ -429,6 +435,7 @@ Json to_json(const GrowthPlan& plan) {
   j["variant"] = plan.variant;
   if (!plan.name.empty()) j["name"] = plan.name;
   if (plan.replay) j["replay"] = *plan.replay;
+  if (plan.replay_mode) j["replay_mode"] = *plan.replay_mode;
   if (!plan.from_peft.empty()) j["from_peft"] = plan.from_peft;
   if (plan.ewc) {
     j["ewc"] = {{"lambda", plan.ewc->lambda}, {"mode", plan.ewc->mode}};
@@ -439,7 +446,9 @@ Json to_json(const GrowthPlan& plan) {
   Json values = Json::object();
   for (const auto& s : m->params) values[s.name] = s.read(*plan.params.get());
   for (const auto& s : m->params) {
-    if (s.applies(values)) j[s.name] = values[s.name];
+    if (!s.applies(values)) continue;
+    if (s.omit_default && values[s.name] == s.default_value) continue;
+    j[s.name] = values[s.name];
   }
   return j;
 }

@@ -74,7 +74,11 @@ struct FreezeParams : VariantParamsOf<FreezeParams> {
 
 struct LoraParams : VariantParamsOf<LoraParams> {
   int64_t rank = 8;
-  double alpha = 16;
+  // Extra parameters as a fraction of the base model (0: off, `rank` as given): the rank whose
+  // adapters' parameters come nearest to budget · base parameters (ties: the smaller rank),
+  // chosen on the model (VariantModule::resolve), which then clears it.
+  double budget = 0;
+  double alpha = 16;  // 0 (and absent): 2 · rank
   std::vector<std::string> targets = {"q", "v"};  // units: q k v o gate up down
   LayerSelection layers;
 };
@@ -213,6 +217,10 @@ struct GrowthPlan {
   // Keys every plan accepts (not the variant's; the runner applies them):
   std::optional<double> replay;   // fraction p of original-domain batches for this plan's
                                   // run, in [0, 1); unset: the spec's train.replay
+  // How replay mixes: "batches" (whole original-domain batches with probability p) or
+  // "rows" (round(p·B) original-domain rows in every batch; data/packing.h); unset: the
+  // spec's train.replay_mode.
+  std::optional<std::string> replay_mode;
   std::optional<EwcOptions> ewc;  // EWC on this plan's trainable parameters
   // LoRA only: the PEFT adapter folder (absolute) whose adapter_config.json gave rank,
   // alpha, targets and layers, and whose A and B the plan loads instead of initialising them

@@ -197,8 +197,25 @@ ScaleHeadImpl::Parts ScaleHeadImpl::parts(const torch::Tensor& h) const {
   const int64_t d = w.size(1);
   Parts p;
   p.original = F::linear(h.narrow(-1, 0, d).contiguous(), w);
-  p.added = F::linear(h.narrow(-1, d, h.size(-1) - d).contiguous(), weight_up);
+  // Masked: zeros, and x + 0 is x, so the logits are exactly cap(W_out·X).
+  p.added = mask_added ? torch::zeros_like(p.original)
+                       : F::linear(h.narrow(-1, d, h.size(-1) - d).contiguous(), weight_up);
   return p;
+}
+
+bool is_upscaled(const CausalLMImpl& model) {
+  return std::dynamic_pointer_cast<ScaleHeadImpl>(model.head()) != nullptr;
+}
+
+FrozenHeadLogits::FrozenHeadLogits(CausalLMImpl& model)
+    : m_head(std::dynamic_pointer_cast<ScaleHeadImpl>(model.head())) {
+  if (!m_head) return;
+  m_previous = m_head->mask_added;
+  m_head->mask_added = true;
+}
+
+FrozenHeadLogits::~FrozenHeadLogits() {
+  if (m_head) m_head->mask_added = m_previous;
 }
 
 torch::Tensor ScaleHeadImpl::cap(const torch::Tensor& logits) const {

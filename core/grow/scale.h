@@ -222,6 +222,28 @@ class ScaleHeadImpl : public HeadUnitImpl {
   torch::Tensor weight_up;  // (V, d_up), zero at initialisation
   std::weak_ptr<EmbeddingUnitImpl> tied;
   std::optional<double> softcap;
+  // Evaluation of the frozen logits alone (FrozenHeadLogits): parts().added is zero, so the
+  // logits are cap(W_out·X) (Route: its two passes' original parts, routed as usual).
+  bool mask_added = false;
+};
+
+// Whether `model` is upscaled by SCALE (its head is a ScaleHeadImpl).
+bool is_upscaled(const CausalLMImpl& model);
+
+// While alive, an upscaled model computes its logits from the frozen head term W_out·X alone
+// (the new term W_out_up·X_up masked to zero): SCALE's "Task 0 from the original logits".
+// Does nothing for other models (active() is false). Restores the head on destruction.
+class FrozenHeadLogits {
+ public:
+  explicit FrozenHeadLogits(CausalLMImpl& model);
+  ~FrozenHeadLogits();
+  FrozenHeadLogits(const FrozenHeadLogits&) = delete;
+  FrozenHeadLogits& operator=(const FrozenHeadLogits&) = delete;
+  bool active() const { return m_head != nullptr; }
+
+ private:
+  std::shared_ptr<ScaleHeadImpl> m_head;
+  bool m_previous = false;
 };
 
 }  // namespace gb::grow

@@ -66,6 +66,10 @@ struct ParamSpec {
   std::string when_hint;
   // Accepted in plans for compatibility but not offered (forms, listings, docs).
   bool hidden = false;
+  // to_json (the canonical plan) leaves the key out while it holds its default: for keys
+  // added after plans were stored, whose canonical form (and spec hashes) then stay as they
+  // were.
+  bool omit_default = false;
   // A default that depends on other keys (the plan's values, schema defaults filled in):
   // used when the key is absent; `default_value` is what listings show. E.g. ADEPT's
   // stage 2 is on by default for style "adept" and off for "llama-pro".

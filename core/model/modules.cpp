@@ -849,6 +849,7 @@ ForwardState CausalLMImpl::make_state(int64_t seq_len, const ForwardOptions& o,
   s.key_padding = o.key_padding;
   s.original_domain = o.original_domain;
   s.domain_labels = o.domain_labels;
+  s.original_rows = o.original_rows;
   s.aux = o.aux;
   s.routes = o.routes;
   s.mask_w12 = o.mask_w12;

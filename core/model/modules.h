@@ -33,6 +33,10 @@ struct AuxTerm {
   std::string name;
   torch::Tensor value;  // scalar
   double coefficient = 1.0;
+  // The value is a mean over the original-domain rows of a batch mixed per row (0 when the
+  // batch, or its block of rows, has none): a trainer that splits the batch weighs each
+  // block's value by its share of the original-domain rows, not of all rows.
+  bool original_rows_only = false;
 };
 
 // Key/value cache for incremental decoding: one (k, v) per layer, (B, H_kv, T, d_h).
@@ -53,6 +57,9 @@ struct ForwardState {
   bool mask_w12 = false;         // SCALE Route: compute with the W12 blocks masked to zero
   bool original_domain = false;  // batch drawn from the original distribution
   torch::Tensor domain_labels;   // (B) float, 1 = new domain (sigmoid-gated neutral residues)
+  // (B) float, 1 = an original-domain row: defined only for a batch mixed per row
+  // (replay_mode "rows"; original_domain is then false), whose local losses cover these rows.
+  torch::Tensor original_rows;
   std::vector<AuxTerm>* aux = nullptr;    // collects aux terms when non-null
   grow::RouteRecorder* routes = nullptr;  // collects routed-expert statistics when non-null
   int64_t layer_index = 0;
@@ -292,6 +299,7 @@ struct ForwardOptions {
   KVCache* cache = nullptr;
   bool original_domain = false;
   torch::Tensor domain_labels;
+  torch::Tensor original_rows;  // (B) float; see ForwardState
   std::vector<AuxTerm>* aux = nullptr;
   grow::RouteRecorder* routes = nullptr;  // route statistics (grow/routes.h)
   bool mask_w12 = false;

@@ -46,8 +46,21 @@ BatchTensors to_tensors(const data::Batch& batch, const c10::Device& device) {
     bt.targets = rows * (len - 1);
   }
   bt.labels = labels;
-  bt.original = batch.domain == data::Domain::Original;
-  bt.domain_labels = torch::full({rows}, bt.original ? 0.0f : 1.0f);
+  if (batch.mixed_rows()) {
+    bt.original = false;
+    bt.domain_labels = torch::ones({rows});
+    bt.original_rows = torch::zeros({rows});
+    for (int64_t r = 0; r < rows; ++r) {
+      if (batch.row_domain(r) != data::Domain::Original) continue;
+      bt.domain_labels[r] = 0.0f;
+      bt.original_rows[r] = 1.0f;
+      ++bt.n_original_rows;
+    }
+    bt.original_rows = bt.original_rows.to(device);
+  } else {
+    bt.original = batch.domain == data::Domain::Original;
+    bt.domain_labels = torch::full({rows}, bt.original ? 0.0f : 1.0f);
+  }
   bt.inputs = bt.inputs.to(device);
   bt.labels = bt.labels.to(device);
   bt.domain_labels = bt.domain_labels.to(device);
@@ -202,14 +215,15 @@ struct Trainer::PartLoss {
   std::vector<std::pair<std::string, torch::Tensor>> terms;
 };
 
-Trainer::PartLoss Trainer::part_loss(const BatchTensors& bt, double share, int64_t global_targets,
-                                     bool sum_form, bool model_terms) {
+Trainer::PartLoss Trainer::part_loss(const BatchTensors& bt, double share, double original_share,
+                                     int64_t global_targets, bool sum_form, bool model_terms) {
   PartLoss r;
   std::vector<AuxTerm> aux;
   ForwardOptions fo;
   fo.aux = &aux;
   fo.original_domain = bt.original;
   fo.domain_labels = bt.domain_labels;
+  fo.original_rows = bt.original_rows;
   auto logits = m_model->forward(bt.inputs, fo);
   if (sum_form) {
     const int64_t v = logits.size(-1);
@@ -223,7 +237,7 @@ Trainer::PartLoss Trainer::part_loss(const BatchTensors& bt, double share, int64
   }
   r.loss = r.lm;
   for (const auto& a : aux) {
-    auto t = a.value * (a.coefficient * share);
+    auto t = a.value * (a.coefficient * (a.original_rows_only ? original_share : share));
     r.loss = r.loss + t;
     r.terms.emplace_back(a.name, t.detach());
   }
@@ -240,6 +254,13 @@ Trainer::PartLoss Trainer::part_loss(const BatchTensors& bt, double share, int64
 }
 
 namespace {
+
+// A block's share of its micro-batch's original-domain rows (`original_rows` in all its
+// rows): the weight of terms that are means over those rows.
+double original_share_of(const BatchTensors& block, int64_t original_rows) {
+  if (original_rows <= 0) return 0.0;
+  return static_cast<double>(block.n_original_rows) / static_cast<double>(original_rows);
+}
 
 void add_terms(const std::vector<std::pair<std::string, torch::Tensor>>& terms,
                std::map<std::string, torch::Tensor>& term_sum) {
@@ -271,23 +292,26 @@ void Trainer::sharded_micro_batch(const data::Batch& batch, int64_t global_targe
   const int64_t shards = std::min(m_options.row_shards, rows.rows);
   struct Part {
     BatchTensors bt;
-    double share = 0;
+    double share = 0, original_share = 0;
     PartLoss result;
     std::vector<torch::Tensor> grads;
   };
+  const int64_t original_rows = batch.original_rows();
   std::vector<Part> parts(static_cast<size_t>(shards));
   for (int64_t s = 0; s < shards; ++s) {
     const dist::Shard sh = dist::shard_rows(rows.rows, shards, s);
     Part& part = parts[static_cast<size_t>(s)];
     part.bt = to_tensors(dist::slice_rows(rows, sh), m_device);
     part.share = static_cast<double>(sh.count) / static_cast<double>(batch.rows);
+    part.original_share = original_share_of(part.bt, original_rows);
   }
   const std::vector<torch::Tensor> params = m_opt->parameters();
   auto compute = [&](size_t k) {
     Part& part = parts[k];
     std::optional<at::RecordFunction> forward_scope(at::RecordScope::USER_SCOPE);
     if (forward_scope->isActive()) forward_scope->before("gb::forward");
-    part.result = part_loss(part.bt, part.share, global_targets, true, lead && k == 0);
+    part.result =
+        part_loss(part.bt, part.share, part.original_share, global_targets, true, lead && k == 0);
     forward_scope.reset();
     RECORD_USER_SCOPE("gb::backward");
     part.grads = torch::autograd::grad({part.result.loss / n}, params, /*grad_outputs=*/{},
@@ -370,20 +394,21 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
       continue;
     }
     BatchTensors bt;
-    double share = 1.0;
+    double share = 1.0, original_share = 1.0;
     if (dp) {
       const auto& g = *m_options.group;
       const dist::Shard sh = dist::shard_rows(micro[i].rows, g.world_size(), g.rank());
       bt = to_tensors(dist::slice_rows(micro[i], sh), m_device);
       bt.original = micro[i].domain == data::Domain::Original;
       share = static_cast<double>(sh.count) / static_cast<double>(micro[i].rows);
+      original_share = original_share_of(bt, micro[i].original_rows());
     } else {
       bt = to_tensors(micro[i], m_device);
     }
     // Profiler scopes (bench_train_step --profile); free when no profiler listens.
     std::optional<at::RecordFunction> forward_scope(at::RecordScope::USER_SCOPE);
     if (forward_scope->isActive()) forward_scope->before("gb::forward");
-    PartLoss pl = part_loss(bt, share, targets, dp, lead);
+    PartLoss pl = part_loss(bt, share, original_share, targets, dp, lead);
     add_terms(pl.terms, term_sum);
     if (m_options.check_every_step && !dp) {
       check_finite(pl.lm.item<double>(), "next-token cross-entropy", step_index);

@@ -73,11 +73,14 @@ struct StepStats {
 };
 
 // Tensors of a batch on `device`: inputs (B, T) and labels (B, T) with -100 for ignored
-// positions (loss mask), plus per-row domain labels (1 = new domain).
+// positions (loss mask), plus per-row domain labels (1 = new domain). A batch mixed per row
+// (data::Batch::row_domains) gets each row's label and `original_rows` (B) float, 1 = an
+// original-domain row (undefined for a batch from one domain, whose `original` says which).
 struct BatchTensors {
-  torch::Tensor inputs, labels, domain_labels;
+  torch::Tensor inputs, labels, domain_labels, original_rows;
   bool original = false;
   int64_t targets = 0;
+  int64_t n_original_rows = 0;  // original-domain rows of a batch mixed per row
 };
 BatchTensors to_tensors(const data::Batch& batch, const c10::Device& device);
 
@@ -131,8 +134,10 @@ class Trainer {
   // Forward pass and loss of one block of rows: next-token cross-entropy (its mean, or with
   // `share` < 1 its sum over `global_targets`), aux terms weighted by `share`, and the
   // model-level terms when `model_terms` (else their names only).
-  PartLoss part_loss(const BatchTensors& bt, double share, int64_t global_targets, bool sum_form,
-                     bool model_terms);
+  // `original_share`: this block's share of the micro-batch's original-domain rows, the
+  // weight of terms that are means over those rows (AuxTerm::original_rows_only).
+  PartLoss part_loss(const BatchTensors& bt, double share, double original_share,
+                     int64_t global_targets, bool sum_form, bool model_terms);
   // One micro-batch (`global_targets` target tokens in all its rows) split into
   // options().row_shards blocks (see TrainOptions); adds the summed gradient of loss / n to
   // the trainable tensors' gradients.

@@ -51,6 +51,10 @@ struct Registry {
     fix(kDriftCosine,
         "mean cosine of final hidden states on the original eval set to the base model's", "", H,
         "representation drift");
+    fix(kDriftOrigStream,
+        "SCALE: max |h - h0| / max |h0| of the original part of the final normalised hidden "
+        "states on the original eval set, h0 the base model's (0 for SCALE-Preserve)",
+        "", L, "original-stream drift");
     fix(kTestOrigLoss, "cross-entropy on the original-domain test set (forgetting, reported)",
         "nats/token", L, "original test loss");
     fix(kTestOrigPpl, "perplexity on the original-domain test set (forgetting, reported)", "", L,
@@ -89,6 +93,10 @@ struct Registry {
          "<task> exact match");
     task(kAnswerLoss, "cross-entropy over the answer tokens of a QA task", "nats/token", L,
          "<task> answer loss");
+    task(kAccFrozenHead,
+         "SCALE: accuracy on a task from the frozen logits W_out X alone (the head's new term "
+         "masked)",
+         "fraction", H, "<task> accuracy (frozen head)");
     task(kLoss, "cross-entropy on a language-modelling task", "nats/token", L, "<task> loss");
     task(kPpl, "perplexity on a language-modelling task", "", L, "<task> perplexity");
 

@@ -46,6 +46,10 @@ inline constexpr const char* kEvalOrigPpl = "eval/orig/ppl";
 inline constexpr const char* kEvalNewLoss = "eval/new/loss";
 inline constexpr const char* kEvalNewPpl = "eval/new/ppl";
 inline constexpr const char* kDriftCosine = "eval/drift/cosine";
+// Upscaled (SCALE) models: max |h − h0| / max |h0| over the original part (the first d of
+// d + d_up features) of the final normalised hidden states on the original eval set, h0 the
+// base model's (SCALE's guarantee: 0 for Preserve, whose original stream is unchanged).
+inline constexpr const char* kDriftOrigStream = "eval/drift/orig_stream";
 // The held-out test sets (data.*.test), at step 0 and at the end only.
 inline constexpr const char* kTestPrefix = "test/";
 inline constexpr const char* kTestOrigLoss = "test/orig/loss";
@@ -76,6 +80,9 @@ inline constexpr const char* kEm = "em";                   // qa exact match
 inline constexpr const char* kAnswerLoss = "answer_loss";  // qa answer cross-entropy
 inline constexpr const char* kLoss = "loss";               // lm task loss
 inline constexpr const char* kPpl = "ppl";                 // lm task perplexity
+// Upscaled (SCALE) models: kAcc with the head's new term W_out_up·X_up masked, i.e. from the
+// frozen logits W_out·X alone.
+inline constexpr const char* kAccFrozenHead = "acc_frozen_head";
 
 // "eval/<task>/<suffix>", e.g. task_key("bio", kAcc) == "eval/bio/acc".
 std::string task_key(const std::string& task, const char* suffix);

@@ -1,5 +1,12 @@
 // LoRA: W x + (alpha / r) · B A x on the target projections, W frozen, B = 0 at
 // initialisation (the parameter-efficient baseline of every paper's comparison).
+//
+// At a parameter budget ("budget", a fraction of the base model's parameters, as neutral
+// residues size their adapters): the added parameters are r · n_layers · Σ_targets (in + out),
+// linear in r, so the rank is the one nearest to budget · N_base / (n_layers · Σ (in + out)),
+// the smaller on a tie, at least 1.
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "grow/growth.h"
@@ -9,6 +16,54 @@
 
 namespace gb::grow {
 namespace {
+
+constexpr int64_t kMaxRank = 4096;
+
+// Added parameters per unit of rank: Σ_targets (in + out) over the selected layers.
+int64_t params_per_rank(const LoraParams& p, const ModelConfig& c, const std::string& ctx) {
+  const int layers = estimate_layer_count(p.layers, c.num_layers, nullptr);
+  if (layers <= 0) {
+    fail("{}: 'budget' needs the layers the plan touches (a list, \"all\" or a policy of known "
+         "size)",
+         ctx);
+  }
+  int64_t per = 0;
+  for (const auto& t : p.targets) {
+    auto [in, out] = unit_shape(c, t);
+    per += in + out;
+  }
+  return per * layers;
+}
+
+// The rank whose added parameters come nearest to budget · N_base (ties: the smaller).
+int64_t rank_for_budget(const LoraParams& p, const ModelConfig& c, const std::string& ctx) {
+  const int64_t per = params_per_rank(p, c, ctx);
+  const int64_t base = c.param_count();
+  const double target = p.budget * static_cast<double>(base);
+  const auto lo = static_cast<int64_t>(std::floor(target / static_cast<double>(per)));
+  const double gap_lo = target - static_cast<double>(lo * per);
+  const double gap_hi = static_cast<double>((lo + 1) * per) - target;
+  const int64_t r = gap_hi < gap_lo ? lo + 1 : lo;
+  if (r < 1) {
+    fail(
+        "{}: 'budget' = {} of {} base parameters gives {:.0f} extra parameters, nearer to none "
+        "than to rank 1 ({} parameters on these targets and layers); raise 'budget' or give "
+        "'rank'",
+        ctx, p.budget, base, target, per);
+  }
+  if (r > kMaxRank) {
+    fail("{}: 'budget' = {} needs rank {}, above the largest rank {}", ctx, p.budget, r, kMaxRank);
+  }
+  return r;
+}
+
+// The plan's rank from its budget (then cleared), and alpha's default 2 · rank.
+void resolve_budget(LoraParams& p, const ModelConfig& c, const std::string& ctx) {
+  if (p.budget <= 0) return;
+  p.rank = rank_for_budget(p, c, ctx);
+  if (p.alpha == 0) p.alpha = 2.0 * static_cast<double>(p.rank);
+  p.budget = 0;  // resolved: the plan records its rank
+}
 
 VariantModule lora_module() {
   using T = ParamSpec::Type;
@@ -34,12 +89,26 @@ VariantModule lora_module() {
               "and layer.");
   }
   {
+    auto& s = m.param("budget", &LoraParams::budget, T::Number);
+    s.min = 0;
+    s.max = 10;
+    s.step = 0.05;
+    s.unit = "fraction of the base model";
+    s.omit_default = true;
+    s.label = GB_TR("GrowPlanner", "Budget");
+    s.help = GB_TR("GrowPlanner",
+                   "Extra parameters as a fraction of the base model, as neutral residues size "
+                   "their adapters: the rank whose parameters come nearest to it (instead of "
+                   "'rank'); 0 = the rank as given.");
+  }
+  {
     auto& s = m.param("alpha", &LoraParams::alpha, T::Number);
-    s.min = 1e-9;
+    s.min = 0;
     s.max = 1e9;
     s.label = GB_TR("GrowPlanner", "Alpha");
     s.help = GB_TR("GrowPlanner",
-                   "Scale numerator: the update B A x is scaled by alpha / r (default 2 · rank).");
+                   "Scale numerator: the update B A x is scaled by alpha / r (absent or 0: "
+                   "2 · rank).");
   }
   {
     auto& s = m.param("targets", &LoraParams::targets, T::StringList);
@@ -58,7 +127,16 @@ VariantModule lora_module() {
   }
   m.validate = [](VariantParams& vp, const nlohmann::json& raw, const std::string& ctx) {
     auto& p = static_cast<LoraParams&>(vp);
-    if (!raw.contains("alpha")) p.alpha = 2.0 * static_cast<double>(p.rank);
+    if (p.budget > 0) {
+      // (A plan written back by to_json lists the default rank beside the budget.)
+      if (raw.contains("rank") && raw["rank"] != LoraParams().rank) {
+        fail("{}: give 'rank' or 'budget', not both (the budget chooses the rank)", ctx);
+      }
+      // 2 · the rank the budget gives, once resolve() has chosen it.
+      if (!raw.contains("alpha")) p.alpha = 0;
+    } else if (!raw.contains("alpha") || p.alpha == 0) {
+      p.alpha = 2.0 * static_cast<double>(p.rank);
+    }
     if (p.targets.empty()) fail("{}: 'targets' must name at least one unit", ctx);
     for (size_t i = 0; i < p.targets.size(); ++i) {
       for (size_t j = 0; j < i; ++j) {
@@ -77,11 +155,17 @@ VariantModule lora_module() {
     }
   };
   m.label = [](const VariantParams& vp) {
-    return fmt::format(" r={}", static_cast<const LoraParams&>(vp).rank);
+    const auto& p = static_cast<const LoraParams&>(vp);
+    if (p.budget > 0) return fmt::format(" budget={:g}", p.budget);  // before resolve()
+    return fmt::format(" r={}", p.rank);
+  };
+  m.resolve = [](VariantParams& vp, const ModelConfig& c, const std::string& ctx) {
+    resolve_budget(static_cast<LoraParams&>(vp), c, ctx);
   };
   m.apply = apply_lora;
   m.estimate = [](const VariantParams& vp, const ModelConfig& c) {
-    const auto& p = static_cast<const LoraParams&>(vp);
+    LoraParams p = static_cast<const LoraParams&>(vp);
+    resolve_budget(p, c, "plan");
     VariantEstimate e;
     e.layers_touched = estimate_layer_count(p.layers, c.num_layers, &e.note);
     int64_t per = 0;
