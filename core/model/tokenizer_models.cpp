@@ -182,12 +182,55 @@ class Bpe final : public Model {
     });
     load_merges(j.at("merges"), raw);
     m_merges.build();
+    // Words cut at U+2581 need ▁ as a symbol of its own and no prefix or suffix decoration;
+    // ignore_merges looks the whole word up first, so it keeps whole words.
+    if (m_char_ids[kMeta] < 0 || !m_prefix.empty() || !m_suffix.empty() || m_ignore_merges)
+      m_segment = false;
   }
 
   std::string type() const override { return "BPE"; }
 
   void tokenize(std::string_view word, std::vector<int32_t>& out) const override {
     if (word.empty()) return;
+    if (m_segment && word.size() > 3) {
+      // SentencePiece-style files (Gemma, Llama 2, Mistral) give the model whole lines with
+      // spaces written as ▁ and no pre-tokenizer cut. No merge joins a character to a ▁ that
+      // follows it (except after the characters in m_joins_meta), so no symbol ever spans
+      // such a boundary and BPE on the parts between boundaries gives exactly the ids of BPE on
+      // the whole piece: merges are picked by rank, and the ranks of the pairs inside one part
+      // never depend on another part. The parts are short and repeat, so they hit the cache.
+      const char* s = word.data();
+      const size_t n = word.size();
+      size_t start = 0;
+      for (size_t i = 1; i + 2 < n; ++i) {
+        if (static_cast<unsigned char>(s[i]) != 0xE2 || static_cast<unsigned char>(s[i + 1]) != 0x96 ||
+            static_cast<unsigned char>(s[i + 2]) != 0x81)
+          continue;
+        if (boundary_before(s, i)) {
+          tokenize_part(std::string_view(s + start, i - start), out);
+          start = i;
+        }
+        i += 2;
+      }
+      tokenize_part(std::string_view(s + start, n - start), out);
+      return;
+    }
+    tokenize_part(word, out);
+  }
+
+ private:
+  static constexpr uint32_t kMeta = 0x2581;  // ▁, SentencePiece's space
+
+  // Whether a part may end at s[i], where a ▁ starts (i > 0): the character before is not ▁
+  // itself and not one that a merge joins to a following ▁.
+  bool boundary_before(const char* s, size_t i) const {
+    size_t p = utf8_prev(s, i);
+    uint32_t prev = utf8_next(s, p);
+    if (prev == kMeta) return false;
+    return std::find(m_joins_meta.begin(), m_joins_meta.end(), prev) == m_joins_meta.end();
+  }
+
+  void tokenize_part(std::string_view word, std::vector<int32_t>& out) const {
     if (m_cache.get(word, out)) return;  // (results with ignore_merges cached as well)
     if (m_ignore_merges) {
       if (const int32_t* id = m_vocab.find(word)) {
@@ -203,7 +246,6 @@ class Bpe final : public Model {
     out.insert(out.end(), ids.begin(), ids.end());
   }
 
- private:
   static constexpr size_t kCacheWords = 1 << 16;  // 64-byte lines: 4 MiB
   static constexpr int32_t kNoMerge = INT32_MAX;
   static constexpr size_t kScanLimit = 512;
@@ -262,8 +304,31 @@ class Bpe final : public Model {
     }
     const int32_t* im = m_vocab.find(merged);
     if (!im) missing("merged token", merged);
+    note_meta_join(*ia, a, b);
     m_merges.add(static_cast<uint32_t>(*ia), static_cast<uint32_t>(*ib),
                  PairMap::Value{static_cast<int32_t>(rank), *im});
+  }
+
+  // A merge of `a` with a `b` that starts with ▁ joins a character to a following ▁: the
+  // last character of `a` then keeps words from being cut before ▁ (m_joins_meta). When the
+  // text of `a` is not its string (a byte-fallback token, the unknown token), any character
+  // may stand before the ▁, and words are not cut at all.
+  void note_meta_join(int32_t ia, std::string_view a, std::string_view b) {
+    if (!m_segment) return;
+    static const char kMetaUtf8[] = "\xE2\x96\x81";
+    if (b.size() < 3 || b.compare(0, 3, kMetaUtf8) != 0) return;
+    if (a.empty()) return;
+    size_t i = utf8_prev(a.data(), a.size()), k = i;
+    uint32_t last = utf8_next(a.data(), k);
+    if (last == kMeta) return;
+    bool byte_token = false;
+    for (int32_t id : m_byte_ids) byte_token = byte_token || id == ia;
+    if (byte_token || (m_unk && a == *m_unk)) {
+      m_segment = false;
+      return;
+    }
+    if (std::find(m_joins_meta.begin(), m_joins_meta.end(), last) == m_joins_meta.end())
+      m_joins_meta.push_back(last);
   }
 
   // The initial symbols of a word: one per character (with prefix/suffix), byte fallback and
@@ -450,6 +515,9 @@ class Bpe final : public Model {
   int32_t m_unk_id = -1;
   std::string m_prefix, m_suffix;
   bool m_fuse_unk = false, m_byte_fallback = false, m_ignore_merges = false;
+  // Words are cut before ▁ (see tokenize) unless a merge could span the cut.
+  bool m_segment = true;
+  std::vector<uint32_t> m_joins_meta;  // characters that a merge joins to a following ▁
   WordCache m_cache;
   const uint64_t m_uid = next_uid();  // tags this model's entries in the thread-local caches
 };
