@@ -327,11 +327,15 @@ Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 
 Tokenizer Tokenizer::from_json(const std::string& json_text, const std::string& source) {
+  return from_json(std::string(json_text), source);
+}
+
+Tokenizer Tokenizer::from_json(std::string&& json_text, const std::string& source) {
   auto impl = std::make_unique<TokenizerImpl>();
   impl->source = source;
   if (json_text.size() > 0xFFFFFFFFULL) fail("{}: file too large for a tokenizer", source);
   impl->load(json_text);
-  impl->json_text = json_text;
+  impl->json_text = std::move(json_text);
   impl->guess_special_ids();
   Tokenizer t;
   t.m_impl = std::move(impl);

@@ -252,18 +252,60 @@ class Bpe final : public Model {
 
   void load_merges(const JsonAt& merges, const RawLists* raw) {
     if (raw && raw->has_merges) {
-      for (size_t r = 0; r < raw->merges.size(); ++r) {
-        const RawLists::Merge& m = raw->merges[r];
-        std::string_view s(raw->merge_chars.data() + m.offset, m.length);
-        if (m.pair) {
-          add_merge(merges, r, s.substr(0, m.split), s.substr(m.split));
-          continue;
+      // In batches: the three vocabulary lookups of a merge (a, b and the merged token) miss
+      // the CPU caches on a large vocabulary; StringMap::find_batch overlaps those misses.
+      constexpr size_t kBatch = 256;
+      std::vector<std::string_view> keys(3 * kBatch);
+      std::vector<const int32_t*> ids(3 * kBatch);
+      std::string merged;  // merged tokens that are not a substring of merge_chars
+      const size_t count = raw->merges.size();
+      for (size_t base = 0; base < count; base += kBatch) {
+        size_t m = std::min(kBatch, count - base), ready = m;
+        size_t room = 0;
+        for (size_t i = 0; i < m; ++i) room += raw->merges[base + i].length;
+        merged.clear();
+        merged.reserve(room);  // no reallocation below: the views into it stay valid
+        for (size_t i = 0; i < m; ++i) {
+          const RawLists::Merge& e = raw->merges[base + i];
+          std::string_view s(raw->merge_chars.data() + e.offset, e.length);
+          std::string_view a, b;
+          if (e.pair) {
+            a = s.substr(0, e.split);
+            b = s.substr(e.split);
+          } else {
+            size_t sp = s.find(' ');
+            if (sp == std::string_view::npos) {
+              ready = i;  // reported after the merges before it, as one by one
+              break;
+            }
+            a = s.substr(0, sp);
+            b = s.substr(sp + 1);
+          }
+          keys[3 * i] = a;
+          keys[3 * i + 1] = b;
+          std::string_view tail = b;
+          if (!m_prefix.empty() && b.size() >= m_prefix.size() &&
+              b.compare(0, m_prefix.size(), m_prefix) == 0)
+            tail = b.substr(m_prefix.size());
+          if (e.pair && tail.size() == b.size()) {
+            keys[3 * i + 2] = s;  // a and b are stored one after the other
+          } else {
+            size_t at = merged.size();
+            merged.append(a.data(), a.size());
+            merged.append(tail.data(), tail.size());
+            keys[3 * i + 2] = std::string_view(merged.data() + at, a.size() + tail.size());
+          }
         }
-        size_t sp = s.find(' ');
-        if (sp == std::string_view::npos)
+        m_vocab.find_batch(keys.data(), 3 * ready, ids.data());
+        for (size_t i = 0; i < ready; ++i)
+          add_merge_ids(merges, base + i, keys[3 * i], keys[3 * i + 1], keys[3 * i + 2],
+                        ids[3 * i], ids[3 * i + 1], ids[3 * i + 2]);
+        if (ready < m) {
+          const RawLists::Merge& e = raw->merges[base + ready];
           fail("{}: {}[{}]: expected two tokens separated by a space, got {}", merges.source(),
-               merges.path(), r, Json(std::string(s)).dump());
-        add_merge(merges, r, s.substr(0, sp), s.substr(sp + 1));
+               merges.path(), base + ready,
+               Json(std::string(raw->merge_chars.data() + e.offset, e.length)).dump());
+        }
       }
       return;
     }
@@ -286,14 +328,6 @@ class Bpe final : public Model {
   }
 
   void add_merge(const JsonAt& merges, size_t rank, std::string_view a, std::string_view b) {
-    auto missing = [&](const char* what, std::string_view token) {
-      fail("{}: {}[{}]: {} {} is not in the vocabulary", merges.source(), merges.path(), rank, what,
-           Json(std::string(token)).dump());
-    };
-    const int32_t* ia = m_vocab.find(a);
-    if (!ia) missing("token", a);
-    const int32_t* ib = m_vocab.find(b);
-    if (!ib) missing("token", b);
     thread_local std::string merged;
     merged.assign(a.data(), a.size());
     size_t prefix_len = m_prefix.size();
@@ -302,7 +336,20 @@ class Bpe final : public Model {
     } else {
       merged.append(b.data(), b.size());
     }
-    const int32_t* im = m_vocab.find(merged);
+    add_merge_ids(merges, rank, a, b, merged, m_vocab.find(a), m_vocab.find(b),
+                  m_vocab.find(merged));
+  }
+
+  // A merge whose tokens were looked up (nullptr: not in the vocabulary).
+  void add_merge_ids(const JsonAt& merges, size_t rank, std::string_view a, std::string_view b,
+                     std::string_view merged, const int32_t* ia, const int32_t* ib,
+                     const int32_t* im) {
+    auto missing = [&](const char* what, std::string_view token) {
+      fail("{}: {}[{}]: {} {} is not in the vocabulary", merges.source(), merges.path(), rank, what,
+           Json(std::string(token)).dump());
+    };
+    if (!ia) missing("token", a);
+    if (!ib) missing("token", b);
     if (!im) missing("merged token", merged);
     note_meta_join(*ia, a, b);
     m_merges.add(static_cast<uint32_t>(*ia), static_cast<uint32_t>(*ib),

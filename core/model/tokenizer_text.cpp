@@ -619,6 +619,38 @@ const int32_t* StringMap::find(std::string_view key) const {
   return lookup(key, hash_bytes(key.data(), key.size()), slot);
 }
 
+void StringMap::find_batch(const std::string_view* keys, size_t n, const int32_t** out) const {
+  constexpr size_t kChunk = 32;
+  uint64_t h[kChunk];
+  uint32_t first[kChunk];
+  for (size_t base = 0; base < n; base += kChunk) {
+    size_t m = std::min(kChunk, n - base);
+    if (m_entries.empty()) {
+      for (size_t i = 0; i < m; ++i) out[base + i] = nullptr;
+      continue;
+    }
+    // Slot, then entry, then key bytes: each step prefetched for all keys before it is used.
+    for (size_t i = 0; i < m; ++i) {
+      const std::string_view& k = keys[base + i];
+      h[i] = hash_bytes(k.data(), k.size());
+      __builtin_prefetch(&m_slots[static_cast<uint32_t>(h[i]) & m_mask]);
+    }
+    for (size_t i = 0; i < m; ++i) {
+      first[i] = m_slots[static_cast<uint32_t>(h[i]) & m_mask];
+      if (first[i]) __builtin_prefetch(&m_entries[first[i] - 1]);
+    }
+    for (size_t i = 0; i < m; ++i) {
+      if (!first[i]) continue;
+      const Entry& en = m_entries[first[i] - 1];
+      if (en.hash == static_cast<uint32_t>(h[i])) __builtin_prefetch(m_arena.data() + en.off);
+    }
+    for (size_t i = 0; i < m; ++i) {
+      size_t slot = 0;
+      out[base + i] = lookup(keys[base + i], h[i], slot);
+    }
+  }
+}
+
 void StringMap::clear() {
   m_arena.clear();
   m_entries.clear();
