@@ -77,9 +77,18 @@ class WordCache {
 
   explicit WordCache(size_t slots) : m_size(slots), m_mask(slots - 1) {}
 
-  bool get(std::string_view word, std::vector<int32_t>& out) const {
-    if (word.size() > kMaxKey) return false;
-    uint64_t h = hash_bytes(word.data(), word.size()) | 1;
+  // The key of a word, 0 when the word is too long to be cached.
+  static uint64_t key(std::string_view word) {
+    return word.size() > kMaxKey ? 0 : hash_bytes(word.data(), word.size()) | 1;
+  }
+  // Starts loading the line get(word, h) reads first.
+  void prefetch(uint64_t h) const {
+    const Slot* p = m_data.load(std::memory_order_relaxed);
+    if (p && h) __builtin_prefetch(p + (h & m_mask));
+  }
+
+  bool get(std::string_view word, uint64_t h, std::vector<int32_t>& out) const {
+    if (!h) return false;
     std::unique_lock<std::mutex> lock(m_mutex, std::try_to_lock);
     if (!lock.owns_lock() || m_slots.empty()) return false;
     size_t i = h & m_mask;
@@ -94,12 +103,14 @@ class WordCache {
     return false;
   }
 
-  void put(std::string_view word, const int32_t* ids, size_t n) const {
-    if (word.size() > kMaxKey || n > kMaxIds) return;
-    uint64_t h = hash_bytes(word.data(), word.size()) | 1;
+  void put(std::string_view word, uint64_t h, const int32_t* ids, size_t n) const {
+    if (!h || n > kMaxIds) return;
     std::unique_lock<std::mutex> lock(m_mutex, std::try_to_lock);
     if (!lock.owns_lock()) return;
-    if (m_slots.empty()) m_slots.resize(m_size);  // allocated on first use
+    if (m_slots.empty()) {  // allocated on first use
+      m_slots.resize(m_size);
+      m_data.store(m_slots.data(), std::memory_order_relaxed);
+    }
     size_t i = h & m_mask;
     if (m_slots[i].hash && !m_slots[i ^ 1].hash) {
       i ^= 1;
@@ -124,13 +135,18 @@ class WordCache {
   };
   mutable std::mutex m_mutex;
   mutable std::vector<Slot> m_slots;
+  mutable std::atomic<const Slot*> m_data{nullptr};  // m_slots.data() once allocated, for prefetch
   size_t m_size;
   size_t m_mask;
 };
 
-uint64_t next_uid() {
-  static std::atomic<uint64_t> counter{1};
-  return counter.fetch_add(1);
+uint32_t next_uid() {  // never 0, the owner of an empty pair-cache entry
+  static std::atomic<uint32_t> counter{1};
+  uint32_t uid;
+  do {
+    uid = counter.fetch_add(1);
+  } while (uid == 0);
+  return uid;
 }
 
 std::optional<std::string> optional_string(const JsonAt& j, const char* key) {
@@ -199,6 +215,15 @@ class Bpe final : public Model {
       // such a boundary and BPE on the parts between boundaries gives exactly the ids of BPE on
       // the whole piece: merges are picked by rank, and the ranks of the pairs inside one part
       // never depend on another part. The parts are short and repeat, so they hit the cache.
+      // The parts are found first and their cache lines prefetched, so that the cache
+      // misses of a line's parts overlap.
+      thread_local std::vector<std::pair<std::string_view, uint64_t>> parts;
+      parts.clear();
+      auto add = [&](std::string_view part) {
+        uint64_t h = WordCache::key(part);
+        m_cache.prefetch(h);
+        parts.emplace_back(part, h);
+      };
       const char* s = word.data();
       const size_t n = word.size();
       size_t start = 0;
@@ -207,15 +232,16 @@ class Bpe final : public Model {
             static_cast<unsigned char>(s[i + 2]) != 0x81)
           continue;
         if (boundary_before(s, i)) {
-          tokenize_part(std::string_view(s + start, i - start), out);
+          add(std::string_view(s + start, i - start));
           start = i;
         }
         i += 2;
       }
-      tokenize_part(std::string_view(s + start, n - start), out);
+      add(std::string_view(s + start, n - start));
+      for (const auto& [part, h] : parts) tokenize_part(part, h, out);
       return;
     }
-    tokenize_part(word, out);
+    tokenize_part(word, WordCache::key(word), out);
   }
 
  private:
@@ -230,24 +256,26 @@ class Bpe final : public Model {
     return std::find(m_joins_meta.begin(), m_joins_meta.end(), prev) == m_joins_meta.end();
   }
 
-  void tokenize_part(std::string_view word, std::vector<int32_t>& out) const {
-    if (m_cache.get(word, out)) return;  // (results with ignore_merges cached as well)
+  // One word (or part of one) whose cache key is h.
+  void tokenize_part(std::string_view word, uint64_t h, std::vector<int32_t>& out) const {
+    if (m_cache.get(word, h, out)) return;  // (results with ignore_merges cached as well)
     if (m_ignore_merges) {
       if (const int32_t* id = m_vocab.find(word)) {
         out.push_back(*id);
-        m_cache.put(word, id, 1);
+        m_cache.put(word, h, id, 1);
         return;
       }
     }
     thread_local std::vector<int32_t> ids;
     build_symbols(word, ids);
     merge(ids);
-    m_cache.put(word, ids.data(), ids.size());
+    m_cache.put(word, h, ids.data(), ids.size());
     out.insert(out.end(), ids.begin(), ids.end());
   }
 
   static constexpr size_t kCacheWords = 1 << 16;  // 64-byte lines: 4 MiB
   static constexpr int32_t kNoMerge = INT32_MAX;
+  static constexpr int32_t kPending = -1;  // a rank not looked up yet (pair_ranks)
   static constexpr size_t kScanLimit = 512;
 
   void load_merges(const JsonAt& merges, const RawLists* raw) {
@@ -439,59 +467,100 @@ class Bpe final : public Model {
     }
   }
 
-  // The merge of a pair, {kNoMerge, -1} when there is none. A small thread-local direct-mapped
-  // cache sits in front of the merge table: the table (tens of MB for 500k merges) misses the
-  // CPU caches on almost every probe, while the pairs one text needs repeat a lot.
-  PairMap::Value pair(int32_t a, int32_t b) const {
-    struct Entry {
-      uint64_t key;
-      uint64_t owner;
-      PairMap::Value value;
-    };
-    constexpr size_t kBits = 14;
-    thread_local std::vector<Entry> cache(size_t{1} << kBits, Entry{0, 0, {kNoMerge, -1}});
-    uint64_t key =
-        (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
-    Entry& e = cache[static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - kBits))];
-    if (e.owner == m_uid && e.key == key) return e.value;
-    PairMap::Value v{kNoMerge, -1};
-    m_merges.find(static_cast<uint32_t>(a), static_cast<uint32_t>(b), v);
-    e = Entry{key, m_uid, v};
-    return e.value;
+  // A small thread-local direct-mapped cache of pair → rank sits in front of the merge table:
+  // the table (8 MiB for Gemma 3's 515k merges) misses the CPU caches on almost every probe,
+  // while the pairs one text needs repeat a lot. 16-byte entries, 512 KiB.
+  struct PairEntry {
+    uint64_t key;
+    uint32_t owner;  // the model's uid (truncated): models share the thread's cache
+    int32_t rank;
+  };
+  static constexpr size_t kPairBits = 15;
+  static PairEntry* pair_cache() {
+    thread_local std::vector<PairEntry> cache(size_t{1} << kPairBits, PairEntry{0, 0, kNoMerge});
+    return cache.data();
+  }
+  static uint64_t pair_key(int32_t a, int32_t b) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+  }
+  static size_t pair_slot(uint64_t key) {
+    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - kPairBits));
+  }
+
+  // The rank of the merge of a pair, kNoMerge when there is none.
+  int32_t pair(PairEntry* cache, int32_t a, int32_t b) const {
+    uint64_t key = pair_key(a, b);
+    PairEntry& e = cache[pair_slot(key)];
+    if (e.owner == m_uid32 && e.key == key) return e.rank;
+    int32_t rank = kNoMerge;
+    m_merges.find_rank(static_cast<uint32_t>(a), static_cast<uint32_t>(b), rank);
+    e = PairEntry{key, m_uid32, rank};
+    return rank;
+  }
+
+  // The ranks of the n - 1 adjacent pairs of id[0, n) into r, each step (cache entry, then
+  // merge-table slot for the cache misses) prefetched for all pairs before it is read, so that
+  // the memory latencies of a word's pairs overlap instead of adding up.
+  void pair_ranks(PairEntry* cache, const int32_t* id, size_t n, int32_t* r) const {
+    thread_local std::vector<uint32_t> slot;
+    slot.resize(n);
+    for (size_t k = 0; k + 1 < n; ++k) {
+      slot[k] = static_cast<uint32_t>(pair_slot(pair_key(id[k], id[k + 1])));
+      __builtin_prefetch(&cache[slot[k]]);
+    }
+    bool missed = false;
+    for (size_t k = 0; k + 1 < n; ++k) {
+      const PairEntry& e = cache[slot[k]];
+      if (e.owner == m_uid32 && e.key == pair_key(id[k], id[k + 1])) {
+        r[k] = e.rank;
+      } else {
+        r[k] = kPending;
+        m_merges.prefetch(static_cast<uint32_t>(id[k]), static_cast<uint32_t>(id[k + 1]));
+        missed = true;
+      }
+    }
+    if (!missed) return;
+    for (size_t k = 0; k + 1 < n; ++k) {
+      if (r[k] != kPending) continue;
+      int32_t rank = kNoMerge;
+      m_merges.find_rank(static_cast<uint32_t>(id[k]), static_cast<uint32_t>(id[k + 1]), rank);
+      cache[slot[k]] = PairEntry{pair_key(id[k], id[k + 1]), m_uid32, rank};
+      r[k] = rank;
+    }
   }
 
   // Words up to kScanLimit symbols: repeatedly merge the pair of lowest rank (leftmost among
   // equals), finding it by a linear scan over a rank array (vectorized; much cheaper than a
   // heap until words get long).
   void merge_scan(std::vector<int32_t>& ids) const {
-    thread_local std::vector<int32_t> ranks, merged;
+    thread_local std::vector<int32_t> ranks;
+    PairEntry* cache = pair_cache();
     size_t n = ids.size();
     ranks.resize(n);
-    merged.resize(n);
     int32_t* r = ranks.data();
-    int32_t* m = merged.data();
     int32_t* id = ids.data();
-    auto set = [&](size_t k) {
-      PairMap::Value v = pair(id[k], id[k + 1]);
-      r[k] = v.rank;
-      m[k] = v.new_id;
-    };
-    for (size_t k = 0; k + 1 < n; ++k) set(k);
+    pair_ranks(cache, id, n, r);
     while (n > 1) {
       int32_t best_rank = kNoMerge;
       for (size_t k = 0; k + 1 < n; ++k) best_rank = std::min(best_rank, r[k]);
       if (best_rank == kNoMerge) break;
       size_t best = 0;
       while (r[best] != best_rank) ++best;
-      id[best] = m[best];
+      id[best] = m_merges.new_id(best_rank);
       std::memmove(id + best + 1, id + best + 2, (n - best - 2) * sizeof(int32_t));
-      if (best + 2 < n) {
-        std::memmove(r + best + 1, r + best + 2, (n - best - 3) * sizeof(int32_t));
-        std::memmove(m + best + 1, m + best + 2, (n - best - 3) * sizeof(int32_t));
-      }
+      if (best + 2 < n) std::memmove(r + best + 1, r + best + 2, (n - best - 3) * sizeof(int32_t));
       --n;
-      if (best > 0) set(best - 1);
-      if (best + 1 < n) set(best);
+      // The pairs on either side of the merged symbol changed: look both up, the left one
+      // and the right one independent of each other.
+      if (best > 0 && best + 1 < n) {
+        m_merges.prefetch(static_cast<uint32_t>(id[best]), static_cast<uint32_t>(id[best + 1]));
+        r[best - 1] = pair(cache, id[best - 1], id[best]);
+        r[best] = pair(cache, id[best], id[best + 1]);
+      } else if (best > 0) {
+        r[best - 1] = pair(cache, id[best - 1], id[best]);
+      } else if (best + 1 < n) {
+        r[best] = pair(cache, id[best], id[best + 1]);
+      }
     }
     ids.resize(n);
   }
@@ -503,7 +572,6 @@ class Bpe final : public Model {
       int32_t rank;
       int32_t pos;
       int32_t left, right;  // the pair when queued; a changed pair makes the entry stale
-      int32_t new_id;
     };
     struct Later {
       bool operator()(const Entry& x, const Entry& y) const {
@@ -511,7 +579,8 @@ class Bpe final : public Model {
       }
     };
     thread_local std::vector<Entry> heap;
-    thread_local std::vector<int32_t> prev, next;
+    thread_local std::vector<int32_t> prev, next, ranks;
+    PairEntry* cache = pair_cache();
     size_t n = ids.size();
     heap.clear();
     prev.resize(n);
@@ -520,15 +589,20 @@ class Bpe final : public Model {
       prev[i] = static_cast<int32_t>(i) - 1;
       next[i] = i + 1 < n ? static_cast<int32_t>(i + 1) : -1;
     }
-    auto push = [&](int32_t pos) {
+    auto queue = [&](int32_t pos, int32_t rank) {
+      if (rank == kNoMerge) return;
       int32_t nx = next[static_cast<size_t>(pos)];
-      PairMap::Value v = pair(ids[static_cast<size_t>(pos)], ids[static_cast<size_t>(nx)]);
-      if (v.rank == kNoMerge) return;
-      heap.push_back(Entry{v.rank, pos, ids[static_cast<size_t>(pos)], ids[static_cast<size_t>(nx)],
-                           v.new_id});
+      heap.push_back(
+          Entry{rank, pos, ids[static_cast<size_t>(pos)], ids[static_cast<size_t>(nx)]});
       std::push_heap(heap.begin(), heap.end(), Later());
     };
-    for (size_t i = 0; i + 1 < n; ++i) push(static_cast<int32_t>(i));
+    auto push = [&](int32_t pos) {
+      int32_t nx = next[static_cast<size_t>(pos)];
+      queue(pos, pair(cache, ids[static_cast<size_t>(pos)], ids[static_cast<size_t>(nx)]));
+    };
+    ranks.resize(n);
+    pair_ranks(cache, ids.data(), n, ranks.data());
+    for (size_t i = 0; i + 1 < n; ++i) queue(static_cast<int32_t>(i), ranks[i]);
     thread_local std::vector<char> alive;
     alive.assign(n, 1);
     while (!heap.empty()) {
@@ -541,7 +615,7 @@ class Bpe final : public Model {
       // The same pair means the same merge (Hugging Face compares the merged id instead; a
       // position's pair only grows, so the two tests agree).
       if (nx < 0 || ids[pos] != top.left || ids[static_cast<size_t>(nx)] != top.right) continue;
-      ids[pos] = top.new_id;
+      ids[pos] = m_merges.new_id(top.rank);
       alive[static_cast<size_t>(nx)] = 0;
       int32_t nn = next[static_cast<size_t>(nx)];
       next[pos] = nn;
@@ -566,7 +640,8 @@ class Bpe final : public Model {
   bool m_segment = true;
   std::vector<uint32_t> m_joins_meta;  // characters that a merge joins to a following ▁
   WordCache m_cache;
-  const uint64_t m_uid = next_uid();  // tags this model's entries in the thread-local caches
+  // Tags this model's entries in the thread-local pair cache.
+  const uint32_t m_uid32 = next_uid();
 };
 
 class WordLevel final : public Model {

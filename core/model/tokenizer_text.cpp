@@ -677,9 +677,10 @@ void PairMap::build() {
     max_rank = std::max(max_rank, p.value.rank);
   }
   m_size = 0;
+  m_new_id.assign(static_cast<size_t>(max_rank + 1), -1);
+  for (const Pending& p : m_pending) m_new_id[static_cast<size_t>(p.value.rank)] = p.value.new_id;
   if (m_compact) {
     m_compact_slots.assign(capacity, kEmpty);
-    m_new_id.assign(static_cast<size_t>(max_rank + 1), -1);
     for (const Pending& p : m_pending) {
       uint64_t key = (static_cast<uint64_t>(p.a) << 20) | p.b;
       size_t i = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> m_shift);
@@ -687,16 +688,15 @@ void PairMap::build() {
         i = (i + 1) & m_mask;
       if (m_compact_slots[i] == kEmpty) ++m_size;
       m_compact_slots[i] = (key << 24) | static_cast<uint64_t>(p.value.rank);
-      m_new_id[static_cast<size_t>(p.value.rank)] = p.value.new_id;
     }
   } else {
-    m_slots.assign(capacity, Slot{kEmpty, {0, 0}});
+    m_slots.assign(capacity, Slot{kEmpty, 0});
     for (const Pending& p : m_pending) {
       uint64_t key = (static_cast<uint64_t>(p.a) << 32) | p.b;
       size_t i = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> m_shift);
       while (m_slots[i].key != kEmpty && m_slots[i].key != key) i = (i + 1) & m_mask;
       if (m_slots[i].key == kEmpty) ++m_size;
-      m_slots[i] = Slot{key, p.value};
+      m_slots[i] = Slot{key, p.value.rank};
     }
   }
   m_pending.clear();
