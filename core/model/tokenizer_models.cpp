@@ -244,6 +244,24 @@ class Bpe final : public Model {
     tokenize_part(word, WordCache::key(word), out);
   }
 
+  void tokenize_spans(const PreTokens& words, std::vector<int32_t>& out) const override {
+    if (m_segment || words.spans.size() < 2) {
+      for (const Span& sp : words.spans) tokenize(words.view(sp), out);
+      return;
+    }
+    // The word-cache lines of all the words first, so that their cache misses overlap.
+    thread_local std::vector<uint64_t> keys;
+    keys.resize(words.spans.size());
+    for (size_t i = 0; i < words.spans.size(); ++i) {
+      keys[i] = WordCache::key(words.view(words.spans[i]));
+      m_cache.prefetch(keys[i]);
+    }
+    for (size_t i = 0; i < words.spans.size(); ++i) {
+      std::string_view w = words.view(words.spans[i]);
+      if (!w.empty()) tokenize_part(w, keys[i], out);
+    }
+  }
+
  private:
   static constexpr uint32_t kMeta = 0x2581;  // ▁, SentencePiece's space
 
