@@ -952,6 +952,12 @@ void TestTokenizer::modelsEncodeAsHuggingFace_data() {
       << bpe(R"({"<unk>":0,"▁":1,"<0xC3>":2,"<0xA9>":3,"a":4,"<0xA9>▁":5})",
              R"([["<0xA9>","▁"]])", R"(,"byte_fallback":true,"unk_token":"<unk>")")
       << "a\u00e9▁a"s << Ids{4, 2, 5, 4};
+  QTest::newRow("BPE no cut where merged byte-fallback tokens merge with ▁")
+      << bpe(R"({"<unk>":0,"▁":1,"<0xC3>":2,"<0xA9>":3,"a":4,"<0xC3><0xA9>":5,)"
+             R"("<0xC3><0xA9>▁":6})",
+             R"([["<0xC3>","<0xA9>"],["<0xC3><0xA9>","▁"]])",
+             R"(,"byte_fallback":true,"unk_token":"<unk>")")
+      << "a\u00e9▁a"s << Ids{4, 6, 4};
   QTest::newRow("BPE cut before ▁ after an ordinary character")
       << bpe(R"({"▁":0,"a":1,"b":2,"▁a":3,"▁b":4,"ab":5})", R"(["▁ a","▁ b","a b"])")
       << "ab▁a▁b▁ab"s << Ids{5, 3, 4, 3, 2};

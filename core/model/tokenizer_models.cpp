@@ -209,13 +209,13 @@ class Bpe final : public Model {
   void tokenize(std::string_view word, std::vector<int32_t>& out) const override {
     if (word.empty()) return;
     if (m_segment && word.size() > 3) {
-      // SentencePiece-style files (Gemma, Llama 2, Mistral) give the model whole lines with
-      // spaces written as ▁ and no pre-tokenizer cut. No merge joins a character to a ▁ that
-      // follows it (except after the characters in m_joins_meta), so no symbol ever spans
-      // such a boundary and BPE on the parts between boundaries gives exactly the ids of BPE on
-      // the whole piece: merges are picked by rank, and the ranks of the pairs inside one part
-      // never depend on another part. The parts are short and repeat, so they hit the cache.
-      // The parts are found first and their cache lines prefetched, so that the cache
+      // SentencePiece-style files such as Gemma 3's give the model whole lines, spaces
+      // written as ▁, without a pre-tokenizer cut. No merge joins a character to a ▁ that
+      // follows it (except the characters in m_joins_meta; see note_merge), so no symbol ever
+      // spans such a boundary, and BPE on the parts between boundaries gives exactly the ids
+      // of BPE on the whole piece: merges are picked by rank, and the ranks of the pairs inside
+      // one part never depend on another part. The parts are short and repeat, so they hit
+      // the cache. They are found first and their cache lines prefetched, so that the cache
       // misses of a line's parts overlap.
       thread_local std::vector<std::pair<std::string_view, uint64_t>> parts;
       parts.clear();
@@ -397,29 +397,40 @@ class Bpe final : public Model {
     if (!ia) missing("token", a);
     if (!ib) missing("token", b);
     if (!im) missing("merged token", merged);
-    note_meta_join(*ia, a, b);
+    note_merge(*ia, *ib, a, b);
     m_merges.add(static_cast<uint32_t>(*ia), static_cast<uint32_t>(*ib),
                  PairMap::Value{static_cast<int32_t>(rank), *im});
   }
 
-  // A merge of `a` with a `b` that starts with ▁ joins a character to a following ▁: the
-  // last character of `a` then keeps words from being cut before ▁ (m_joins_meta). When the
-  // text of `a` is not its string (a byte-fallback token, the unknown token), any character
-  // may stand before the ▁, and words are not cut at all.
-  void note_meta_join(int32_t ia, std::string_view a, std::string_view b) {
+  // Whether the symbol `id` (string `token`) may stand for text other than its string: a
+  // byte-fallback token (one byte of a character) or the unknown token (any character).
+  bool stands_for_other_text(int32_t id, std::string_view token) const {
+    if (m_unk_id >= 0 && id == m_unk_id) return true;
+    if (!m_byte_fallback || token.size() != 6 || token.compare(0, 3, "<0x") != 0 ||
+        token[5] != '>')
+      return false;
+    auto hex = [](char c) {
+      return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    };
+    int hi = hex(token[3]), lo = hex(token[4]);
+    return hi >= 0 && lo >= 0 && m_byte_ids[hi * 16 + lo] == id;
+  }
+
+  // What a merge means for cutting words before ▁ (see tokenize). A merge of `a` with a `b`
+  // that starts with ▁ joins the last character of `a` to a following ▁: no cut after that
+  // character (m_joins_meta). A merge with a byte-fallback or unknown token makes symbols whose
+  // strings are not their text, so the character before a ▁ says nothing: no cuts at all.
+  void note_merge(int32_t ia, int32_t ib, std::string_view a, std::string_view b) {
     if (!m_segment) return;
-    static const char kMetaUtf8[] = "\xE2\x96\x81";
-    if (b.size() < 3 || b.compare(0, 3, kMetaUtf8) != 0) return;
-    if (a.empty()) return;
-    size_t i = utf8_prev(a.data(), a.size()), k = i;
-    uint32_t last = utf8_next(a.data(), k);
-    if (last == kMeta) return;
-    bool byte_token = false;
-    for (int32_t id : m_byte_ids) byte_token = byte_token || id == ia;
-    if (byte_token || (m_unk && a == *m_unk)) {
+    if (stands_for_other_text(ia, a) || stands_for_other_text(ib, b)) {
       m_segment = false;
       return;
     }
+    static const char kMetaUtf8[] = "\xE2\x96\x81";
+    if (a.empty() || b.size() < 3 || b.compare(0, 3, kMetaUtf8) != 0) return;
+    size_t i = utf8_prev(a.data(), a.size());
+    uint32_t last = utf8_next(a.data(), i);
+    if (last == kMeta) return;
     if (std::find(m_joins_meta.begin(), m_joins_meta.end(), last) == m_joins_meta.end())
       m_joins_meta.push_back(last);
   }
