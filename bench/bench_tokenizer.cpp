@@ -15,7 +15,8 @@
 // Invalid UTF-8 is replaced by U+FFFD before either side sees it. Documents (--docs): `lines`
 // (default), every non-empty line that is not a fortune separator "%"; `files`, each file;
 // `fortunes`, the entries between "%" lines. Default corpus: /usr/share/games/fortunes and
-// /usr/share/games/fortunes/de, line by line (6.90 MB, about 135 000 documents).
+// /usr/share/games/fortunes/de, line by line: 147 786 documents, 6.90 MB from 106 files (1.60
+// MB of it from the 14 Italian files that Debian's English folder links to, such as adams).
 //
 // Each side runs as its own process (the whole process is timed: its CPU time and peak memory
 // from the kernel's accounting of the child): `bench_tokenizer --side ours` for GrowBench,
