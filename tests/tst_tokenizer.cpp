@@ -362,6 +362,93 @@ class TestTokenizer : public QObject {
         qPrintable(name), m_multilingual.inputs.size(), m_multilingual.bytes / 1e6);
   }
 
+  // ---- Gemma's whole-line pieces, cut before ▁ ------------------------------------------------
+
+  // Gemma 3 hands the model whole lines (spaces as ▁, no pre-tokenizer cut); the BPE model cuts
+  // them before ▁ where no merge can span the cut (tokenizer_models.cpp). The same file with one
+  // more merge, <unk> + ▁ (never used: with all 256 byte tokens nothing becomes <unk>), may not
+  // be cut at all, so it encodes whole pieces: both must give the same ids on every fortune,
+  // edge case and random text (long pieces without spaces, ▁ and spaces, tags, rare
+  // characters, byte fallback).
+  void gemmaCutPiecesEncodeAsWholePieces() {
+    QVERIFY2(QFileInfo::exists(modelDir("gemma3") + "/tokenizer.json"), kNpmHint);
+    const std::string path = modelDir("gemma3").toStdString() + "/tokenizer.json";
+    std::string json = read_all(QString::fromStdString(path));
+    auto insert_after = [&](const std::string& marker, const std::string& text) {
+      size_t at = json.find(marker);
+      QVERIFY2(at != std::string::npos, marker.c_str());
+      json.insert(at + marker.size(), text);
+    };
+    Tokenizer cut = Tokenizer::from_file(path);
+    const int64_t unused_id = cut.vocab_size();
+    insert_after("\"vocab\": {", "\"<unk>\u2581\": " + std::to_string(unused_id) + ", ");
+    insert_after("\"merges\": [", "[\"<unk>\", \"\u2581\"], ");
+    Tokenizer whole = Tokenizer::from_json(json, "gemma3 without cuts");
+    QCOMPARE(whole.vocab_size(), cut.vocab_size() + 1);  // the patch took
+    QCOMPARE(whole.token_to_id("<unk>\u2581").value_or(-1), unused_id);
+
+    std::vector<std::string> inputs = m_corpus.inputs;
+    std::mt19937 rng(2581);
+    const std::vector<std::string> alphabet = {
+        " ", " ", " ", " ", "\u2581", "a", "e", "n", "t", "s", "r", "i", "o", "T", "h", "W",
+        ">", "<", "/", ".", ",", "-", "'", "\"", "0", "7", "\u00e4", "\u00df", "\u00e9",
+        "\u4e2d", "\u6587", "\U0001F600", "\U000F0000", "\uE000", "\u00a0", "\u3000", "\t",
+        "\n", "ing", "the", "der", "\u2581\u2581", "  ", "<b>", "</b>", "> </"};
+    std::uniform_int_distribution<size_t> pick(0, alphabet.size() - 1), length(1, 1500);
+    std::uniform_int_distribution<int> spaceless(0, 4);
+    for (int k = 0; k < 2000; ++k) {
+      std::string s;
+      size_t n = length(rng);
+      bool no_spaces = spaceless(rng) == 0;  // long pieces without any cut
+      while (s.size() < n) {
+        const std::string& c = alphabet[pick(rng)];
+        if (no_spaces && (c.find(' ') != std::string::npos || c.find("\u2581") != std::string::npos))
+          continue;
+        s += c;
+      }
+      inputs.push_back(s);
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Ids a = cut.encode(inputs[i], false), b = whole.encode(inputs[i], false);
+      if (a != b)
+        QFAIL(("input " + std::to_string(i) + ": cut pieces give other ids than whole pieces: " +
+               shorten(inputs[i]))
+                  .c_str());
+    }
+    qInfo("%zu inputs: cut and whole pieces give the same ids", inputs.size());
+  }
+
+  // ---- the two readers of tokenizer.json ------------------------------------------------------
+
+  // model.vocab and model.merges are read by a fast reader that gives up on anything unusual
+  // (tokenizer_json.cpp), such as a key with an escape: "\u006dodel" is "model" to JSON, so the
+  // same file with that key goes through the streaming parser and must load the same tokenizer.
+  void fastReaderMatchesStreamingReader_data() {
+    QTest::addColumn<QString>("name");
+    QTest::newRow("qwen3 (merges as \"a b\")") << "qwen3";
+    QTest::newRow("gemma3 (merges as pairs, escapes in tokens)") << "gemma3";
+  }
+
+  void fastReaderMatchesStreamingReader() {
+    QFETCH(QString, name);
+    QVERIFY2(QFileInfo::exists(modelDir(name) + "/tokenizer.json"), kNpmHint);
+    std::string json = read_all(modelDir(name) + "/tokenizer.json");
+    Tokenizer fast = Tokenizer::from_json(json, "fast");
+    size_t at = json.find("\"model\": {");
+    QVERIFY(at != std::string::npos);
+    json.replace(at, 7, "\"\\u006dodel\"");
+    Tokenizer streaming = Tokenizer::from_json(json, "streaming");
+    QCOMPARE(fast.vocab_size(), streaming.vocab_size());
+    for (int32_t id = 0; id < fast.vocab_size(); ++id) {
+      if (fast.id_to_token(id) != streaming.id_to_token(id))
+        QFAIL(("token " + std::to_string(id) + ": " + shorten(fast.id_to_token(id)) + " vs " +
+               shorten(streaming.id_to_token(id)))
+                  .c_str());
+    }
+    for (size_t i = 0; i < m_parity.inputs.size(); ++i)
+      QCOMPARE(fast.encode(m_parity.inputs[i]), streaming.encode(m_parity.inputs[i]));
+  }
+
   // ---- decode inverts encode ------------------------------------------------------------------
 
   void decodeInvertsEncode_data() {
@@ -854,6 +941,26 @@ void TestTokenizer::modelsEncodeAsHuggingFace_data() {
   QTest::newRow("BPE end_of_word_suffix")
       << bpe(R"({"a":0,"b</w>":1,"ab</w>":2})", R"(["a b</w>"])", R"(,"end_of_word_suffix":"</w>")")
       << "ab"s << Ids{2};
+  // SentencePiece-style pieces are cut before ▁ (tokenizer_models.cpp) only where no merge
+  // can span the cut: each row fails if the cut is made anyway.
+  QTest::newRow("BPE no cut between two ▁")
+      << bpe(R"({"▁":0,"a":1,"▁▁":2,"▁▁a":3})", R"(["▁ ▁","▁▁ a"])") << "a▁▁a"s << Ids{1, 3};
+  QTest::newRow("BPE no cut where a merge joins a character to ▁")
+      << bpe(R"({"▁":0,"a":1,">":2,"b":3,"▁b":4,">▁b":5})", R"(["▁ b","> ▁b"])")
+      << "a>▁b"s << Ids{1, 5};
+  QTest::newRow("BPE no cut where a byte-fallback token merges with ▁")
+      << bpe(R"({"<unk>":0,"▁":1,"<0xC3>":2,"<0xA9>":3,"a":4,"<0xA9>▁":5})",
+             R"([["<0xA9>","▁"]])", R"(,"byte_fallback":true,"unk_token":"<unk>")")
+      << "a\u00e9▁a"s << Ids{4, 2, 5, 4};
+  QTest::newRow("BPE no cut where merged byte-fallback tokens merge with ▁")
+      << bpe(R"({"<unk>":0,"▁":1,"<0xC3>":2,"<0xA9>":3,"a":4,"<0xC3><0xA9>":5,)"
+             R"("<0xC3><0xA9>▁":6})",
+             R"([["<0xC3>","<0xA9>"],["<0xC3><0xA9>","▁"]])",
+             R"(,"byte_fallback":true,"unk_token":"<unk>")")
+      << "a\u00e9▁a"s << Ids{4, 6, 4};
+  QTest::newRow("BPE cut before ▁ after an ordinary character")
+      << bpe(R"({"▁":0,"a":1,"b":2,"▁a":3,"▁b":4,"ab":5})", R"(["▁ a","▁ b","a b"])")
+      << "ab▁a▁b▁ab"s << Ids{5, 3, 4, 3, 2};
   QTest::newRow("BPE characters outside the BMP")
       << bpe(R"({"a":1,"😀":0})", "[]") << "a😀"s << Ids{1, 0};
   QTest::newRow("WordLevel with unk")

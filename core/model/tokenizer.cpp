@@ -145,9 +145,10 @@ class TokenizerImpl {
 
   std::vector<Piece> split_added(std::string_view s, const TokenTrie& trie) const;
   // Runs added-token extraction, normalization and pre-tokenization over valid UTF-8 text:
-  // on_added(token index, matched text) and on_word(word) in order.
-  template <typename OnAdded, typename OnWord>
-  void walk(std::string_view text, OnAdded&& on_added, OnWord&& on_word) const;
+  // on_added(token index, matched text) and on_words(pre-tokens: the words of one piece) in
+  // order.
+  template <typename OnAdded, typename OnWords>
+  void walk(std::string_view text, OnAdded&& on_added, OnWords&& on_words) const;
   void encode_text(std::string_view text, std::vector<int32_t>& ids) const;
 };
 
@@ -284,8 +285,8 @@ std::vector<Piece> TokenizerImpl::split_added(std::string_view s, const TokenTri
   return pieces;
 }
 
-template <typename OnAdded, typename OnWord>
-void TokenizerImpl::walk(std::string_view text, OnAdded&& on_added, OnWord&& on_word) const {
+template <typename OnAdded, typename OnWords>
+void TokenizerImpl::walk(std::string_view text, OnAdded&& on_added, OnWords&& on_words) const {
   thread_local PreTokens p;  // buffers reused across calls (walk does not recurse)
   thread_local std::string normalized;
   for (const Piece& raw : split_added(text, raw_trie)) {
@@ -307,7 +308,7 @@ void TokenizerImpl::walk(std::string_view text, OnAdded&& on_added, OnWord&& on_
       p.spans.assign(1, Span{0, static_cast<uint32_t>(p.text.size())});
       p.at_origin = raw.begin == 0 && sub.begin == 0;
       if (pre_tokenizer) pre_tokenizer->pre_tokenize(p);
-      for (const Span& sp : p.spans) on_word(p.view(sp));
+      on_words(p);
     }
   }
 }
@@ -316,7 +317,7 @@ void TokenizerImpl::encode_text(std::string_view text, std::vector<int32_t>& ids
   walk(
       text,
       [&](int32_t token, std::string_view) { ids.push_back(added[static_cast<size_t>(token)].id); },
-      [&](std::string_view word) { model->tokenize(word, ids); });
+      [&](const PreTokens& words) { model->tokenize_spans(words, ids); });
 }
 
 // ---- Tokenizer -----------------------------------------------------------------------------
@@ -327,11 +328,15 @@ Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 
 Tokenizer Tokenizer::from_json(const std::string& json_text, const std::string& source) {
+  return from_json(std::string(json_text), source);
+}
+
+Tokenizer Tokenizer::from_json(std::string&& json_text, const std::string& source) {
   auto impl = std::make_unique<TokenizerImpl>();
   impl->source = source;
   if (json_text.size() > 0xFFFFFFFFULL) fail("{}: file too large for a tokenizer", source);
   impl->load(json_text);
-  impl->json_text = json_text;
+  impl->json_text = std::move(json_text);
   impl->guess_special_ids();
   Tokenizer t;
   t.m_impl = std::move(impl);
@@ -435,7 +440,9 @@ std::vector<std::string> Tokenizer::pre_tokenize(std::string_view text) const {
   }
   m_impl->walk(
       text, [&](int32_t, std::string_view matched) { pieces.emplace_back(matched); },
-      [&](std::string_view word) { pieces.emplace_back(word); });
+      [&](const PreTokens& words) {
+        for (const Span& sp : words.spans) pieces.emplace_back(words.view(sp));
+      });
   return pieces;
 }
 

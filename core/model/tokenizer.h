@@ -27,6 +27,7 @@ class Tokenizer {
   // offending element (e.g. "pre_tokenizer.pretokenizers[1].type: unknown 'Foo'").
   static Tokenizer from_file(const std::string& path);
   static Tokenizer from_json(const std::string& json_text, const std::string& source);
+  static Tokenizer from_json(std::string&& json_text, const std::string& source);  // no copy
 
   std::vector<int32_t> encode(std::string_view text, bool add_special_tokens = true) const;
   std::string decode(const std::vector<int32_t>& ids, bool skip_special_tokens = false) const;

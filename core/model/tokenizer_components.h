@@ -166,6 +166,10 @@ class Model {
   virtual ~Model() = default;
   // Appends the ids of one pre-tokenized word.
   virtual void tokenize(std::string_view word, std::vector<int32_t>& out) const = 0;
+  // Appends the ids of every word of `words`, in order (a model may start on several at once).
+  virtual void tokenize_spans(const PreTokens& words, std::vector<int32_t>& out) const {
+    for (const Span& sp : words.spans) tokenize(words.view(sp), out);
+  }
   virtual std::string type() const = 0;
 
   const int32_t* token_to_id(std::string_view token) const { return m_vocab.find(token); }

@@ -619,6 +619,38 @@ const int32_t* StringMap::find(std::string_view key) const {
   return lookup(key, hash_bytes(key.data(), key.size()), slot);
 }
 
+void StringMap::find_batch(const std::string_view* keys, size_t n, const int32_t** out) const {
+  constexpr size_t kChunk = 32;
+  uint64_t h[kChunk];
+  uint32_t first[kChunk];
+  for (size_t base = 0; base < n; base += kChunk) {
+    size_t m = std::min(kChunk, n - base);
+    if (m_entries.empty()) {
+      for (size_t i = 0; i < m; ++i) out[base + i] = nullptr;
+      continue;
+    }
+    // Slot, then entry, then key bytes: each step prefetched for all keys before it is used.
+    for (size_t i = 0; i < m; ++i) {
+      const std::string_view& k = keys[base + i];
+      h[i] = hash_bytes(k.data(), k.size());
+      __builtin_prefetch(&m_slots[static_cast<uint32_t>(h[i]) & m_mask]);
+    }
+    for (size_t i = 0; i < m; ++i) {
+      first[i] = m_slots[static_cast<uint32_t>(h[i]) & m_mask];
+      if (first[i]) __builtin_prefetch(&m_entries[first[i] - 1]);
+    }
+    for (size_t i = 0; i < m; ++i) {
+      if (!first[i]) continue;
+      const Entry& en = m_entries[first[i] - 1];
+      if (en.hash == static_cast<uint32_t>(h[i])) __builtin_prefetch(m_arena.data() + en.off);
+    }
+    for (size_t i = 0; i < m; ++i) {
+      size_t slot = 0;
+      out[base + i] = lookup(keys[base + i], h[i], slot);
+    }
+  }
+}
+
 void StringMap::clear() {
   m_arena.clear();
   m_entries.clear();
@@ -645,9 +677,10 @@ void PairMap::build() {
     max_rank = std::max(max_rank, p.value.rank);
   }
   m_size = 0;
+  m_new_id.assign(static_cast<size_t>(max_rank + 1), -1);
+  for (const Pending& p : m_pending) m_new_id[static_cast<size_t>(p.value.rank)] = p.value.new_id;
   if (m_compact) {
     m_compact_slots.assign(capacity, kEmpty);
-    m_new_id.assign(static_cast<size_t>(max_rank + 1), -1);
     for (const Pending& p : m_pending) {
       uint64_t key = (static_cast<uint64_t>(p.a) << 20) | p.b;
       size_t i = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> m_shift);
@@ -655,16 +688,15 @@ void PairMap::build() {
         i = (i + 1) & m_mask;
       if (m_compact_slots[i] == kEmpty) ++m_size;
       m_compact_slots[i] = (key << 24) | static_cast<uint64_t>(p.value.rank);
-      m_new_id[static_cast<size_t>(p.value.rank)] = p.value.new_id;
     }
   } else {
-    m_slots.assign(capacity, Slot{kEmpty, {0, 0}});
+    m_slots.assign(capacity, Slot{kEmpty, 0});
     for (const Pending& p : m_pending) {
       uint64_t key = (static_cast<uint64_t>(p.a) << 32) | p.b;
       size_t i = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> m_shift);
       while (m_slots[i].key != kEmpty && m_slots[i].key != key) i = (i + 1) & m_mask;
       if (m_slots[i].key == kEmpty) ++m_size;
-      m_slots[i] = Slot{key, p.value};
+      m_slots[i] = Slot{key, p.value.rank};
     }
   }
   m_pending.clear();
