@@ -52,6 +52,7 @@ namespace {
 const char* kGroup = "hand@1700000000";
 const char* kOtherGroup = "mixed@1700000100";
 const char* kFrontGroup = "fronts@1700000200";
+const char* kPplGroup = "ppl@1700000300";  // perplexities only, no losses
 // Plans of kFrontGroup: long names (the parallel coordinates' first axis) and how much they
 // learn (a) and forget (b) at full speed.
 struct FrontPlan {
@@ -164,6 +165,23 @@ QString buildStore(const QString& dir) {
       }
     }
   }
+  // ids 29, 30: a group that evaluates perplexities only.
+  for (int seed = 0; seed < 2; ++seed) {
+    st::NewRun r;
+    r.name = "ppl seed=" + std::to_string(seed);
+    r.spec = specWith("/d/de.txt", 1e-3, seed).dump();
+    r.variant = "v";
+    r.experiment = kPplGroup;
+    r.seed = seed;
+    r.status = st::RunStatus::Finished;
+    r.params = {{"plan", "P"}, {"variant", "v"}, {"seed", seed}};
+    const int64_t id = store.create_run(r);
+    for (int step = 0; step <= 10; step += 5) {
+      w.add(id, step, "eval/new/ppl", 100.0 - 5.0 * step - seed);
+      w.add(id, step, "eval/orig/ppl", 10.0 + 0.1 * step + 0.1 * seed);
+    }
+    w.flush();
+  }
   return path;
 }
 
@@ -210,7 +228,15 @@ class TstCompare : public QObject {
     if (!m_view->groupData() || m_view->groupData()->group != QLatin1String(kFrontGroup)) {
       loadGroup(QString::fromLatin1(kFrontGroup));
     }
-    QTRY_VERIFY_WITH_TIMEOUT(!m_view->isLoading(), 20000);
+    // The default metrics and level, grouped by configuration (whatever a test left).
+    m_view->setTradeoffFigures(Figure{Figure::Kind::Final, u"eval/orig/loss"_s},
+                               Figure{Figure::Kind::Final, u"eval/new/loss"_s});
+    QTRY_VERIFY_WITH_TIMEOUT(!m_view->isLoading() &&
+                                 m_view->groupData()->frontOptions.learning == "eval/new/loss" &&
+                                 m_view->groupData()->frontOptions.forgetting == "eval/orig/loss",
+                             20000);
+    m_view->setMatchedLevel(std::nullopt);
+    m_view->setGrouping(kGroupByConfiguration);
     QVERIFY2(m_view->groupData()->traces.has_value(),
              qPrintable(m_view->groupData()->tracesError));
   }
@@ -357,7 +383,8 @@ class TstCompare : public QObject {
 
   void groupsAreListedMostRecentFirst() {
     QTRY_COMPARE_WITH_TIMEOUT(m_view->groups(),
-                              QStringList({QString::fromLatin1(kFrontGroup),
+                              QStringList({QString::fromLatin1(kPplGroup),
+                                           QString::fromLatin1(kFrontGroup),
                                            QString::fromLatin1(kOtherGroup),
                                            QString::fromLatin1(kGroup)}),
                               5000);
@@ -746,6 +773,19 @@ class TstCompare : public QObject {
                                  m_view->groupData()->frontOptions.learning == "eval/new/loss",
                              20000);
     checkMatchedAgainstStore(std::nullopt);
+  }
+
+  void withoutLossesTheFrontsUsePerplexities() {
+    // The figures fall back to perplexities once the group is read; its traces are then read
+    // again on those (the metrics follow the view's choice).
+    loadGroup(QString::fromLatin1(kPplGroup));
+    QCOMPARE(m_view->tradeoffY().id(), u"final:eval/new/ppl"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !m_view->isLoading() && m_view->groupData()->frontOptions.learning == "eval/new/ppl", 20000);
+    QCOMPARE(m_view->groupData()->frontOptions.forgetting, std::string("eval/orig/ppl"));
+    QVERIFY2(m_view->groupData()->traces.has_value(), qPrintable(m_view->groupData()->tracesError));
+    QVERIFY(m_view->matched().has_value());
+    QCOMPARE(m_view->matched()->value, 50.0);  // seed 0 (the worse seed) at best reaches 50
   }
 
   void learningIsTheAbsoluteLossByDefault() {
