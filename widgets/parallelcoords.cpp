@@ -173,10 +173,11 @@ QVector<ParallelCoordinates::TickLabel> ParallelCoordinates::tickLabels(int a) c
   const int spacing = m_axes.size() > 1 ? area.width() / (m_axes.size() - 1) : area.width();
   const int x = axisX(a);
   const bool right = a == m_axes.size() - 1 && m_axes.size() > 1;
-  // Labels left of the axis (the last axis's right of it), as wide as the room there.
+  // Labels left of the axis (the last axis's right of it), as wide as the room there: the
+  // margin, or the space back to the previous axis (whose own labels are left of it).
   const int room = a == 0 ? x - kGap - 2
                    : right ? width() - x - kGap - 2
-                           : std::max(30, spacing / 2 - 8);
+                           : std::max(30, spacing - kGap - 8);
   // Numbers are short and never elided; category labels only when they do not fit.
   const bool numeric = ax.categories.isEmpty();
   QVector<QPair<double, QString>> ticks;

@@ -9,8 +9,8 @@
 // gap; on an axis with a `beyondLabel`, +inf values go to a slot above its range labelled
 // so ("does not reach"). The margins leave room for the first and the last axis's labels and
 // titles, so that they are drawn whole (a category label is elided in the middle only when
-// it alone is wider than a third of the widget, or than half the space between two middle
-// axes; the axis's tooltip then lists it whole).
+// it alone is wider than a third of the widget, or than the space between two middle axes;
+// the axis's tooltip then lists it whole).
 
 #include <QColor>
 #include <QHash>
