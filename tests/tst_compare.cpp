@@ -4,8 +4,13 @@
 // runs in range, by API and by mouse), the trade-off's default axes, error-bar points and
 // budget marks (from compare_group), the warning about differing evaluation sets (group view
 // and curves overlay), honest run tables, and the launch form's seeds and sweep section (the
-// spec JSON it writes and the number of runs it expands to). Item models run under
-// QAbstractItemModelTester in fatal mode.
+// spec JSON it writes and the number of runs it expands to), and the trade-off fronts with
+// forgetting at matched learning (the column, the group statistics and the table equal
+// experiment::compare_at on the same store, at the automatic level and at a level set or
+// dragged with the mouse; "does not reach"; learning as the absolute loss by default; the
+// fronts drawn equal front_curves; the parallel coordinates' plan labels drawn whole). Item
+// models run under QAbstractItemModelTester in fatal mode. GB_SHOTS_DIR: the `screenshots`
+// test writes PNGs of the fronts, the tables and the parallel coordinates there.
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QDir>
@@ -24,6 +29,7 @@
 #include <qcustomplot.h>
 
 #include "curvesview.h"
+#include "experiment/fronts.h"
 #include "groupdata.h"
 #include "groupmodels.h"
 #include "groupview.h"
@@ -45,6 +51,17 @@ namespace {
 
 const char* kGroup = "hand@1700000000";
 const char* kOtherGroup = "mixed@1700000100";
+const char* kFrontGroup = "fronts@1700000200";
+const char* kPplGroup = "ppl@1700000300";  // perplexities only, no losses
+// Plans of kFrontGroup: long names (the parallel coordinates' first axis) and how much they
+// learn (a) and forget (b) at full speed.
+struct FrontPlan {
+  const char* name;
+  double a, b;
+};
+const FrontPlan kFrontPlans[] = {{"Fine-tuning", 2.0, 0.30},
+                                 {"E-Preserve (rank 8)", 1.8, 0.10},
+                                 {"LoRA r=8", 1.0, 0.05}};
 
 Json specWith(const std::string& newEval, double lr, int seed) {
   return {{"name", "hand"},
@@ -111,7 +128,78 @@ QString buildStore(const QString& dir) {
   // Another group whose two runs evaluate the new domain on different files.
   addRun(0, 0, 0, st::RunStatus::Finished, 10, kOtherGroup, "/d/de.txt");   // id 15
   addRun(0, 0, 1, st::RunStatus::Finished, 10, kOtherGroup, "/d/de2.txt");  // id 16
+  // The fronts group (ids 17-28): 3 plans × lr 1e-4, 1e-3 × seeds 0, 1, evaluated every 10
+  // of 40 steps on the validation and the test sets. Speed g = 0.5 (1e-4) or 1 (1e-3):
+  //   eval/new/loss  = 5 − a·g·(1 − e^(−step/15)) + 0.05·seed
+  //   eval/orig/loss = 2 + b·g·step/40 + 0.01·seed
+  //   test/... = eval/... + 0.02 (new), + 0.03 + 0.002·step/10 (orig)
+  // LoRA's best new loss is 4.07 (seed 0) and 4.12 (seed 1): the automatic level is 4.12,
+  // and 3.5 is out of its reach.
+  for (const FrontPlan& p : kFrontPlans) {
+    for (int l = 0; l < 2; ++l) {
+      for (int seed = 0; seed < 2; ++seed) {
+        st::NewRun r;
+        r.name = std::string(p.name) + " lr=" + std::to_string(lrs[l]) +
+                 " seed=" + std::to_string(seed);
+        r.spec = specWith("/d/de.txt", lrs[l], seed).dump();
+        r.variant = "v";
+        r.experiment = kFrontGroup;
+        r.seed = seed;
+        r.status = st::RunStatus::Finished;
+        r.params = {{"plan", p.name},      {"variant", "v"},     {"seed", seed},
+                    {"train.lr", lrs[l]},  {"train.steps", 40}};
+        const int64_t id = store.create_run(r);
+        const double g = l == 0 ? 0.5 : 1.0;
+        for (int step = 0; step <= 40; step += 10) {
+          const double nl = 5.0 - p.a * g * (1.0 - std::exp(-step / 15.0)) + 0.05 * seed;
+          const double ol = 2.0 + p.b * g * step / 40.0 + 0.01 * seed;
+          w.add(id, step, "eval/new/loss", nl);
+          w.add(id, step, "eval/orig/loss", ol);
+          w.add(id, step, "eval/new/ppl", std::exp(nl));
+          w.add(id, step, "eval/orig/ppl", std::exp(ol));
+          w.add(id, step, "test/new/loss", nl + 0.02);
+          w.add(id, step, "test/orig/loss", ol + 0.03 + 0.002 * step / 10.0);
+          w.add(id, step, "train/loss", nl);
+        }
+        w.flush();
+      }
+    }
+  }
+  // ids 29, 30: a group that evaluates perplexities only.
+  for (int seed = 0; seed < 2; ++seed) {
+    st::NewRun r;
+    r.name = "ppl seed=" + std::to_string(seed);
+    r.spec = specWith("/d/de.txt", 1e-3, seed).dump();
+    r.variant = "v";
+    r.experiment = kPplGroup;
+    r.seed = seed;
+    r.status = st::RunStatus::Finished;
+    r.params = {{"plan", "P"}, {"variant", "v"}, {"seed", seed}};
+    const int64_t id = store.create_run(r);
+    for (int step = 0; step <= 10; step += 5) {
+      w.add(id, step, "eval/new/ppl", 100.0 - 5.0 * step - seed);
+      w.add(id, step, "eval/orig/ppl", 10.0 + 0.1 * step + 0.1 * seed);
+    }
+    w.flush();
+  }
   return path;
+}
+
+// The comparison at matched learning read from the store itself (as growbench-cli compare
+// --at does).
+gb::experiment::MatchedResult compareAtFromStore(const QString& db, const char* group,
+                                                 std::optional<double> level) {
+  st::Store store = st::Store::open(db.toStdString(), st::OpenMode::ReadOnly);
+  gb::experiment::FrontOptions o;
+  o.group = group;
+  return gb::experiment::compare_at(store, o, level);
+}
+
+gb::experiment::GroupTraces tracesFromStore(const QString& db, const char* group) {
+  st::Store store = st::Store::open(db.toStdString(), st::OpenMode::ReadOnly);
+  gb::experiment::FrontOptions o;
+  o.group = group;
+  return gb::experiment::load_traces(store, o);
 }
 
 bool writeFile(const QString& path, const QByteArray& data) {
@@ -136,6 +224,112 @@ class TstCompare : public QObject {
     }
     return -1;
   }
+  void loadFrontGroup() {
+    if (!m_view->groupData() || m_view->groupData()->group != QLatin1String(kFrontGroup)) {
+      loadGroup(QString::fromLatin1(kFrontGroup));
+    }
+    // The default metrics and level, grouped by configuration (whatever a test left).
+    m_view->setTradeoffFigures(Figure{Figure::Kind::Final, u"eval/orig/loss"_s},
+                               Figure{Figure::Kind::Final, u"eval/new/loss"_s});
+    QTRY_VERIFY_WITH_TIMEOUT(!m_view->isLoading() &&
+                                 m_view->groupData()->frontOptions.learning == "eval/new/loss" &&
+                                 m_view->groupData()->frontOptions.forgetting == "eval/orig/loss",
+                             20000);
+    m_view->setMatchedLevel(std::nullopt);
+    m_view->setGrouping(kGroupByConfiguration);
+    QVERIFY2(m_view->groupData()->traces.has_value(),
+             qPrintable(m_view->groupData()->tracesError));
+  }
+
+  // The column of the Matched figure in the stats model.
+  int matchedStatsColumn() const {
+    GroupStatsModel* m = m_view->statsModel();
+    for (int c = GroupStatsModel::FixedCount; c < m->columnCount(); ++c) {
+      if (m->headerData(c, Qt::Horizontal, Qt::DisplayRole)
+              .toString()
+              .startsWith(u"Forgetting at matched learning"_s)) {
+        return c;
+      }
+    }
+    return -1;
+  }
+  // Checks the view's matched comparison, its group statistics (grouped by plan), the run
+  // table's column and the matched table against compare_at on the store at `level`.
+  void checkMatchedAgainstStore(std::optional<double> level) {
+    const auto expected = compareAtFromStore(m_db, kFrontGroup, level);
+    QVERIFY(m_view->matched().has_value());
+    const auto& got = *m_view->matched();
+    QCOMPARE(got.value, expected.value);
+    QCOMPARE(got.value_auto, expected.value_auto);
+    QCOMPARE(got.split, expected.split);
+    QCOMPARE(got.rows.size(), expected.rows.size());
+    // Group statistics by plan: exactly the rows of compare_at.
+    m_view->setGrouping(u"plan"_s);
+    const int col = matchedStatsColumn();
+    QVERIFY(col >= 0);
+    const QString header =
+        m_view->statsModel()->headerData(col, Qt::Horizontal, Qt::DisplayRole).toString();
+    QVERIFY2(header.contains(QString::number(expected.value, 'g', 4)), qPrintable(header));
+    for (const auto& row : expected.rows) {
+      const int r = statsRow(QString::fromStdString(row.plan));
+      QVERIFY2(r >= 0, row.plan.c_str());
+      const QModelIndex idx = m_view->statsModel()->index(r, col);
+      QCOMPARE(idx.data(GroupStatsModel::CountRole).toInt(), int(row.n));
+      if (row.reaches()) {
+        QCOMPARE(idx.data(GroupStatsModel::MeanRole).toDouble(), row.forgetting.mean);
+        QCOMPARE(idx.data(GroupStatsModel::StdRole).toDouble(), row.forgetting.std);
+        QVERIFY2(idx.data().toString().startsWith(QString::number(row.forgetting.mean, 'g', 4)),
+                 qPrintable(idx.data().toString()));
+      } else {
+        QCOMPARE(idx.data().toString(), u"does not reach"_s);
+      }
+    }
+    // The run table: each run's own figure (match_at over the run alone), and the run chosen
+    // for a plan's seed shows that seed's value.
+    const auto traces = tracesFromStore(m_db, kFrontGroup);
+    GroupRunModel* m = m_view->runModel();
+    const int rc = m->columnOf(u"fig:matched:eval/orig/loss"_s);
+    QVERIFY(rc >= 0);
+    QVERIFY(m_view->isColumnVisible(u"fig:matched:eval/orig/loss"_s));
+    const bool test = expected.split == "test";
+    int checked = 0;
+    for (const auto& plan : traces.plans) {
+      for (const auto& seed : plan.seeds) {
+        for (const auto& run : seed.runs) {
+          const int row = m_view->groupData()->runIndex(run.run_id);
+          const QString text = m->index(row, rc).data().toString();
+          const auto p = gb::experiment::match_at({run}, expected.value, traces.learning_lower,
+                                                  traces.forgetting_lower);
+          if (!p) {
+            QCOMPARE(text, u"does not reach"_s);
+          } else {
+            const double v = test ? *p->test_forgetting : p->forgetting;
+            QCOMPARE(text, QString::number(v, 'g', 4));
+          }
+          ++checked;
+        }
+      }
+    }
+    QCOMPARE(checked, 12);
+    for (const auto& row : expected.rows) {
+      for (size_t i = 0; i < row.points.size(); ++i) {
+        const int r = m_view->groupData()->runIndex(row.points[i].run_id);
+        QCOMPARE(m->index(r, rc).data(GroupRunModel::SortRole).toDouble() <=
+                     row.value_of(row.points[i], test) + 1e-12,
+                 true);
+      }
+    }
+    // The table under the fronts: one row per plan in compare_at's order.
+    QTableWidget* t = m_view->matchedTable();
+    QCOMPARE(t->rowCount(), int(expected.rows.size()));
+    for (int r = 0; r < t->rowCount(); ++r) {
+      const auto& row = expected.rows[r];
+      QCOMPARE(t->item(r, 0)->text(), QString::fromStdString(row.plan));
+      if (!row.reaches()) QCOMPARE(t->item(r, 2)->text(), u"does not reach"_s);
+    }
+    m_view->setGrouping(kGroupByConfiguration);
+  }
+
   int figureColumn(GroupStatsModel* m, const QString& title) const {
     for (int c = 0; c < m->columnCount(); ++c) {
       if (m->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString() == title) return c;
@@ -188,9 +382,12 @@ class TstCompare : public QObject {
   }
 
   void groupsAreListedMostRecentFirst() {
-    QTRY_COMPARE_WITH_TIMEOUT(
-        m_view->groups(),
-        QStringList({QString::fromLatin1(kOtherGroup), QString::fromLatin1(kGroup)}), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->groups(),
+                              QStringList({QString::fromLatin1(kPplGroup),
+                                           QString::fromLatin1(kFrontGroup),
+                                           QString::fromLatin1(kOtherGroup),
+                                           QString::fromLatin1(kGroup)}),
+                              5000);
   }
 
   void loadsTheGroupWithParametersAndFigures() {
@@ -224,8 +421,8 @@ class TstCompare : public QObject {
     QTest::addColumn<double>("std");
     // A / 1e-4: new loss 4.0, 4.1, 4.2 (the cancelled and the interrupted run left out).
     QTest::newRow("configuration, final new loss")
-        << kGroupByConfiguration << u"A · train.lr=0.0001"_s << u"eval/new/loss"_s << 3 << 4.1
-        << 0.1;
+        << kGroupByConfiguration << u"A · train.lr=0.0001"_s << u"Learning (eval/new/loss)"_s
+        << 3 << 4.1 << 0.1;
     // A / 1e-4: forgetting 2 %, 3 %, 4 %.
     QTest::newRow("configuration, forgetting") << kGroupByConfiguration << u"A · train.lr=0.0001"_s
                                                << u"Forgetting (%)"_s << 3 << 3.0 << 1.0;
@@ -233,12 +430,13 @@ class TstCompare : public QObject {
     QTest::newRow("configuration B, forgetting") << kGroupByConfiguration << u"B · train.lr=0.001"_s
                                                  << u"Forgetting (%)"_s << 3 << 9.0 << 1.0;
     // By learning rate 1e-3: new loss A 3.0, 3.1, 3.2 and B 2.5, 2.6, 2.7 → mean 2.85.
-    QTest::newRow("by train.lr") << u"train.lr"_s << u"train.lr = 0.001"_s << u"eval/new/loss"_s
+    QTest::newRow("by train.lr") << u"train.lr"_s << u"train.lr = 0.001"_s
+                                 << u"Learning (eval/new/loss)"_s
                                  << 6 << 2.85
                                  << std::sqrt((2 * (0.35 * 0.35 + 0.25 * 0.25 + 0.15 * 0.15)) /
                                               5.0);
     // By plan A: 1e-4 (4.0, 4.1, 4.2) and 1e-3 (3.0, 3.1, 3.2): mean 3.6.
-    QTest::newRow("by plan") << u"plan"_s << u"A"_s << u"eval/new/loss"_s << 6 << 3.6
+    QTest::newRow("by plan") << u"plan"_s << u"A"_s << u"Learning (eval/new/loss)"_s << 6 << 3.6
                              << std::sqrt(2 * (0.6 * 0.6 + 0.5 * 0.5 + 0.4 * 0.4) / 5.0);
   }
 
@@ -392,6 +590,7 @@ class TstCompare : public QObject {
   void tradeoffShowsAbsoluteLossWithErrorBarsAndBudgetMarks() {
     ensureGroup();
     m_view->tabs()->setCurrentIndex(GroupCompareView::TradeoffTab);
+    m_view->setTradeoffMode(GroupCompareView::TradeoffMode::Configurations);
     // Absolute final loss on both axes by default.
     QCOMPARE(m_view->tradeoffX().id(), u"final:eval/orig/loss"_s);
     QCOMPARE(m_view->tradeoffY().id(), u"final:eval/new/loss"_s);
@@ -438,6 +637,313 @@ class TstCompare : public QObject {
     m_view->setTradeoffLog(false, false);
     m_view->setTradeoffFigures(Figure{Figure::Kind::Final, u"eval/orig/loss"_s},
                                Figure{Figure::Kind::Final, u"eval/new/loss"_s});
+    m_view->setTradeoffMode(GroupCompareView::TradeoffMode::Fronts);
+    // The metrics went back to the defaults: wait for the reload the change asked for.
+    QTRY_VERIFY_WITH_TIMEOUT(!m_view->isLoading(), 20000);
+  }
+
+  // ---- fronts and forgetting at matched learning ------------------------------------
+
+  void matchedColumnEqualsCompareAtAtTheAutoLevel() {
+    loadFrontGroup();
+    m_view->setMatchedLevel(std::nullopt);
+    QVERIFY(!m_view->matchedLevel());
+    const auto expected = compareAtFromStore(m_db, kFrontGroup, std::nullopt);
+    QVERIFY(expected.value_auto);
+    QCOMPARE(expected.split, std::string("test"));
+    // Every plan reaches the automatic level.
+    for (const auto& row : expected.rows) QVERIFY(row.reaches());
+    checkMatchedAgainstStore(std::nullopt);
+    QVERIFY(m_view->matchedLevelText().contains(u"auto"_s));
+  }
+
+  void matchedColumnFollowsALevelSetByTheView() {
+    loadFrontGroup();
+    QSignalSpy changed(m_view, &GroupCompareView::matchedLevelChanged);
+    m_view->setMatchedLevel(3.5);
+    QCOMPARE(changed.count(), 1);
+    checkMatchedAgainstStore(3.5);
+    // LoRA (best new loss 4.07) does not reach 3.5: said so, last, never 0 or blank.
+    const auto& rows = m_view->matched()->rows;
+    QCOMPARE(QString::fromStdString(rows.back().plan), u"LoRA r=8"_s);
+    QVERIFY(!rows.back().reaches());
+    GroupRunModel* m = m_view->runModel();
+    const int rc = m->columnOf(u"fig:matched:eval/orig/loss"_s);
+    int unreached = 0;
+    for (int r = 0; r < m->rowCount(); ++r) {
+      if (m->groupData()->runs[r].plan != u"LoRA r=8"_s) continue;
+      QCOMPARE(m->index(r, rc).data().toString(), u"does not reach"_s);
+      QVERIFY(m->index(r, rc).data(Qt::ToolTipRole).toString().contains(u"does not reach"_s));
+      ++unreached;
+    }
+    QCOMPARE(unreached, 4);
+    // The parallel coordinates' axis puts the runs that do not reach the level in a slot of
+    // their own, labelled so: LoRA's, and Fine-tuning's and E-Preserve's at 1e-4 (best new
+    // loss 4.07 and 4.16, 4.21).
+    ParallelCoordinates* pc = m_view->parallel();
+    int a = -1;
+    for (int i = 0; i < pc->axes().size(); ++i) {
+      if (pc->axes()[i].id == u"fig:matched:eval/orig/loss"_s) a = i;
+    }
+    QVERIFY(a >= 0);
+    QCOMPARE(pc->axes()[a].beyondLabel, u"does not reach"_s);
+    int beyond = 0, values = 0;
+    for (const auto& l : pc->lines()) {
+      beyond += l.values[a] == qInf() ? 1 : 0;
+      values += std::isfinite(l.values[a]) ? 1 : 0;
+    }
+    QCOMPARE(beyond, 8);
+    QCOMPARE(values, 4);
+    QCOMPARE(pc->tickLabels(a).last().text, u"does not reach"_s);
+    QVERIFY(pc->valueY(a, qInf()) < pc->valueY(a, pc->axes()[a].hi));
+    // Back to auto.
+    m_view->setMatchedLevel(std::nullopt);
+    checkMatchedAgainstStore(std::nullopt);
+  }
+
+  void draggingTheLevelLineWithTheMouse() {
+    loadFrontGroup();
+    m_view->setMatchedLevel(std::nullopt);
+    m_view->tabs()->setCurrentIndex(GroupCompareView::TradeoffTab);
+    m_view->setTradeoffMode(GroupCompareView::TradeoffMode::Fronts);
+    m_view->refreshNow();
+    QCustomPlot* plot = m_view->frontsPlot();
+    QVERIFY(QTest::qWaitForWindowExposed(plot));
+    plot->replot();  // lays out the axes for coordToPixel
+    const double autoLevel = m_view->matched()->value;
+    const int y = plot->axisRect()->rect().center().y();
+    const int x0 = int(std::lround(plot->xAxis->coordToPixel(autoLevel)));
+    const int x1 = int(std::lround(plot->xAxis->coordToPixel(3.5)));
+    QVERIFY(x1 < x0 - 10);
+    const QCPRange before = plot->xAxis->range();
+    QTest::mousePress(plot, Qt::LeftButton, {}, QPoint(x0 + 2, y));
+    QTest::mouseMove(plot, QPoint((x0 + x1) / 2, y));
+    QTest::mouseMove(plot, QPoint(x1, y));
+    QTest::mouseRelease(plot, Qt::LeftButton, {}, QPoint(x1, y));
+    // The level moved to the mouse (within a pixel), the plot itself did not pan.
+    QVERIFY(m_view->matchedLevel().has_value());
+    const double pixel = std::fabs(plot->xAxis->pixelToCoord(x1 + 1) - plot->xAxis->pixelToCoord(x1));
+    QVERIFY2(std::fabs(*m_view->matchedLevel() - 3.5) <= pixel,
+             qPrintable(QString::number(*m_view->matchedLevel())));
+    QCOMPARE(plot->xAxis->range().lower, before.lower);
+    QVERIFY(m_view->matchedLevelText().contains(u"dragged"_s));
+    checkMatchedAgainstStore(*m_view->matchedLevel());
+    QVERIFY(!m_view->matched()->rows.back().reaches());
+    // A drag that does not start on the line pans the plot and leaves the level.
+    const double level = *m_view->matchedLevel();
+    QTest::mousePress(plot, Qt::LeftButton, {}, QPoint(x0 + 40, y));
+    QTest::mouseMove(plot, QPoint(x0 + 60, y));
+    QTest::mouseRelease(plot, Qt::LeftButton, {}, QPoint(x0 + 60, y));
+    QCOMPARE(*m_view->matchedLevel(), level);
+    // A double-click goes back to auto.
+    QTest::mouseDClick(plot, Qt::LeftButton, {}, QPoint(x0 + 60, y));
+    QVERIFY(!m_view->matchedLevel().has_value());
+    QCOMPARE(m_view->matched()->value, autoLevel);
+    m_view->tabs()->setCurrentIndex(GroupCompareView::TableTab);
+  }
+
+  void aLevelOutlivesReloadsButNotAnotherMetric() {
+    loadFrontGroup();
+    m_view->setMatchedLevel(3.5);
+    // Runs of the group progress: the group is read again; the user's level stays.
+    {
+      QSignalSpy loaded(m_view, &GroupCompareView::groupLoaded);
+      m_view->reload();
+      QVERIFY(loaded.wait(20000));
+    }
+    QCOMPARE(m_view->matchedLevel(), std::optional<double>(3.5));
+    checkMatchedAgainstStore(3.5);
+    // Another learning metric, chosen while a read of the old one is in flight: the late
+    // answer (loss) is followed by a read of the new one, and the level goes back to auto
+    // (3.5 is a loss, not a perplexity).
+    m_view->reload();
+    QVERIFY(m_view->isLoading());
+    m_view->setTradeoffFigures(Figure{Figure::Kind::Final, u"eval/orig/loss"_s},
+                               Figure{Figure::Kind::Final, u"eval/new/ppl"_s});
+    QCOMPARE(m_view->frontOptions().learning, std::string("eval/new/ppl"));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_view->isLoading() &&
+                                 m_view->groupData()->frontOptions.learning == "eval/new/ppl",
+                             20000);
+    QVERIFY(!m_view->matchedLevel());
+    QCOMPARE(m_view->matched()->learning, std::string("eval/new/ppl"));
+    QVERIFY(m_view->matched()->value_auto);
+    m_view->setTradeoffFigures(Figure{Figure::Kind::Final, u"eval/orig/loss"_s},
+                               Figure{Figure::Kind::Final, u"eval/new/loss"_s});
+    QTRY_VERIFY_WITH_TIMEOUT(!m_view->isLoading() &&
+                                 m_view->groupData()->frontOptions.learning == "eval/new/loss",
+                             20000);
+    checkMatchedAgainstStore(std::nullopt);
+  }
+
+  void withoutLossesTheFrontsUsePerplexities() {
+    // The figures fall back to perplexities once the group is read; its traces are then read
+    // again on those (the metrics follow the view's choice).
+    loadGroup(QString::fromLatin1(kPplGroup));
+    QCOMPARE(m_view->tradeoffY().id(), u"final:eval/new/ppl"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !m_view->isLoading() && m_view->groupData()->frontOptions.learning == "eval/new/ppl", 20000);
+    QCOMPARE(m_view->groupData()->frontOptions.forgetting, std::string("eval/orig/ppl"));
+    QVERIFY2(m_view->groupData()->traces.has_value(), qPrintable(m_view->groupData()->tracesError));
+    QVERIFY(m_view->matched().has_value());
+    QCOMPARE(m_view->matched()->value, 50.0);  // seed 0 (the worse seed) at best reaches 50
+  }
+
+  void learningIsTheAbsoluteLossByDefault() {
+    loadFrontGroup();
+    GroupRunModel* m = m_view->runModel();
+    const int learning = m->columnOf(u"fig:final:eval/new/loss"_s);
+    QVERIFY(learning >= 0);
+    QVERIFY(m_view->isColumnVisible(u"fig:final:eval/new/loss"_s));
+    QCOMPARE(m->headerData(learning, Qt::Horizontal, Qt::DisplayRole).toString(),
+             u"Learning (eval/new/loss)"_s);
+    // Run 17 (Fine-tuning, 1e-4, seed 0): 5 − 2·0.5·(1 − e^(−40/15)).
+    const int row = m_view->groupData()->runIndex(17);
+    QCOMPARE(m->index(row, learning).data().toString(),
+             QString::number(5.0 - 1.0 * (1.0 - std::exp(-40.0 / 15.0)), 'g', 4));
+    // The relative change stays a choice, hidden by default.
+    const QString relative = u"fig:learning:eval/new/ppl"_s;
+    QVERIFY(m->columnOf(relative) >= 0);
+    QVERIFY(!m_view->isColumnVisible(relative));
+    QCOMPARE(m->headerData(m->columnOf(relative), Qt::Horizontal, Qt::DisplayRole).toString(),
+             u"Learning (%)"_s);
+    // The group statistics show the same figures; the parallel coordinates the absolute loss.
+    GroupStatsModel* sm = m_view->statsModel();
+    QVERIFY(figureColumn(sm, u"Learning (eval/new/loss)"_s) >= 0);
+    QCOMPARE(figureColumn(sm, u"Learning (%)"_s), -1);
+    QVERIFY(m_view->parallelAxes().contains(u"fig:final:eval/new/loss"_s));
+    QVERIFY(m_view->parallelAxes().contains(u"fig:matched:eval/orig/loss"_s));
+    QVERIFY(!m_view->parallelAxes().contains(relative));
+    m_view->setColumnVisible(relative, true);
+    QVERIFY(figureColumn(m_view->statsModel(), u"Learning (%)"_s) >= 0);
+    m_view->setColumnVisible(relative, false);
+  }
+
+  void parallelCoordinatesDrawThePlanLabelsWhole() {
+    loadFrontGroup();
+    m_view->tabs()->setCurrentIndex(GroupCompareView::ParallelTab);
+    ParallelCoordinates* pc = m_view->parallel();
+    QVERIFY(QTest::qWaitForWindowExposed(pc));
+    QCOMPARE(pc->axes().first().id, u"param:plan"_s);
+    QCOMPARE(pc->axes().first().categories,
+             QStringList({u"E-Preserve (rank 8)"_s, u"Fine-tuning"_s, u"LoRA r=8"_s}));
+    // Every label drawn whole and inside the widget: the view's own, and a narrow copy.
+    ParallelCoordinates narrow;
+    narrow.setData(pc->axes(), pc->lines());
+    narrow.resize(480, 300);
+    narrow.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&narrow));
+    for (ParallelCoordinates* w : {pc, &narrow}) {
+      const QRect inside = w->rect();
+      const auto labels = w->tickLabels(0);
+      QCOMPARE(labels.size(), 3);
+      for (const auto& l : labels) {
+        QCOMPARE(l.text, l.whole);
+        QVERIFY2(inside.contains(l.rect),
+                 qPrintable(u"%1 at %2,%3 %4×%5 in %6 px"_s.arg(l.text)
+                                .arg(l.rect.x())
+                                .arg(l.rect.y())
+                                .arg(l.rect.width())
+                                .arg(l.rect.height())
+                                .arg(inside.width())));
+      }
+      for (int a = 0; a < w->axes().size(); ++a) {
+        QVERIFY(inside.contains(w->titleRect(a)));
+        for (const auto& l : w->tickLabels(a)) QVERIFY(inside.contains(l.rect));
+      }
+    }
+    // The view fits in 1200 pixels.
+    QVERIFY2(m_view->minimumSizeHint().width() <= 1200,
+             qPrintable(QString::number(m_view->minimumSizeHint().width())));
+    m_view->tabs()->setCurrentIndex(GroupCompareView::TableTab);
+  }
+
+  void frontsDrawnEqualFrontCurves() {
+    loadFrontGroup();
+    m_view->tabs()->setCurrentIndex(GroupCompareView::TradeoffTab);
+    m_view->setTradeoffMode(GroupCompareView::TradeoffMode::Fronts);
+    m_view->refreshNow();
+    const auto traces = tracesFromStore(m_db, kFrontGroup);
+    const auto levels = gb::experiment::front_levels(traces, GroupCompareView::kFrontLevels);
+    const auto curves = gb::experiment::front_curves(traces, levels, true);
+    QCustomPlot* plot = m_view->frontsPlot();
+    QHash<QString, QCPGraph*> means;
+    int points = 0;
+    for (int i = 0; i < plot->graphCount(); ++i) {
+      QCPGraph* g = plot->graph(i);
+      if (g->property("gbRole").toString() == u"mean"_s) {
+        means.insert(g->property("gbPlan").toString(), g);
+      }
+      if (g->property("gbRole").toString() == u"points"_s) points += g->dataCount();
+    }
+    QCOMPARE(means.size(), int(curves.size()));
+    for (const auto& c : curves) {
+      QCPGraph* g = means.value(QString::fromStdString(c.plan));
+      QVERIFY2(g, c.plan.c_str());
+      // Where every seed reaches the level, by level (the graph keeps its data sorted).
+      std::map<double, double> expected;
+      for (size_t i = 0; i < c.levels.size(); ++i) {
+        if (c.forgetting[i].n == c.seeds && c.seeds > 0) {
+          expected[c.levels[i]] = c.forgetting[i].mean;
+        }
+      }
+      QVERIFY(expected.size() > 5);
+      QCOMPARE(g->dataCount(), int(expected.size()));
+      int i = 0;
+      for (const auto& [level, mean] : expected) {
+        QCOMPARE(g->data()->at(i)->key, level);
+        QCOMPARE(g->data()->at(i)->value, mean);
+        ++i;
+      }
+      // The colour of the plan in the other plots.
+      QCOMPARE(g->pen().color().rgb(),
+               methodColor({u"E-Preserve (rank 8)"_s, u"Fine-tuning"_s, u"LoRA r=8"_s},
+                           QString::fromStdString(c.plan))
+                   .rgb());
+    }
+    QCOMPARE(points, 12 * 5);  // every evaluation of every run
+    m_view->tabs()->setCurrentIndex(GroupCompareView::TableTab);
+  }
+
+  // Screenshots for a person to look at (GB_SHOTS_DIR).
+  void screenshots() {
+    const QString dir = qEnvironmentVariable("GB_SHOTS_DIR");
+    if (dir.isEmpty()) QSKIP("GB_SHOTS_DIR is not set");
+    QVERIFY(QDir().mkpath(dir));
+    loadFrontGroup();
+    m_view->resize(1200, 800);
+    auto save = [&](const QString& name) {
+      QCoreApplication::processEvents();
+      QTest::qWait(100);
+      QVERIFY(m_view->grab().save(QDir(dir).filePath(name)));
+    };
+    m_view->tabs()->setCurrentIndex(GroupCompareView::TradeoffTab);
+    m_view->setTradeoffMode(GroupCompareView::TradeoffMode::Fronts);
+    m_view->setMatchedLevel(std::nullopt);
+    save(u"fronts-auto.png"_s);
+    m_view->setMatchedLevel(3.5);
+    save(u"fronts-dragged.png"_s);
+    m_view->tabs()->setCurrentIndex(GroupCompareView::TableTab);
+    m_view->setGroupRows(false);
+    m_view->runTable()->scrollTo(m_view->runProxy()->index(
+        0, m_view->runModel()->columnOf(u"fig:final:eval/new/loss"_s)));
+    save(u"table-runs.png"_s);
+    m_view->setGrouping(u"plan"_s);
+    m_view->setGroupRows(true);
+    save(u"table-groups.png"_s);
+    m_view->setGroupRows(false);
+    m_view->setGrouping(kGroupByConfiguration);
+    m_view->tabs()->setCurrentIndex(GroupCompareView::ParallelTab);
+    save(u"parallel.png"_s);
+    {
+      ParallelCoordinates narrow;
+      narrow.setData(m_view->parallel()->axes(), m_view->parallel()->lines());
+      narrow.resize(480, 300);
+      narrow.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&narrow));
+      QVERIFY(narrow.grab().save(QDir(dir).filePath(u"parallel-narrow.png"_s)));
+    }
+    m_view->setMatchedLevel(std::nullopt);
+    m_view->tabs()->setCurrentIndex(GroupCompareView::TableTab);
   }
 
   void curvesShowMeanAndBandPerGroup() {

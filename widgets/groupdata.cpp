@@ -61,6 +61,8 @@ QString Figure::id() const {
       return u"forgetting:"_s + key;
     case Kind::Learning:
       return u"learning:"_s + key;
+    case Kind::Matched:
+      return u"matched:"_s + key;
     default:
       return u"final:"_s + key;
   }
@@ -73,6 +75,7 @@ Figure Figure::fromId(const QString& id) {
   f.key = id.mid(colon + 1);
   f.kind = kind == u"forgetting"_s ? Kind::Forgetting
            : kind == u"learning"_s ? Kind::Learning
+           : kind == u"matched"_s  ? Kind::Matched
                                    : Kind::Final;
   return f;
 }
@@ -83,6 +86,8 @@ QString Figure::title() const {
       return QCoreApplication::translate("Compare", "forgetting: change of %1 (%)").arg(key);
     case Kind::Learning:
       return QCoreApplication::translate("Compare", "learning: improvement of %1 (%)").arg(key);
+    case Kind::Matched:
+      return QCoreApplication::translate("Compare", "forgetting at matched learning");
     default: {
       const std::string unit = mk::unit(key.toStdString());
       return unit.empty() ? key : key + u" ("_s + qs(unit) + u")"_s;
@@ -103,7 +108,7 @@ bool Figure::lowerIsBetter() const {
 
 double figureOf(const RunSummary& run, const Figure& f, qint64* step) {
   if (step) *step = -1;
-  if (run.noFigure()) return qQNaN();
+  if (run.noFigure() || f.kind == Figure::Kind::Matched) return qQNaN();
   const auto lit = run.last.constFind(f.key);
   if (lit == run.last.constEnd()) return qQNaN();
   const qint64 s = run.lastStep.value(f.key, -1);
@@ -197,11 +202,14 @@ QString paramText(const QVariant& v) {
 // ---- loading --------------------------------------------------------------------------
 
 GroupData loadGroup(st::Store& store, const QString& group,
-                    const gb::experiment::CompareOptions& options) {
+                    const gb::experiment::CompareOptions& options,
+                    const gb::experiment::FrontOptions& fronts) {
   GroupData d;
   d.group = group;
   d.compareOptions = options;
   d.compareOptions.group = ss(group);
+  d.frontOptions = fronts;
+  d.frontOptions.group = ss(group);
   st::RunFilter f;
   f.experiment = ss(group);
   f.include_spec = true;
@@ -289,19 +297,34 @@ GroupData loadGroup(st::Store& store, const QString& group,
   } catch (const std::exception& e) {
     d.compareError = QString::fromUtf8(e.what());
   }
+  try {
+    d.traces = gb::experiment::load_traces(store, d.frontOptions);
+    if (d.traces->plans.empty()) {
+      d.traces.reset();
+      d.tracesError = QCoreApplication::translate(
+          "Compare", "no finished run of the group has both %1 and %2 at an evaluation")
+                          .arg(qs(d.frontOptions.learning), qs(d.frontOptions.forgetting));
+    }
+  } catch (const std::exception& e) {
+    d.tracesError = QString::fromUtf8(e.what());
+  }
   return d;
 }
 
 GroupData loadGroupFromFile(const QString& dbPath, const QString& group,
-                            const gb::experiment::CompareOptions& options) {
+                            const gb::experiment::CompareOptions& options,
+                            const gb::experiment::FrontOptions& fronts) {
   try {
     st::OpenOptions o;
     o.check = st::IntegrityCheck::None;
     st::Store store = st::Store::open(ss(dbPath), st::OpenMode::ReadOnly, o);
-    return loadGroup(store, group, options);
+    GroupData d = loadGroup(store, group, options, fronts);
+    d.dbPath = dbPath;
+    return d;
   } catch (const std::exception& e) {
     GroupData d;
     d.group = group;
+    d.dbPath = dbPath;
     d.error = QString::fromUtf8(e.what());
     return d;
   }
@@ -335,6 +358,122 @@ GroupSeries loadGroupSeries(const QString& dbPath, const QString& group,
     // No series: the curves say there is nothing to draw.
   }
   return out;
+}
+
+// ---- forgetting at matched learning ---------------------------------------------------
+
+MatchedFigure matchedFigure(const gb::experiment::GroupTraces& traces, const QSet<qint64>& runIds,
+                            const MatchedLevel& level) {
+  // The set's runs per seed, in the traces' order (plans, seeds, runs), as compare_at sees
+  // them: ties go to the first run.
+  std::map<int64_t, std::vector<gb::experiment::RunTrace>> bySeed;
+  for (const auto& plan : traces.plans) {
+    for (const auto& seed : plan.seeds) {
+      for (const auto& run : seed.runs) {
+        if (runIds.contains(run.run_id)) bySeed[seed.seed].push_back(run);
+      }
+    }
+  }
+  MatchedFigure m;
+  m.seeds = static_cast<int>(bySeed.size());
+  for (const auto& [seed, runs] : bySeed) {
+    auto p = gb::experiment::match_at(runs, level.value, traces.learning_lower,
+                                      traces.forgetting_lower);
+    if (!p) {
+      m.unreachedSeeds << seed;
+      continue;
+    }
+    m.seedIds << seed;
+    m.points << *p;
+  }
+  m.n = static_cast<int>(m.points.size());
+  if (m.n == 0) return m;
+  m.test = level.test;
+  for (const auto& p : m.points) {
+    if (!p.test_forgetting) m.test = false;
+  }
+  double sum = 0;
+  for (const auto& p : m.points) sum += m.test ? *p.test_forgetting : p.forgetting;
+  m.mean = sum / m.n;
+  double ss2 = 0;
+  for (const auto& p : m.points) {
+    const double v = m.test ? *p.test_forgetting : p.forgetting;
+    ss2 += (v - m.mean) * (v - m.mean);
+  }
+  m.std = m.n > 1 ? std::sqrt(ss2 / (m.n - 1)) : 0.0;
+  return m;
+}
+
+QString matchedText(const MatchedFigure& m) {
+  if (!m.traced()) return u"–"_s;
+  if (!m.reaches()) return QCoreApplication::translate("Compare", "does not reach");
+  QString t = m.n > 1 || m.seeds > 1 ? u"%1 ± %2"_s.arg(formatValue(m.mean), formatValue(m.std))
+                                     : formatValue(m.mean);
+  if (m.n < m.seeds) {
+    t += u" "_s + QCoreApplication::translate("Compare", "(%1 of %2 seeds)").arg(m.n).arg(m.seeds);
+  }
+  return t;
+}
+
+gb::experiment::GroupTraces filterTraces(const gb::experiment::GroupTraces& traces,
+                                         const QSet<qint64>& runIds) {
+  gb::experiment::GroupTraces out = traces;
+  out.plans.clear();
+  for (const auto& plan : traces.plans) {
+    gb::experiment::PlanTraces p;
+    p.plan = plan.plan;
+    for (const auto& seed : plan.seeds) {
+      gb::experiment::SeedTraces s;
+      s.seed = seed.seed;
+      for (const auto& run : seed.runs) {
+        if (runIds.contains(run.run_id)) s.runs.push_back(run);
+      }
+      if (!s.runs.empty()) p.seeds.push_back(std::move(s));
+    }
+    if (!p.seeds.empty()) out.plans.push_back(std::move(p));
+  }
+  return out;
+}
+
+QString levelText(const gb::experiment::GroupTraces& traces, double value) {
+  return u"%1 %2"_s.arg(traces.learning_lower ? u"≤"_s : u"≥"_s, formatValue(value));
+}
+
+QString matchedToolTip(const MatchedFigure& m, const gb::experiment::GroupTraces& traces,
+                       const MatchedLevel& level) {
+  QStringList lines;
+  const QString fkey = qs(m.test ? traces.test_forgetting : traces.forgetting);
+  lines << QCoreApplication::translate(
+               "Compare",
+               "Forgetting (%1) where %2 reaches %3%4: per seed, the point of its runs (every "
+               "rate and evaluation) with the least validation forgetting; mean ± std over the "
+               "seeds that reach the level")
+               .arg(fkey, qs(traces.learning), levelText(traces, level.value),
+                    level.isAuto ? QCoreApplication::translate("Compare", " (auto)") : QString());
+  if (!m.traced()) {
+    lines << QCoreApplication::translate(
+        "Compare", "No finished run here has evaluations of both metrics.");
+    return lines.join(u'\n');
+  }
+  if (level.test && !m.test && m.reaches()) {
+    lines << QCoreApplication::translate(
+        "Compare", "A chosen point has no test value: these figures are on the validation sets.");
+  }
+  for (int i = 0; i < m.points.size(); ++i) {
+    const auto& p = m.points[i];
+    const QString step = p.interpolated()
+                             ? u"%1 (%2–%3)"_s.arg(p.step, 0, 'f', 1).arg(p.step0).arg(p.step1)
+                             : QString::number(p.step0);
+    lines << QCoreApplication::translate("Compare", "seed %1: run %2, lr %3, step %4: %5")
+                 .arg(m.seedIds[i])
+                 .arg(p.run_id)
+                 .arg(p.lr ? QString::number(*p.lr, 'g', 3) : u"?"_s, step,
+                      formatValue(m.test ? *p.test_forgetting : p.forgetting));
+  }
+  for (qint64 s : m.unreachedSeeds) {
+    lines << QCoreApplication::translate("Compare", "seed %1: does not reach the level").arg(s);
+  }
+  return lines.join(u'\n');
 }
 
 // ---- grouping -------------------------------------------------------------------------

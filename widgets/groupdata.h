@@ -4,8 +4,10 @@
 // latest value of every metric, whether it has a final evaluation), read from the store in
 // a few queries (runs with their specs, every run's parameters, metric_latest, and one
 // indexed look-up per run and evaluation key for the step-0 values), and the comparison
-// within a forgetting budget from experiment::compare_group. Series are loaded lazily, one
-// key at a time.
+// within a forgetting budget from experiment::compare_group, and the group's trade-off traces
+// (experiment::load_traces: every evaluated point of every finished run) from which the view
+// computes the fronts and the forgetting at matched learning without another query. Series
+// are loaded lazily, one key at a time.
 //
 // Honest figures: a run whose latest evaluation is its step-0 evaluation (queued,
 // interrupted or cancelled early) has no figure (NaN), never "+0.0 %"; a run that is not
@@ -26,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiment/compare.h"
+#include "experiment/fronts.h"
 #include "store/types.h"
 #include "storeservice.h"
 
@@ -60,7 +63,9 @@ struct RunSummary {
 // in percent, signed so that larger = more forgetting (Forgetting) or more learning
 // (Learning).
 struct Figure {
-  enum class Kind { Final, Forgetting, Learning };
+  // Matched: forgetting at matched learning (the view's level; key: the validation
+  // forgetting key). figureOf has no value for it: see matchedFigure.
+  enum class Kind { Final, Forgetting, Learning, Matched };
   Kind kind = Kind::Final;
   QString key;
   QString id() const;  // "final:eval/new/loss", "forgetting:eval/orig/ppl", ...
@@ -76,6 +81,7 @@ double figureOf(const RunSummary& run, const Figure& figure, qint64* step = null
 
 struct GroupData {
   QString group;
+  QString dbPath;            // the store it was read from (loadGroupFromFile)
   QString error;             // loading failed (the view says so)
   QVector<RunSummary> runs;  // by id
   QStringList paramKeys;     // every flattened parameter key, "plan" and "seed" first
@@ -89,6 +95,11 @@ struct GroupData {
   gb::experiment::CompareOptions compareOptions;
   QString compareError;
   QStringList evalDifferences;  // evalSetDifferences of the runs (empty: all the same)
+  // The trade-off traces on frontOptions' metrics (load_traces); empty with tracesError when
+  // they could not be read (no finished run with evaluations, a key that is not eval/...).
+  std::optional<gb::experiment::GroupTraces> traces;
+  gb::experiment::FrontOptions frontOptions;
+  QString tracesError;
   int runIndex(qint64 id) const;
 };
 
@@ -98,12 +109,15 @@ struct GroupSeries {
   QHash<qint64, SeriesData> series;  // run → the key's series
 };
 
-// Reads a group (and compares it with `options`; options.group is set to `group`).
+// Reads a group, compares it with `options` and reads its traces on `fronts`' metrics
+// (options.group and fronts.group are set to `group`).
 GroupData loadGroup(gb::store::Store& store, const QString& group,
-                    const gb::experiment::CompareOptions& options);
+                    const gb::experiment::CompareOptions& options,
+                    const gb::experiment::FrontOptions& fronts = {});
 // Opens the store read-only on this thread and loads the group (background loads).
 GroupData loadGroupFromFile(const QString& dbPath, const QString& group,
-                            const gb::experiment::CompareOptions& options);
+                            const gb::experiment::CompareOptions& options,
+                            const gb::experiment::FrontOptions& fronts = {});
 GroupSeries loadGroupSeries(const QString& dbPath, const QString& group,
                             const QVector<qint64>& runIds, const QString& key);
 
@@ -117,6 +131,48 @@ QStringList evalSetDifferences(const QVector<QPair<qint64, nlohmann::json>>& eva
 
 // A parameter value as text: numbers with up to 4 significant digits, strings as they are.
 QString paramText(const QVariant& value);
+
+// ---- forgetting at matched learning ---------------------------------------------------
+
+// The level the view compares at: a value of the traces' learning metric, "auto"
+// (experiment::auto_level) or dragged; `test`: report the test split (compare_at's split at
+// this level).
+struct MatchedLevel {
+  double value = 0;
+  bool isAuto = true;
+  bool test = false;
+};
+
+// Forgetting at matched learning over a set of runs: per seed, the point of the seed's runs
+// (among the set, in the traces' order) with the least validation forgetting whose
+// validation learning reaches the level (experiment::match_at), then mean ± sample std over
+// the seeds that reach it. The runs of one plan give exactly compare_at's row of that plan.
+// Reported on the test split when the level says so and every chosen point has its test
+// value, else on the validation split (`test` says which).
+struct MatchedFigure {
+  int n = 0;      // seeds that reach the level
+  int seeds = 0;  // seeds with a traced run (finished, with evaluations) in the set
+  double mean = qQNaN(), std = qQNaN();
+  bool test = false;
+  QVector<qint64> seedIds;                             // the seeds of `points`
+  QVector<gb::experiment::MatchedPoint> points;        // one per seed that reaches it
+  QVector<qint64> unreachedSeeds;
+  bool traced() const { return seeds > 0; }
+  bool reaches() const { return n > 0; }
+};
+MatchedFigure matchedFigure(const gb::experiment::GroupTraces& traces,
+                            const QSet<qint64>& runIds, const MatchedLevel& level);
+// "2.034 ± 0.012", "2.034 ± 0.012 (2 of 3 seeds)", "does not reach", "–" (no traced run).
+QString matchedText(const MatchedFigure& figure);
+// A tooltip: the level, the split, where each seed's point is (run, lr, step), the seeds that
+// do not reach it.
+QString matchedToolTip(const MatchedFigure& figure, const gb::experiment::GroupTraces& traces,
+                       const MatchedLevel& level);
+// The traces of only these runs (seeds and plans left without a run are dropped).
+gb::experiment::GroupTraces filterTraces(const gb::experiment::GroupTraces& traces,
+                                         const QSet<qint64>& runIds);
+// "≤ 3.21" (lower-is-better learning) or "≥ 0.61".
+QString levelText(const gb::experiment::GroupTraces& traces, double value);
 
 // ---- grouping -------------------------------------------------------------------------
 

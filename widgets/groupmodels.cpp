@@ -1,5 +1,6 @@
 #include "groupmodels.h"
 
+#include <QCoreApplication>
 #include <QFont>
 
 #include <cmath>
@@ -13,13 +14,35 @@ namespace gb::gui {
 
 namespace {
 
+// Forgetting as a relative change, forgetting at matched learning, learning as the final
+// value of the learning metric (absolute), learning as a relative change, then the final
+// value of every other key.
 QVector<Figure> figuresOf(const GroupData& d) {
   QVector<Figure> out;
   const QString fk = qs(d.compareOptions.forgetting), lk = qs(d.compareOptions.learning);
+  const QString learning = qs(d.frontOptions.learning);
   if (d.metricKeys.contains(fk)) out << Figure{Figure::Kind::Forgetting, fk};
+  if (d.traces || d.metricKeys.contains(learning)) {
+    out << Figure{Figure::Kind::Matched, qs(d.frontOptions.forgetting)};
+  }
+  if (d.metricKeys.contains(learning)) out << Figure{Figure::Kind::Final, learning};
   if (d.metricKeys.contains(lk)) out << Figure{Figure::Kind::Learning, lk};
-  for (const QString& k : d.metricKeys) out << Figure{Figure::Kind::Final, k};
+  for (const QString& k : d.metricKeys) {
+    if (k != learning) out << Figure{Figure::Kind::Final, k};
+  }
   return out;
+}
+
+// Why a Matched cell has no figure at all.
+QString noMatchedReason(const GroupData& d) {
+  if (!d.tracesError.isEmpty()) {
+    return QCoreApplication::translate("Compare", "No forgetting at matched learning: %1")
+        .arg(d.tracesError);
+  }
+  return QCoreApplication::translate(
+      "Compare",
+      "No forgetting at matched learning: the run is not finished or has no evaluation of "
+      "both metrics");
 }
 
 QVariant numberSort(double v) {
@@ -33,6 +56,48 @@ QString figureText(double v, const Figure& f) {
 }
 
 }  // namespace
+
+QString figureHeader(const GroupData& d, const Figure& f, const std::optional<MatchedLevel>& level,
+                     bool tooltip) {
+  if (f.kind == Figure::Kind::Matched) {
+    const bool lower = !d.traces || d.traces->learning_lower;
+    const QString at =
+        level && d.traces ? levelText(*d.traces, level->value) : QString();
+    if (!tooltip) {
+      return at.isEmpty()
+                 ? QCoreApplication::translate("Compare", "Forgetting at matched learning")
+                 : QCoreApplication::translate("Compare", "Forgetting at matched learning (%1)")
+                       .arg(at);
+    }
+    const QString split = level && level->test
+                              ? QCoreApplication::translate("Compare", "test")
+                              : QCoreApplication::translate("Compare", "validation");
+    QString t =
+        QCoreApplication::translate(
+            "Compare",
+            "Forgetting (%1, %2 sets) when learning (%3) reaches %4: per seed, the least "
+            "validation forgetting of any run and evaluation that reaches it (interpolated "
+            "between evaluations), then mean ± std over the seeds. “does not reach”: no run "
+            "of it gets there. The level is set on the Trade-off tab (fronts).")
+            .arg(f.key, split, qs(d.frontOptions.learning),
+                 at.isEmpty() ? (lower ? u"≤ ?"_s : u"≥ ?"_s) : at);
+    if (level && level->isAuto) {
+      t += u"\n"_s + QCoreApplication::translate(
+                         "Compare",
+                         "Auto level: the best learning every seed of every plan reaches.");
+    }
+    return t;
+  }
+  if (f.kind == Figure::Kind::Final && f.key == qs(d.frontOptions.learning)) {
+    if (!tooltip) return QCoreApplication::translate("Compare", "Learning (%1)").arg(f.key);
+    return QCoreApplication::translate(
+               "Compare", "Learning: the final value of %1 on the new domain (%2)")
+        .arg(f.key, f.lowerIsBetter()
+                        ? QCoreApplication::translate("Compare", "lower is better")
+                        : QCoreApplication::translate("Compare", "higher is better"));
+  }
+  return {};
+}
 
 QString meanStdText(const FigureStat& s) {
   if (s.n == 0) return u"–"_s;
@@ -48,6 +113,8 @@ void GroupRunModel::setGroupData(std::shared_ptr<const GroupData> data) {
   beginResetModel();
   m_data = std::move(data);
   m_figures = m_data ? figuresOf(*m_data) : QVector<Figure>();
+  m_level.reset();
+  m_matched.clear();
   m_groupLabel.clear();
   if (m_data) {
     m_groupLabel.resize(m_data->runs.size());
@@ -65,6 +132,31 @@ void GroupRunModel::setGrouping(const QString& by) {
     for (int i : g.runs) m_groupLabel[i] = g.label;
   }
   if (rowCount() > 0) emit dataChanged(index(0, Group), index(rowCount() - 1, Group));
+}
+
+void GroupRunModel::computeMatched() {
+  m_matched.clear();
+  if (!m_data || !m_level || !m_data->traces) return;
+  m_matched.reserve(m_data->runs.size());
+  for (const RunSummary& r : m_data->runs) {
+    m_matched << matchedFigure(*m_data->traces, QSet<qint64>{r.id}, *m_level);
+  }
+}
+
+void GroupRunModel::setMatchedLevel(const std::optional<MatchedLevel>& level) {
+  m_level = level;
+  computeMatched();
+  if (!m_data) return;
+  for (int f = 0; f < m_figures.size(); ++f) {
+    if (m_figures[f].kind != Figure::Kind::Matched) continue;
+    const int c = FixedCount + static_cast<int>(m_data->paramKeys.size()) + f;
+    emit headerDataChanged(Qt::Horizontal, c, c);
+    if (rowCount() > 0) emit dataChanged(index(0, c), index(rowCount() - 1, c));
+  }
+}
+
+const MatchedFigure* GroupRunModel::matchedFigureAt(int row) const {
+  return row >= 0 && row < m_matched.size() ? &m_matched[row] : nullptr;
 }
 
 int GroupRunModel::rowCount(const QModelIndex& parent) const {
@@ -134,6 +226,8 @@ QVariant GroupRunModel::headerData(int section, Qt::Orientation orientation, int
   const int f = p - static_cast<int>(m_data->paramKeys.size());
   if (f < 0 || f >= m_figures.size()) return {};
   const Figure& fig = m_figures[f];
+  const QString special = figureHeader(*m_data, fig, m_level, role == Qt::ToolTipRole);
+  if (!special.isEmpty()) return special;
   if (role == Qt::ToolTipRole) {
     switch (fig.kind) {
       case Figure::Kind::Forgetting:
@@ -150,7 +244,7 @@ QVariant GroupRunModel::headerData(int section, Qt::Orientation orientation, int
     case Figure::Kind::Forgetting:
       return tr("Forgetting");
     case Figure::Kind::Learning:
-      return tr("Learning");
+      return tr("Learning (%)");
     default:
       return fig.key;
   }
@@ -172,6 +266,24 @@ QVariant GroupRunModel::data(const QModelIndex& index, int role) const {
   qint64 step = -1;
   if (isFigure) fig = figureOf(r, m_figures[f], &step);
   const bool partial = isFigure && !std::isnan(fig) && r.partial();
+  if (isFigure && m_figures[f].kind == Figure::Kind::Matched) {
+    const MatchedFigure* m = matchedFigureAt(index.row());
+    switch (role) {
+      case Qt::DisplayRole:
+        return m ? matchedText(*m) : u"–"_s;
+      case SortRole:
+        return numberSort(m && m->reaches() ? m->mean : qQNaN());
+      case Qt::TextAlignmentRole:
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+      case Qt::ToolTipRole:
+        if (!m || !m->traced()) return noMatchedReason(*m_data);
+        return matchedToolTip(*m, *m_data->traces, *m_level);
+      case PartialRole:
+        return false;
+      default:
+        return {};
+    }
+  }
   switch (role) {
     case Qt::DisplayRole:
       switch (c) {
@@ -302,12 +414,15 @@ GroupStatsModel::GroupStatsModel(QObject* parent) : QAbstractTableModel(parent) 
 
 void GroupStatsModel::setGroups(std::shared_ptr<const GroupData> data, const QString& by,
                                 const std::optional<QVector<int>>& runIndices,
-                                const QVector<Figure>& figures) {
+                                const QVector<Figure>& figures,
+                                const std::optional<MatchedLevel>& level) {
   beginResetModel();
   m_data = std::move(data);
   m_figures = figures;
+  m_level = level;
   m_groups.clear();
   m_stats.clear();
+  m_matched.clear();
   if (m_data) {
     // A filter that rejects every run leaves no groups.
     if (!runIndices) {
@@ -315,9 +430,27 @@ void GroupStatsModel::setGroups(std::shared_ptr<const GroupData> data, const QSt
     } else if (!runIndices->isEmpty()) {
       m_groups = groupRuns(*m_data, by, *runIndices);
     }
-    for (const RunGroup& g : m_groups) {
+    for (int gi = 0; gi < m_groups.size(); ++gi) {
+      const RunGroup& g = m_groups[gi];
       QVector<FigureStat> row;
-      for (const Figure& f : m_figures) row << groupStat(*m_data, g, f);
+      for (int fi = 0; fi < m_figures.size(); ++fi) {
+        const Figure& f = m_figures[fi];
+        if (f.kind != Figure::Kind::Matched) {
+          row << groupStat(*m_data, g, f);
+          continue;
+        }
+        FigureStat st;
+        if (m_level && m_data->traces) {
+          QSet<qint64> ids;
+          for (int i : g.runs) ids.insert(m_data->runs[i].id);
+          const MatchedFigure m = matchedFigure(*m_data->traces, ids, *m_level);
+          st.n = m.n;
+          st.mean = m.mean;
+          st.std = m.std;
+          m_matched.insert({gi, fi}, m);
+        }
+        row << st;
+      }
       m_stats << row;
     }
   }
@@ -339,6 +472,10 @@ QVariant GroupStatsModel::headerData(int section, Qt::Orientation orientation, i
     if (section == Runs) return tr("Runs");
     const int f = section - FixedCount;
     if (f < 0 || f >= m_figures.size()) return {};
+    if (m_data) {
+      const QString special = figureHeader(*m_data, m_figures[f], m_level, false);
+      if (!special.isEmpty()) return special;
+    }
     switch (m_figures[f].kind) {
       case Figure::Kind::Forgetting:
         return tr("Forgetting (%)");
@@ -351,6 +488,10 @@ QVariant GroupStatsModel::headerData(int section, Qt::Orientation orientation, i
   if (role == Qt::ToolTipRole) {
     if (section == Runs) return tr("Complete runs (finished, evaluated) / runs in the group");
     const int f = section - FixedCount;
+    if (f >= 0 && f < m_figures.size() && m_data) {
+      const QString special = figureHeader(*m_data, m_figures[f], m_level, true);
+      if (!special.isEmpty()) return special;
+    }
     if (f >= 0 && f < m_figures.size()) {
       return tr("%1: mean ± sample standard deviation over the complete runs of the group")
           .arg(m_figures[f].title());
@@ -368,6 +509,29 @@ QVariant GroupStatsModel::data(const QModelIndex& index, int role) const {
   const int f = c - FixedCount;
   int complete = 0;
   for (int i : g.runs) complete += m_data->runs[i].complete() ? 1 : 0;
+  if (f >= 0 && m_figures[f].kind == Figure::Kind::Matched) {
+    auto it = m_matched.constFind({index.row(), f});
+    const MatchedFigure* m = it == m_matched.constEnd() ? nullptr : &*it;
+    switch (role) {
+      case Qt::DisplayRole:
+        return m ? matchedText(*m) : u"–"_s;
+      case SortRole:
+        return numberSort(m && m->reaches() ? m->mean : qQNaN());
+      case MeanRole:
+        return m ? m->mean : qQNaN();
+      case StdRole:
+        return m ? m->std : qQNaN();
+      case CountRole:
+        return m ? m->n : 0;
+      case Qt::TextAlignmentRole:
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+      case Qt::ToolTipRole:
+        if (!m || !m->traced()) return noMatchedReason(*m_data);
+        return matchedToolTip(*m, *m_data->traces, *m_level);
+      default:
+        return {};
+    }
+  }
   switch (role) {
     case Qt::DisplayRole:
       if (c == Label) return g.label;

@@ -1,12 +1,16 @@
 #pragma once
 // Item models of the grouped compare view:
 // - GroupRunModel: one row per run of a group; columns: id, name, status, group (by the
-//   current grouping), every flattened hyper-parameter, the forgetting and learning figures
-//   and the final value of every metric key. Hidden/shown by the view's column chooser.
+//   current grouping), every flattened hyper-parameter, the figures (forgetting as a
+//   relative change, forgetting at matched learning, learning as the final value of the
+//   learning metric (the new domain's absolute loss by default), learning as a relative
+//   change) and the final value of every other metric key. Hidden/shown by the view's column
+//   chooser.
 // - GroupRunProxy: sorts (numbers numerically, runs without a figure last) and filters by
 //   text and by the set of runs the parallel-coordinates brushes let through.
 // - GroupStatsModel: one row per group (configuration or parameter value): its runs, how
-//   many are complete, and mean ± std of every figure over the complete runs.
+//   many are complete, and mean ± std of every figure over the complete runs; forgetting at
+//   matched learning over the group's seeds (matchedFigure).
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
@@ -37,6 +41,12 @@ class GroupRunModel : public QAbstractTableModel {
   // Labels of the Group column (by a parameter key or kGroupByConfiguration).
   void setGrouping(const QString& by);
   QString grouping() const { return m_by; }
+  // The level of the forgetting-at-matched-learning column (std::nullopt: no traces); each
+  // run's own figure at it (matchedFigure over the run alone) is computed here once.
+  void setMatchedLevel(const std::optional<MatchedLevel>& level);
+  const std::optional<MatchedLevel>& matchedLevel() const { return m_level; }
+  // A run's figure at the level (nullptr without a level).
+  const MatchedFigure* matchedFigureAt(int row) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -55,6 +65,9 @@ class GroupRunModel : public QAbstractTableModel {
   QString m_by;
   QVector<Figure> m_figures;
   QVector<QString> m_groupLabel;  // per run row
+  std::optional<MatchedLevel> m_level;
+  QVector<MatchedFigure> m_matched;  // per run row, at m_level
+  void computeMatched();
 };
 
 class GroupRunProxy : public QSortFilterProxyModel {
@@ -88,9 +101,10 @@ class GroupStatsModel : public QAbstractTableModel {
 
   explicit GroupStatsModel(QObject* parent = nullptr);
   // Groups the runs (indices into data->runs; every run when std::nullopt) by `by`; one
-  // column per figure.
+  // column per figure; a Matched figure at `level` (none without).
   void setGroups(std::shared_ptr<const GroupData> data, const QString& by,
-                 const std::optional<QVector<int>>& runIndices, const QVector<Figure>& figures);
+                 const std::optional<QVector<int>>& runIndices, const QVector<Figure>& figures,
+                 const std::optional<MatchedLevel>& level = std::nullopt);
   const QVector<RunGroup>& groups() const { return m_groups; }
   const FigureStat& stat(int row, int figure) const { return m_stats[row][figure]; }
 
@@ -104,7 +118,13 @@ class GroupStatsModel : public QAbstractTableModel {
   QVector<RunGroup> m_groups;
   QVector<Figure> m_figures;
   QVector<QVector<FigureStat>> m_stats;
+  std::optional<MatchedLevel> m_level;
+  QHash<QPair<int, int>, MatchedFigure> m_matched;  // (row, figure) of Matched figures
 };
+
+// Column header and header tooltip of a figure (both tables).
+QString figureHeader(const GroupData& data, const Figure& figure,
+                     const std::optional<MatchedLevel>& level, bool tooltip);
 
 // "1.234 ± 0.05" (or "–" without runs); accuracy-like figures keep 4 significant digits.
 QString meanStdText(const FigureStat& s);

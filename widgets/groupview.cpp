@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMouseEvent>
 #include <QRegularExpression>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -102,7 +103,12 @@ GroupCompareView::GroupCompareView(Session* session, QWidget* parent)
   connect(m_loader, &QFutureWatcher<GroupData>::finished, this, [this] {
     m_loading = false;
     GroupData d = m_loader->result();
-    if (d.group == m_group) setGroupData(std::make_shared<const GroupData>(std::move(d)));
+    // A late answer: only for the group shown, from the store open now.
+    if (d.group == m_group && d.dbPath == m_session->store()->path()) {
+      setGroupData(std::make_shared<const GroupData>(std::move(d)));
+      // The metrics were changed while it was read: read the traces of the new ones.
+      if (m_data && frontMetricsDiffer()) m_reloadPending = true;
+    }
     if (m_reloadPending) {
       m_reloadPending = false;
       reload();
@@ -130,6 +136,8 @@ GroupCompareView::GroupCompareView(Session* session, QWidget* parent)
     m_fingerprint.clear();
     m_data.reset();
     m_series.clear();
+    m_level.reset();
+    m_matched.reset();
   });
 }
 
@@ -286,22 +294,47 @@ void GroupCompareView::buildUi() {
   auto* ov = new QVBoxLayout(toPage);
   ov->setContentsMargins(0, 4, 0, 0);
   auto* orow = new QHBoxLayout;
-  orow->addWidget(new QLabel(tr("x:")));
+  orow->addWidget(new QLabel(tr("Show:")));
+  m_tradeoffMode = new QComboBox;
+  m_tradeoffMode->addItem(tr("fronts at matched learning"));
+  m_tradeoffMode->addItem(tr("configurations within a budget"));
+  m_tradeoffMode->setToolTip(
+      tr("Fronts: each plan's forgetting at matched learning over its rates and steps (the fair "
+         "comparison). Configurations: each configuration's final values, and the best one "
+         "per method within a forgetting budget"));
+  orow->addWidget(m_tradeoffMode);
+  orow->addSpacing(12);
+  orow->addWidget(new QLabel(tr("Forgetting:")));
   m_xFig = new QComboBox;
-  m_xFig->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  m_xFig->setToolTip(tr("Forgetting axis: a final value, or the change from step 0"));
+  // Long figure titles are elided in the closed box (whole in its list): the row fits.
+  m_xFig->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_xFig->setMinimumContentsLength(20);
+  m_xFig->setToolTip(
+      tr("Forgetting metric: a final value, or the change from step 0 (the fronts use its "
+         "values at every evaluation)"));
   orow->addWidget(m_xFig);
   m_logX = new QCheckBox(tr("log"));
   orow->addWidget(m_logX);
-  orow->addWidget(new QLabel(tr("y:")));
+  orow->addWidget(new QLabel(tr("Learning:")));
   m_yFig = new QComboBox;
-  m_yFig->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  m_yFig->setToolTip(tr("Learning axis: a final value, or the change from step 0"));
+  // Long figure titles are elided in the closed box (whole in its list): the row fits.
+  m_yFig->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_yFig->setMinimumContentsLength(20);
+  m_yFig->setToolTip(
+      tr("Learning metric: a final value, or the change from step 0 (the fronts use its "
+         "values at every evaluation)"));
   orow->addWidget(m_yFig);
   m_logY = new QCheckBox(tr("log"));
   orow->addWidget(m_logY);
   orow->addSpacing(12);
-  orow->addWidget(new QLabel(tr("Forgetting budget:")));
+  m_points = new QCheckBox(tr("Evaluated points"));
+  m_points->setChecked(true);
+  m_points->setToolTip(tr("Every evaluation of every run, faintly, behind the fronts"));
+  orow->addWidget(m_points);
+  m_budgetBox = new QWidget;
+  auto* brow = new QHBoxLayout(m_budgetBox);
+  brow->setContentsMargins(0, 0, 0, 0);
+  brow->addWidget(new QLabel(tr("Forgetting budget:")));
   m_budget = new QDoubleSpinBox;
   m_budget->setRange(0, 1000);
   m_budget->setDecimals(1);
@@ -312,9 +345,54 @@ void GroupCompareView::buildUi() {
       tr("Per method, the configuration with the best learning whose mean forgetting (relative "
          "change of the forgetting metric on the validation sets) stays within this budget is "
          "marked"));
-  orow->addWidget(m_budget);
+  brow->addWidget(m_budget);
+  orow->addWidget(m_budgetBox);
   orow->addStretch(1);
   ov->addLayout(orow);
+  m_tradeoffStack = new QStackedWidget;
+  // Fronts.
+  auto* frontsSplit = new QSplitter(Qt::Vertical);
+  auto* frontsTop = new QWidget;
+  auto* fv = new QVBoxLayout(frontsTop);
+  fv->setContentsMargins(0, 0, 0, 0);
+  auto* lrow = new QHBoxLayout;
+  m_levelInfo = new QLabel;
+  m_levelInfo->setWordWrap(true);
+  lrow->addWidget(m_levelInfo, 1);
+  m_autoLevel = new QToolButton;
+  m_autoLevel->setText(tr("Auto level"));
+  m_autoLevel->setToolTip(
+      tr("Back to the automatic level: the best learning every seed of every plan reaches"));
+  lrow->addWidget(m_autoLevel);
+  fv->addLayout(lrow);
+  m_fronts = new QCustomPlot;
+  m_fronts->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  m_fronts->setMouseTracking(true);
+  m_fronts->setToolTip(
+      tr("Drag the dashed line to compare at another level of learning; double-click to go "
+         "back to the automatic level"));
+  stylePlot(m_fronts);
+  placeLegendOutside(m_fronts);
+  fv->addWidget(m_fronts, 1);
+  frontsSplit->addWidget(frontsTop);
+  auto* frontsBelow = new QWidget;
+  auto* fb = new QVBoxLayout(frontsBelow);
+  fb->setContentsMargins(0, 0, 0, 0);
+  m_frontsNote = new QLabel;
+  m_frontsNote->setWordWrap(true);
+  fb->addWidget(m_frontsNote);
+  m_matchedTable = new QTableWidget;
+  m_matchedTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_matchedTable->verticalHeader()->setVisible(false);
+  m_matchedTable->setWordWrap(false);
+  m_matchedTable->setTextElideMode(Qt::ElideMiddle);
+  fb->addWidget(m_matchedTable, 1);
+  frontsSplit->addWidget(frontsBelow);
+  frontsSplit->setStretchFactor(0, 3);
+  frontsSplit->setStretchFactor(1, 1);
+  frontsSplit->setSizes({560, 220});  // the plot first; the table scrolls
+  m_tradeoffStack->addWidget(frontsSplit);
+  // Configurations.
   auto* split = new QSplitter(Qt::Vertical);
   m_tradeoff = new QCustomPlot;
   m_tradeoff->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -336,7 +414,9 @@ void GroupCompareView::buildUi() {
   split->addWidget(below);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
-  ov->addWidget(split, 1);
+  m_tradeoffStack->addWidget(split);
+  ov->addWidget(m_tradeoffStack, 1);
+  updateTradeoffMode();
   m_tabs->addTab(toPage, tr("Trade-off"));
   top->addWidget(m_tabs, 1);
 
@@ -385,13 +465,55 @@ void GroupCompareView::buildUi() {
     }
   });
   auto tradeoffChanged = [this] {
-    m_dirtyTradeoff = true;
+    m_dirtyTradeoff = m_dirtyFronts = true;
     refreshNow();
   };
-  connect(m_xFig, &QComboBox::currentIndexChanged, this, tradeoffChanged);
-  connect(m_yFig, &QComboBox::currentIndexChanged, this, tradeoffChanged);
+  // Another learning or forgetting metric: the fronts need the traces of that one.
+  auto metricChanged = [this] {
+    m_dirtyTradeoff = m_dirtyFronts = true;
+    if (m_data && frontMetricsDiffer()) reload();
+    refreshNow();
+  };
+  connect(m_xFig, &QComboBox::currentIndexChanged, this, metricChanged);
+  connect(m_yFig, &QComboBox::currentIndexChanged, this, metricChanged);
   connect(m_logX, &QCheckBox::toggled, this, tradeoffChanged);
   connect(m_logY, &QCheckBox::toggled, this, tradeoffChanged);
+  connect(m_points, &QCheckBox::toggled, this, tradeoffChanged);
+  connect(m_tradeoffMode, &QComboBox::currentIndexChanged, this, [this] {
+    updateTradeoffMode();
+    refreshNow();
+  });
+  connect(m_autoLevel, &QToolButton::clicked, this, [this] { setMatchedLevel(std::nullopt); });
+  // Dragging the matched level: a press near the line takes it (and stops the plot's own
+  // range drag until the release); moves set the level live; a double-click goes back to
+  // auto.
+  auto nearLine = [this](const QPointF& pos) {
+    if (!m_matched || !m_levelLine || m_fronts->axisRectCount() == 0) return false;
+    const QRect r = m_fronts->axisRect()->rect();
+    const double px = m_fronts->xAxis->coordToPixel(m_matched->value);
+    return std::fabs(pos.x() - px) <= 6 && pos.y() >= r.top() && pos.y() <= r.bottom();
+  };
+  connect(m_fronts, &QCustomPlot::mousePress, this, [this, nearLine](QMouseEvent* e) {
+    if (e->button() != Qt::LeftButton || !nearLine(e->position())) return;
+    m_levelDrag = true;
+    m_fronts->setInteraction(QCP::iRangeDrag, false);
+  });
+  connect(m_fronts, &QCustomPlot::mouseMove, this, [this, nearLine](QMouseEvent* e) {
+    if (!m_levelDrag) {
+      m_fronts->setCursor(nearLine(e->position()) ? Qt::SizeHorCursor : Qt::ArrowCursor);
+      return;
+    }
+    const QRect r = m_fronts->axisRect()->rect();
+    const double x = std::clamp(e->position().x(), double(r.left()), double(r.right()));
+    setMatchedLevel(m_fronts->xAxis->pixelToCoord(x));
+  });
+  connect(m_fronts, &QCustomPlot::mouseRelease, this, [this](QMouseEvent*) {
+    if (!m_levelDrag) return;
+    m_levelDrag = false;
+    m_fronts->setInteraction(QCP::iRangeDrag, true);
+  });
+  connect(m_fronts, &QCustomPlot::mouseDoubleClick, this,
+          [this](QMouseEvent*) { setMatchedLevel(std::nullopt); });
   connect(m_budget, &QDoubleSpinBox::valueChanged, this, [this] { m_reloadTimer.start(); });
   auto curvesChanged = [this] {
     m_dirtyCurves = true;
@@ -503,11 +625,17 @@ void GroupCompareView::reload() {
   if (path.isEmpty()) return;
   m_loading = true;
   m_status->setText(tr("Reading group %1…").arg(m_group));
-  m_loader->setFuture(QtConcurrent::run(loadGroupFromFile, path, m_group, compareOptions()));
+  m_loader->setFuture(
+      QtConcurrent::run(loadGroupFromFile, path, m_group, compareOptions(), frontOptions()));
 }
 
 void GroupCompareView::setGroupData(std::shared_ptr<const GroupData> data) {
   const bool newGroup = !m_data || !data || m_data->group != data->group;
+  // A level is a value of one learning metric, in one group.
+  const bool newMetrics =
+      newGroup || m_data->frontOptions.learning != data->frontOptions.learning ||
+      m_data->frontOptions.forgetting != data->frontOptions.forgetting;
+  if (newMetrics) m_level.reset();
   m_data = std::move(data);
   if (m_data && m_group != m_data->group) {
     m_group = m_data->group;
@@ -516,6 +644,8 @@ void GroupCompareView::setGroupData(std::shared_ptr<const GroupData> data) {
   }
   m_series.clear();
   m_runModel->setGroupData(m_data);
+  m_dirtyFronts = true;
+  recomputeMatched();
   if (!m_data) return;
   if (!m_data->error.isEmpty()) {
     m_status->setText(tr("Could not read group %1: %2").arg(m_data->group, m_data->error));
@@ -561,15 +691,20 @@ void GroupCompareView::setGroupData(std::shared_ptr<const GroupData> data) {
   }
   fillFigureCombos();
   rebuildColumns();
-  if (newGroup && !m_pcAxesChosen) m_pcAxes.clear();
+  if (newMetrics && !m_pcAxesChosen) m_pcAxes.clear();
   if (m_pcAxes.isEmpty()) {
-    // The plan (when there are several) and the swept keys, then forgetting and learning.
+    // The plan (when there are several) and the swept keys, then forgetting (relative, and
+    // at matched learning) and learning (the learning metric's final value).
     if (m_data->variedKeys.contains(u"plan"_s)) m_pcAxes << u"param:plan"_s;
     for (const QString& k : m_data->sweptKeys) {
       if (m_pcAxes.size() < 7) m_pcAxes << u"param:"_s + k;
     }
+    const QString learning = qs(m_data->frontOptions.learning);
     for (const Figure& f : m_runModel->figures()) {
-      if (f.kind != Figure::Kind::Final) m_pcAxes << u"fig:"_s + f.id();
+      if (f.kind == Figure::Kind::Forgetting || f.kind == Figure::Kind::Matched ||
+          (f.kind == Figure::Kind::Final && f.key == learning)) {
+        m_pcAxes << u"fig:"_s + f.id();
+      }
     }
   }
   rebuildParallel();
@@ -592,8 +727,12 @@ void GroupCompareView::rebuildColumns() {
       const QString k = id.mid(6);
       show = k == u"plan"_s || k == u"seed"_s || m_data->sweptKeys.contains(k);
     } else if (id.startsWith(u"fig:"_s)) {
+      // Learning as the learning metric's final value (absolute), not its relative change
+      // (which saturates: every method cuts a high start by 80-95 %).
       const Figure f = Figure::fromId(id.mid(4));
-      show = f.kind != Figure::Kind::Final || kDefaultFinals.contains(f.key);
+      show = f.kind == Figure::Kind::Forgetting || f.kind == Figure::Kind::Matched ||
+             (f.kind == Figure::Kind::Final &&
+              (kDefaultFinals.contains(f.key) || f.key == qs(m_data->frontOptions.learning)));
     } else {
       show = true;
     }
@@ -619,6 +758,9 @@ void GroupCompareView::setColumnVisible(const QString& id, bool visible) {
     m_runTable->setColumnHidden(c, !visible);
     if (visible) m_runTable->resizeColumnToContents(c);
   }
+  // The group statistics show the figures the table shows.
+  m_dirtyStats = true;
+  refreshNow();
 }
 
 void GroupCompareView::setGroupRows(bool groups) {
@@ -655,6 +797,8 @@ QMenu* GroupCompareView::columnMenu() {
     m_userShown.clear();
     m_userHidden.clear();
     rebuildColumns();
+    m_dirtyStats = true;
+    refreshNow();
   });
   return menu;
 }
@@ -676,7 +820,7 @@ void GroupCompareView::onFilterChanged() {
     m_pc->setHighlighted(QSet<qint64>(accepted.begin(), accepted.end()));
   }
   // What is not shown is rebuilt when it is (brushing stays fast).
-  m_dirtyStats = m_dirtyCurves = m_dirtyTradeoff = true;
+  m_dirtyStats = m_dirtyCurves = m_dirtyTradeoff = m_dirtyFronts = true;
   refreshNow();
 }
 
@@ -688,14 +832,17 @@ GroupStatsModel* GroupCompareView::statsModel() {
 void GroupCompareView::rebuildStats() {
   m_dirtyStats = false;
   if (!m_data) return;
+  // The figures whose columns the run table shows (evaluation keys only).
   QVector<Figure> figs;
   for (const Figure& f : m_runModel->figures()) {
-    if (f.kind != Figure::Kind::Final || isEvalKey(f.key)) figs << f;
+    if (f.kind == Figure::Kind::Final && !isEvalKey(f.key)) continue;
+    if (!isColumnVisible(u"fig:"_s + f.id())) continue;
+    figs << f;
   }
   const bool filtered = m_pc->hasBrush() || !m_proxy->text().isEmpty();
   m_stats->setGroups(m_data, grouping(),
                      filtered ? std::optional<QVector<int>>(acceptedIndices()) : std::nullopt,
-                     figs);
+                     figs, m_runModel->matchedLevel());
   if (m_statsTable->isVisible()) m_statsTable->resizeColumnsToContents();
 }
 
@@ -746,12 +893,39 @@ void GroupCompareView::rebuildParallel() {
       }
     } else if (id.startsWith(u"fig:"_s)) {
       const Figure f = Figure::fromId(id.mid(4));
-      if (!m_data->metricKeys.contains(f.key)) continue;
       ax.isFigure = true;
       ax.lowerIsBetter = f.lowerIsBetter();
+      if (f.kind == Figure::Kind::Matched) {
+        if (m_runModel->columnOf(id) < 0) continue;
+        // Each run's own least forgetting where it reaches the level; a run that does not
+        // reach it goes to the "does not reach" slot above the range (+inf), a run without
+        // traces (not finished) leaves a gap.
+        const auto level = m_runModel->matchedLevel();
+        ax.title = tr("forgetting at matched learning");
+        ax.beyondLabel = tr("does not reach");
+        if (level && m_data->traces) {
+          ax.title = tr("forgetting at learning %1").arg(levelText(*m_data->traces, level->value));
+          ax.tooltip = figureHeader(*m_data, f, level, true);
+          ax.lowerIsBetter = m_data->traces->forgetting_lower;
+        } else {
+          ax.tooltip = m_data->tracesError;
+        }
+        const GroupRunModel* model = m_runModel;
+        value << [model, this](const RunSummary& r) {
+          const MatchedFigure* m = model->matchedFigureAt(m_data->runIndex(r.id));
+          if (!m || !m->traced()) return qQNaN();
+          return m->reaches() ? m->mean : qInf();
+        };
+        axes << ax;
+        continue;
+      }
+      if (!m_data->metricKeys.contains(f.key)) continue;
+      const bool learning =
+          f.kind == Figure::Kind::Final && f.key == qs(m_data->frontOptions.learning);
       ax.title = f.kind == Figure::Kind::Forgetting ? tr("forgetting (%)")
                  : f.kind == Figure::Kind::Learning ? tr("learning (%)")
-                                                    : f.key;
+                 : learning                          ? tr("learning (%1)").arg(f.key)
+                                                     : f.key;
       value << [f](const RunSummary& r) { return figureOf(r, f); };
     } else {
       continue;
@@ -782,6 +956,7 @@ void GroupCompareView::fillFigureCombos() {
     QSignalBlocker b(combo);
     combo->clear();
     for (const Figure& f : m_runModel->figures()) {
+      if (f.kind == Figure::Kind::Matched) continue;
       if (f.kind == Figure::Kind::Final && !isEvalKey(f.key)) continue;
       combo->addItem(f.title(), f.id());
     }
@@ -862,7 +1037,9 @@ void GroupCompareView::refreshNow() {
   if (m_dirtyStats && ((tab == TableTab && m_rows->currentIndex() == 1) || !isVisible())) {
     rebuildStats();
   }
-  if (m_dirtyTradeoff && (tab == TradeoffTab || !isVisible())) replotTradeoff();
+  const bool fronts = tradeoffMode() == TradeoffMode::Fronts;
+  if (m_dirtyTradeoff && ((tab == TradeoffTab && !fronts) || !isVisible())) replotTradeoff();
+  if (m_dirtyFronts && ((tab == TradeoffTab && fronts) || !isVisible())) replotFronts();
   if (m_dirtyCurves && (tab == CurvesTab || !isVisible())) {
     if (m_series.contains(curveKey())) {
       replotCurves();
@@ -1033,6 +1210,362 @@ void GroupCompareView::replotTradeoff() {
   m_tradeoff->legend->setVisible(m_tradeoff->plottableCount() > 0);
   m_tradeoff->replot(QCustomPlot::rpQueuedReplot);
   updateChoiceTable();
+}
+
+// ---- fronts and forgetting at matched learning -----------------------------------------
+
+void GroupCompareView::setTradeoffMode(TradeoffMode mode) {
+  m_tradeoffMode->setCurrentIndex(mode == TradeoffMode::Fronts ? 0 : 1);
+}
+
+GroupCompareView::TradeoffMode GroupCompareView::tradeoffMode() const {
+  return m_tradeoffMode->currentIndex() == 1 ? TradeoffMode::Configurations : TradeoffMode::Fronts;
+}
+
+void GroupCompareView::updateTradeoffMode() {
+  const bool fronts = tradeoffMode() == TradeoffMode::Fronts;
+  m_tradeoffStack->setCurrentIndex(fronts ? 0 : 1);
+  m_budgetBox->setVisible(!fronts);
+  m_points->setVisible(fronts);
+}
+
+gb::experiment::FrontOptions GroupCompareView::frontOptions() const {
+  gb::experiment::FrontOptions o;
+  o.group = ss(m_group);
+  // The figure's key as a validation key: test/... is matched on its eval/... twin.
+  auto evalKey = [](QComboBox* combo, const char* fallback) {
+    const QString id = combo->currentData().toString();
+    if (id.isEmpty()) return std::string(fallback);
+    std::string k = ss(Figure::fromId(id).key);
+    const std::string test = mk::kTestPrefix;
+    if (k.rfind(test, 0) == 0) k = mk::kEvalPrefix + k.substr(test.size());
+    return mk::is_eval(k) && mk::find(k) ? k : std::string(fallback);
+  };
+  o.learning = evalKey(m_yFig, mk::kEvalNewLoss);
+  o.forgetting = evalKey(m_xFig, mk::kEvalOrigLoss);
+  return o;
+}
+
+bool GroupCompareView::frontMetricsDiffer() const {
+  if (!m_data) return false;
+  const auto o = frontOptions();
+  return o.learning != m_data->frontOptions.learning ||
+         o.forgetting != m_data->frontOptions.forgetting;
+}
+
+void GroupCompareView::setMatchedLevel(std::optional<double> value) {
+  if (value && !std::isfinite(*value)) return;
+  m_level = value;
+  recomputeMatched();
+  rebuildParallel();
+  refreshNow();
+}
+
+void GroupCompareView::recomputeMatched() {
+  m_matched.reset();
+  m_matchedError.clear();
+  std::optional<MatchedLevel> level;
+  if (m_data && m_data->traces) {
+    try {
+      m_matched = gb::experiment::compare_at(*m_data->traces, m_level);
+      level = MatchedLevel{m_matched->value, m_matched->value_auto, m_matched->split == "test"};
+    } catch (const std::exception& e) {
+      m_matchedError = QString::fromUtf8(e.what());
+    }
+  } else if (m_data) {
+    m_matchedError = m_data->tracesError;
+  }
+  m_runModel->setMatchedLevel(level);
+  m_dirtyStats = true;
+  updateMatchedLine();
+  updateMatchedTable();
+  emit matchedLevelChanged();
+}
+
+QString GroupCompareView::matchedLevelText() const {
+  if (!m_data) return {};
+  if (!m_matched) {
+    return m_matchedError.isEmpty() ? QString()
+                                    : tr("No forgetting at matched learning: %1").arg(m_matchedError);
+  }
+  QString t = tr("Matched learning: %1 %2")
+                  .arg(qs(m_matched->learning), levelText(*m_data->traces, m_matched->value));
+  t += u" "_s + (m_matched->value_auto
+                     ? tr("(auto: the best level every seed of every plan reaches; drag the "
+                          "dashed line to choose another)")
+                     : tr("(dragged; double-click the plot or press Auto level to go back)"));
+  t += u" · "_s + tr("forgetting: %1 on the %2 sets")
+                      .arg(qs(m_matched->forgetting),
+                           m_matched->split == "test" ? tr("test") : tr("validation"));
+  return t;
+}
+
+void GroupCompareView::updateMatchedLine() {
+  m_levelInfo->setText(matchedLevelText());
+  m_autoLevel->setEnabled(m_level.has_value());
+  if (!m_levelLine) return;
+  const bool on = m_matched.has_value();
+  m_levelLine->setVisible(on);
+  m_levelLabel->setVisible(on);
+  m_levelMarks->setVisible(on);
+  if (on) {
+    const double v = m_matched->value;
+    m_levelLine->point1->setCoords(v, 0);
+    m_levelLine->point2->setCoords(v, 1);
+    m_levelLabel->position->setCoords(v, 0);
+    m_levelLabel->setText(u"%1%2"_s.arg(levelText(*m_data->traces, v),
+                                        m_matched->value_auto ? tr(" (auto)") : QString()));
+    QVector<double> xs, ys;
+    const bool test = m_matched->split == "test";
+    for (const auto& row : m_matched->rows) {
+      if (!row.reaches()) continue;
+      // Marked on the fronts drawn on the same split.
+      if (test != m_fronts->property("gbTest").toBool()) continue;
+      xs << v;
+      ys << row.forgetting.mean;
+    }
+    m_levelMarks->setData(xs, ys);
+  }
+  m_fronts->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void GroupCompareView::updateMatchedTable() {
+  m_matchedTable->clear();
+  if (!m_matched) {
+    m_matchedTable->setRowCount(0);
+    m_matchedTable->setColumnCount(0);
+    return;
+  }
+  const auto& res = *m_matched;
+  const bool test = res.split == "test";
+  const QStringList headers = {
+      tr("Plan"), tr("Seeds reaching"),
+      tr("%1 at %2 %3").arg(qs(res.forgetting), qs(res.learning),
+                            levelText(*m_data->traces, res.value)),
+      tr("Chosen points (per seed: run, learning rate, step)")};
+  m_matchedTable->setColumnCount(static_cast<int>(headers.size()));
+  m_matchedTable->setHorizontalHeaderLabels(headers);
+  m_matchedTable->setRowCount(static_cast<int>(res.rows.size()));
+  int row = 0;
+  for (const auto& r : res.rows) {
+    auto set = [&](int col, const QString& t, const QString& tip = {}) {
+      auto* item = new QTableWidgetItem(t);
+      item->setToolTip(tip.isEmpty() ? t : tip);
+      if (col == 1 || col == 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      m_matchedTable->setItem(row, col, item);
+    };
+    set(0, qs(r.plan));
+    set(1, tr("%1 of %2").arg(r.n).arg(r.seeds));
+    if (r.reaches()) {
+      set(2, r.n > 1 ? u"%1 ± %2"_s.arg(formatValue(r.forgetting.mean), formatValue(r.forgetting.std))
+                     : formatValue(r.forgetting.mean));
+    } else {
+      set(2, tr("does not reach"),
+          tr("No run of %1 (any rate, any evaluation) reaches %2 %3")
+              .arg(qs(r.plan), qs(res.learning), levelText(*m_data->traces, res.value)));
+    }
+    QStringList where;
+    for (size_t i = 0; i < r.points.size(); ++i) {
+      const auto& p = r.points[i];
+      where << tr("seed %1: run %2, lr %3, step %4 (%5)")
+                   .arg(r.seed_ids[i])
+                   .arg(p.run_id)
+                   .arg(p.lr ? QString::number(*p.lr, 'g', 3) : u"?"_s,
+                        p.interpolated() ? QString::number(p.step, 'f', 1)
+                                         : QString::number(p.step0),
+                        formatValue(r.value_of(p, test)));
+    }
+    for (int64_t s : r.unreached_seeds) where << tr("seed %1: does not reach").arg(s);
+    set(3, where.join(u"; "_s), where.join(u"\n"_s));
+    ++row;
+  }
+  m_matchedTable->resizeColumnsToContents();
+  for (int c = 0; c + 1 < m_matchedTable->columnCount(); ++c) {
+    if (m_matchedTable->columnWidth(c) > 360) m_matchedTable->setColumnWidth(c, 360);
+  }
+  m_matchedTable->horizontalHeader()->setStretchLastSection(true);
+}
+
+void GroupCompareView::replotFronts() {
+  m_dirtyFronts = false;
+  m_fronts->clearPlottables();
+  m_fronts->clearItems();
+  m_levelLine = nullptr;
+  m_levelLabel = nullptr;
+  m_levelMarks = nullptr;
+  if (!m_data || !m_data->traces) {
+    m_frontsNote->setText(m_data && !m_data->tracesError.isEmpty()
+                              ? tr("No fronts: %1").arg(m_data->tracesError)
+                              : QString());
+    m_fronts->legend->setVisible(false);
+    updateMatchedLine();
+    return;
+  }
+  const gb::experiment::GroupTraces& all = *m_data->traces;
+  // The runs the filters let through.
+  const bool filtered = m_pc->hasBrush() || !m_proxy->text().isEmpty();
+  gb::experiment::GroupTraces kept;
+  if (filtered) {
+    QSet<qint64> ids;
+    for (int i : acceptedIndices()) ids.insert(m_data->runs[i].id);
+    kept = filterTraces(all, ids);
+  }
+  const gb::experiment::GroupTraces& traces = filtered ? kept : all;
+  // The split of the fronts: the one the automatic level reports on (as the report's figure).
+  bool test = false;
+  QString splitNote;
+  try {
+    const auto probe = gb::experiment::compare_at(all, std::nullopt);
+    test = probe.split == "test";
+    splitNote = qs(probe.note);
+  } catch (const std::exception&) {
+  }
+  m_fronts->setProperty("gbTest", test);
+  const auto levels = gb::experiment::front_levels(traces, kFrontLevels);
+  const auto curves = traces.plans.empty()
+                          ? std::vector<gb::experiment::FrontCurve>()
+                          : gb::experiment::front_curves(traces, levels, test);
+  QStringList methods;
+  for (const RunSummary& r : m_data->runs) {
+    if (!methods.contains(r.plan)) methods << r.plan;
+  }
+  std::sort(methods.begin(), methods.end());
+  const QString lk = qs(all.learning);
+  const QString fk = qs(test ? all.test_forgetting : all.forgetting);
+  m_fronts->xAxis->setLabel(all.learning_lower
+                                ? tr("Learning: %1 (validation; better to the left)").arg(lk)
+                                : tr("Learning: %1 (validation; better to the right)").arg(lk));
+  m_fronts->yAxis->setLabel(tr("Forgetting at matched learning: %1").arg(fk));
+  // Log scales need positive values.
+  bool logX = m_logY->isChecked(), logY = m_logX->isChecked();
+  for (const auto& plan : traces.plans) {
+    for (const auto& seed : plan.seeds) {
+      for (const auto& run : seed.runs) {
+        for (const auto& p : run.points) {
+          if (p.learning <= 0) logX = false;
+          const std::optional<double> f = test ? p.test_forgetting : p.forgetting;
+          if (f && *f <= 0) logY = false;
+        }
+      }
+    }
+  }
+  setLogAxis(m_fronts->xAxis, logX);
+  setLogAxis(m_fronts->yAxis, logY);
+  // Every evaluation, faintly, behind.
+  if (m_points->isChecked()) {
+    for (const auto& plan : traces.plans) {
+      QVector<double> xs, ys;
+      for (const auto& seed : plan.seeds) {
+        for (const auto& run : seed.runs) {
+          for (const auto& p : run.points) {
+            const std::optional<double> f = test ? p.test_forgetting : p.forgetting;
+            if (!f) continue;
+            xs << p.learning;
+            ys << *f;
+          }
+        }
+      }
+      QColor c = methodColor(methods, qs(plan.plan));
+      c.setAlpha(70);
+      auto* g = new QCPGraph(m_fronts->xAxis, m_fronts->yAxis);
+      g->setData(xs, ys);
+      g->setLineStyle(QCPGraph::lsNone);
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c, c, 4));
+      g->removeFromLegend();
+      g->setProperty("gbPlan", qs(plan.plan));
+      g->setProperty("gbRole", u"points"_s);
+    }
+  }
+  int drawn = 0;
+  QStringList partial;
+  for (const auto& c : curves) {
+    QVector<double> x, mean, lo, hi;
+    for (size_t i = 0; i < c.levels.size(); ++i) {
+      const auto& st = c.forgetting[i];
+      if (st.n == 0 || st.n < c.seeds) continue;  // where every seed reaches the level
+      x << c.levels[i];
+      mean << st.mean;
+      lo << (logY ? std::max(st.mean - st.std, 0.5 * st.mean) : st.mean - st.std);
+      hi << st.mean + st.std;
+    }
+    const QString plan = qs(c.plan);
+    if (x.isEmpty()) {
+      partial << plan;
+      continue;
+    }
+    const QColor color = methodColor(methods, plan);
+    auto* lower = new QCPGraph(m_fronts->xAxis, m_fronts->yAxis);
+    lower->setData(x, lo);
+    lower->setPen(Qt::NoPen);
+    lower->removeFromLegend();
+    lower->setProperty("gbPlan", plan);
+    lower->setProperty("gbRole", u"lower"_s);
+    auto* upper = new QCPGraph(m_fronts->xAxis, m_fronts->yAxis);
+    upper->setData(x, hi);
+    upper->setPen(Qt::NoPen);
+    QColor fill = color;
+    fill.setAlpha(50);
+    upper->setBrush(fill);
+    upper->setChannelFillGraph(lower);
+    upper->removeFromLegend();
+    upper->setProperty("gbPlan", plan);
+    upper->setProperty("gbRole", u"upper"_s);
+    auto* line = new QCPGraph(m_fronts->xAxis, m_fronts->yAxis);
+    line->setData(x, mean);
+    line->setPen(QPen(color, 2.0));
+    line->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 4));
+    line->setName(c.seeds > 1 ? tr("%1 (%n seed(s))", nullptr, static_cast<int>(c.seeds)).arg(plan)
+                              : plan);
+    line->setProperty("gbPlan", plan);
+    line->setProperty("gbRole", u"mean"_s);
+    ++drawn;
+  }
+  m_fronts->rescaleAxes();
+  padAxis(m_fronts->xAxis);
+  padAxis(m_fronts->yAxis);
+  // The matched level: a dashed vertical line, its value at the top, the plans' forgetting
+  // there as rings on their fronts.
+  const QColor text = QApplication::palette().color(QPalette::Text);
+  m_levelMarks = new QCPGraph(m_fronts->xAxis, m_fronts->yAxis);
+  m_levelMarks->setLineStyle(QCPGraph::lsNone);
+  m_levelMarks->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(text, 1.6), Qt::NoBrush, 12));
+  m_levelMarks->removeFromLegend();
+  m_levelMarks->setProperty("gbRole", u"marks"_s);
+  m_levelLine = new QCPItemStraightLine(m_fronts);
+  for (auto* pt : {m_levelLine->point1, m_levelLine->point2}) {
+    pt->setTypeX(QCPItemPosition::ptPlotCoords);
+    pt->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  }
+  m_levelLine->setPen(QPen(text, 1.5, Qt::DashLine));
+  m_levelLabel = new QCPItemText(m_fronts);
+  m_levelLabel->position->setTypeX(QCPItemPosition::ptPlotCoords);
+  m_levelLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  m_levelLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  m_levelLabel->setPadding(QMargins(6, 4, 4, 2));
+  QColor bg = QApplication::palette().color(QPalette::Base);
+  bg.setAlpha(220);
+  m_levelLabel->setBrush(bg);
+  m_levelLabel->setColor(text);
+  m_levelLabel->setFont(QApplication::font());
+  m_levelLabel->setClipToAxisRect(true);
+  QStringList notes;
+  notes << tr("Lines: per plan, the least forgetting at each level of learning over its rates "
+              "and evaluations (mean over its seeds; band: ± one standard deviation), drawn "
+              "where every seed reaches the level.");
+  if (m_points->isChecked()) notes << tr("Dots: every evaluation of every run.");
+  if (filtered) notes << tr("Only the runs the filters let through.");
+  if (!partial.isEmpty()) {
+    notes << tr("No level is reached by every seed of: %1.").arg(partial.join(u", "_s));
+  }
+  if (!test && !splitNote.isEmpty()) notes << tr("Validation sets: %1").arg(splitNote);
+  if (!all.skipped.empty()) {
+    notes << tr("%n run(s) not finished or without evaluations are left out.", nullptr,
+                static_cast<int>(all.skipped.size()));
+  }
+  m_frontsNote->setText(notes.join(u' '));
+  m_fronts->legend->setVisible(drawn > 0);
+  updateMatchedLine();
 }
 
 void GroupCompareView::updateChoiceTable() {

@@ -8,10 +8,20 @@
 // - Parallel coordinates: hyper-parameters → forgetting and learning, coloured by method;
 //   brushing an axis filters the runs, and the same filter applies to the table, the
 //   group statistics, the curves and the trade-off.
-// - Trade-off: each group as mean ± std with error bars on two figures (absolute final
+// - Trade-off, two ways:
+//   fronts (the default): each plan's front (experiment::front_curves over front_levels:
+//   forgetting at matched learning, mean line and ± std band over the seeds, where every
+//   seed reaches the level), the evaluated points faintly, and the matched level as a
+//   vertical line the user drags (double-click: back to auto). The comparison at that level
+//   (experiment::compare_at on the traces loaded with the group, no store query) fills a
+//   table below, the "forgetting at matched learning" column of both tables and its
+//   parallel-coordinates axis, live while dragging;
+//   configurations: each group as mean ± std with error bars on two figures (absolute final
 //   values by default: original-domain loss against new-domain loss; log scales), the
 //   best configuration per method within a forgetting budget (experiment::compare_group)
 //   marked, and its choice in a table.
+//   The learning and forgetting metrics of both are the view's choice (eval/new/loss and
+//   eval/orig/loss by default); another one reads the traces again.
 // Runs whose evaluation sets differ are not compared silently: a warning names the
 // difference. Runs without an evaluation after step 0 show no figure; unfinished ones are
 // marked partial with their step.
@@ -28,11 +38,15 @@
 
 #include <memory>
 
+#include "experiment/fronts.h"
 #include "groupdata.h"
 
 class QCheckBox;
 class QComboBox;
 class QCustomPlot;
+class QCPGraph;
+class QCPItemStraightLine;
+class QCPItemText;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -56,6 +70,8 @@ class GroupCompareView : public QWidget {
 
  public:
   enum Tab { TableTab, CurvesTab, ParallelTab, TradeoffTab };
+  enum class TradeoffMode { Fronts, Configurations };
+  static constexpr int kFrontLevels = 40;  // learning levels of a front (front_levels)
 
   explicit GroupCompareView(Session* session, QWidget* parent = nullptr);
   ~GroupCompareView() override;
@@ -79,6 +95,22 @@ class GroupCompareView : public QWidget {
   Figure tradeoffX() const;
   Figure tradeoffY() const;
   void setTradeoffLog(bool x, bool y);
+  void setTradeoffMode(TradeoffMode mode);
+  TradeoffMode tradeoffMode() const;
+  // The metrics of the fronts and the matched comparison: the learning and forgetting
+  // figures' keys when they are evaluation keys (test/... → eval/...), else eval/new/loss and
+  // eval/orig/loss.
+  gb::experiment::FrontOptions frontOptions() const;
+  // The matched level: a value of the learning metric, or std::nullopt for auto (the best
+  // level every seed of every plan reaches). Dragging the line on the fronts sets it.
+  void setMatchedLevel(std::optional<double> value);
+  std::optional<double> matchedLevel() const { return m_level; }
+  // The comparison at the level (compare_at on the group's traces); empty without traces.
+  const std::optional<gb::experiment::MatchedResult>& matched() const { return m_matched; }
+  QString matchedError() const { return m_matchedError; }
+  QCustomPlot* frontsPlot() const { return m_fronts; }
+  QTableWidget* matchedTable() const { return m_matchedTable; }
+  QString matchedLevelText() const;
   void setCurveKey(const QString& key);
   QString curveKey() const;
   void setBandMode(BandMode mode);
@@ -114,6 +146,7 @@ class GroupCompareView : public QWidget {
 
  signals:
   void groupLoaded();
+  void matchedLevelChanged();
   void curvesLoaded();
   void message(const QString& text);
 
@@ -127,6 +160,12 @@ class GroupCompareView : public QWidget {
   void rebuildStats();
   void rebuildParallel();
   void replotTradeoff();
+  void replotFronts();
+  void recomputeMatched();
+  void updateMatchedLine();
+  void updateMatchedTable();
+  void updateTradeoffMode();
+  bool frontMetricsDiffer() const;
   void replotCurves();
   void requestSeries();
   void fillFigureCombos();
@@ -152,6 +191,11 @@ class GroupCompareView : public QWidget {
   bool m_pcAxesChosen = false;
   QHash<QString, QPointF> m_tradeoffPoints;
   QStringList m_budgetMarks;
+  bool m_dirtyFronts = true;
+  std::optional<double> m_level;  // std::nullopt: auto
+  std::optional<gb::experiment::MatchedResult> m_matched;
+  QString m_matchedError;
+  bool m_levelDrag = false;
 
   QComboBox* m_groupCombo = nullptr;
   QComboBox* m_by = nullptr;
@@ -182,6 +226,18 @@ class GroupCompareView : public QWidget {
   QCustomPlot* m_tradeoff = nullptr;
   QLabel* m_tradeoffNote = nullptr;
   QTableWidget* m_choice = nullptr;
+  QComboBox* m_tradeoffMode = nullptr;
+  QStackedWidget* m_tradeoffStack = nullptr;
+  QWidget* m_budgetBox = nullptr;
+  QCheckBox* m_points = nullptr;
+  QCustomPlot* m_fronts = nullptr;
+  QCPItemStraightLine* m_levelLine = nullptr;
+  QCPItemText* m_levelLabel = nullptr;
+  QCPGraph* m_levelMarks = nullptr;
+  QLabel* m_levelInfo = nullptr;
+  QToolButton* m_autoLevel = nullptr;
+  QLabel* m_frontsNote = nullptr;
+  QTableWidget* m_matchedTable = nullptr;
 };
 
 }  // namespace gb::gui

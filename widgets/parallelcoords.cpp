@@ -15,7 +15,10 @@ namespace gb::gui {
 
 namespace {
 
-constexpr int kLeft = 56, kRight = 56, kTop = 42, kBottom = 58;
+constexpr int kLeft = 56, kRight = 56, kTop = 42, kBottom = 58;  // least margins
+constexpr int kGap = 5;  // between an axis and its tick labels
+// On an axis with a beyond slot, the range takes the lower part and the slot the top.
+constexpr double kRangeShare = 0.86;
 constexpr int kAxisGrab = 12;  // half-width of the area where a drag brushes an axis
 
 QString tickText(double v) {
@@ -128,9 +131,96 @@ void ParallelCoordinates::setHighlighted(const std::optional<QSet<qint64>>& runs
   update();
 }
 
+QFont ParallelCoordinates::tickFont() const {
+  QFont small = font();
+  small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.85));
+  return small;
+}
+
+int ParallelCoordinates::margin(bool left) const {
+  const int least = left ? kLeft : kRight;
+  if (m_axes.isEmpty()) return least;
+  // One axis sits in the middle; with several the first has its labels on the left, the
+  // last on the right.
+  if (m_axes.size() == 1 && !left) return least;
+  const Axis& ax = left ? m_axes.first() : m_axes.last();
+  const QFontMetrics fm(font()), sfm(tickFont());
+  int labels = 0;
+  if (!ax.categories.isEmpty()) {
+    for (const QString& c : ax.categories) labels = std::max(labels, sfm.horizontalAdvance(c));
+  } else {
+    for (double v : {ax.lo, ax.hi, 0.5 * (ax.lo + ax.hi)}) {
+      labels = std::max(labels, sfm.horizontalAdvance(tickText(v)));
+    }
+  }
+  if (!ax.beyondLabel.isEmpty()) labels = std::max(labels, sfm.horizontalAdvance(ax.beyondLabel));
+  const int need = std::max({least, labels + kGap + 6, fm.horizontalAdvance(ax.title) / 2 + 6});
+  return std::min(need, std::max(least, width() / 3));
+}
+
 QRect ParallelCoordinates::plotArea() const {
-  return QRect(kLeft, kTop, std::max(1, width() - kLeft - kRight),
+  const int left = margin(true), right = margin(false);
+  return QRect(left, kTop, std::max(1, width() - left - right),
                std::max(1, height() - kTop - kBottom));
+}
+
+QVector<ParallelCoordinates::TickLabel> ParallelCoordinates::tickLabels(int a) const {
+  QVector<TickLabel> out;
+  if (a < 0 || a >= m_axes.size()) return out;
+  const Axis& ax = m_axes[a];
+  const QRect area = plotArea();
+  const QFontMetrics sfm(tickFont());
+  const int spacing = m_axes.size() > 1 ? area.width() / (m_axes.size() - 1) : area.width();
+  const int x = axisX(a);
+  const bool right = a == m_axes.size() - 1 && m_axes.size() > 1;
+  // Labels left of the axis (the last axis's right of it), as wide as the room there: the
+  // margin, or the space back to the previous axis (whose own labels are left of it).
+  const int room = a == 0 ? x - kGap - 2
+                   : right ? width() - x - kGap - 2
+                           : std::max(30, spacing - kGap - 8);
+  // Numbers are short and never elided; category labels only when they do not fit.
+  const bool numeric = ax.categories.isEmpty();
+  QVector<QPair<double, QString>> ticks;
+  if (!ax.categories.isEmpty()) {
+    for (int c = 0; c < ax.categories.size(); ++c) ticks.push_back({double(c), ax.categories[c]});
+  } else {
+    ticks.push_back({ax.lo, tickText(ax.lo)});
+    if (ax.hi != ax.lo) {
+      ticks.push_back({ax.hi, tickText(ax.hi)});
+      const double mid = ax.log ? std::sqrt(ax.lo * ax.hi) : 0.5 * (ax.lo + ax.hi);
+      ticks.push_back({mid, tickText(mid)});
+    }
+  }
+  if (!ax.beyondLabel.isEmpty()) ticks.push_back({qInf(), ax.beyondLabel});
+  for (const auto& [v, label] : ticks) {
+    TickLabel t;
+    t.value = v;
+    t.whole = label;
+    t.text = (numeric && v != qInf()) || sfm.horizontalAdvance(label) <= room
+                 ? label
+                 : sfm.elidedText(label, Qt::ElideMiddle, std::max(10, room));
+    const int w = sfm.horizontalAdvance(t.text);
+    const int y = valueY(a, v);
+    const int lx = right ? x + kGap : x - kGap - w;
+    t.rect = QRect(lx, y + sfm.ascent() / 2 - 1 - sfm.ascent(), w, sfm.height());
+    out << t;
+  }
+  return out;
+}
+
+QRect ParallelCoordinates::titleRect(int a, QString* text) const {
+  if (a < 0 || a >= m_axes.size()) return {};
+  const QRect area = plotArea();
+  const QFontMetrics fm(font());
+  const int spacing = m_axes.size() > 1 ? area.width() / (m_axes.size() - 1) : area.width();
+  const int x = axisX(a);
+  // Centred on the axis, no wider than the space between axes nor than the widget allows.
+  const int edge = std::min(x, width() - x);
+  const int tw = std::max(20, std::min(spacing - 6, 2 * edge - 4));
+  const QString t = fm.elidedText(m_axes[a].title, Qt::ElideMiddle, tw);
+  if (text) *text = t;
+  const int w = fm.horizontalAdvance(t);
+  return QRect(x - w / 2, 4, w, fm.height());
 }
 
 int ParallelCoordinates::axisX(int axis) const {
@@ -140,8 +230,10 @@ int ParallelCoordinates::axisX(int axis) const {
 }
 
 double ParallelCoordinates::normalized(int axis, double v) const {
-  if (!std::isfinite(v)) return qQNaN();
   const Axis& ax = m_axes[axis];
+  const double share = ax.beyondLabel.isEmpty() ? 1.0 : kRangeShare;
+  if (v == qInf() && !ax.beyondLabel.isEmpty()) return 1.0;
+  if (!std::isfinite(v)) return qQNaN();
   double t;
   if (ax.hi == ax.lo) {
     t = 0.5;
@@ -150,7 +242,7 @@ double ParallelCoordinates::normalized(int axis, double v) const {
   } else {
     t = (v - ax.lo) / (ax.hi - ax.lo);
   }
-  return t;
+  return share * t;
 }
 
 int ParallelCoordinates::valueY(int axis, double value) const {
@@ -166,8 +258,9 @@ double ParallelCoordinates::yOf(double t) const {
 
 double ParallelCoordinates::yValue(int axis, int y) const {
   const QRect r = plotArea();
-  const double t = 1.0 - double(y - r.top()) / std::max(1, r.height() - 1);
   const Axis& ax = m_axes[axis];
+  const double t = (1.0 - double(y - r.top()) / std::max(1, r.height() - 1)) /
+                   (ax.beyondLabel.isEmpty() ? 1.0 : kRangeShare);
   if (ax.hi == ax.lo) return ax.lo + (t - 0.5);
   if (ax.log) {
     return std::pow(10.0, std::log10(ax.lo) + t * (std::log10(ax.hi) - std::log10(ax.lo)));
@@ -234,10 +327,8 @@ void ParallelCoordinates::paintEvent(QPaintEvent*) {
     drawLine(*l, QPen(c, 1.6));
   }
   // Axes, brushes and labels.
-  QFont small = font();
-  small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.85));
+  const QFont small = tickFont();
   const QFontMetrics fm(font()), sfm(small);
-  const int spacing = m_axes.size() > 1 ? area.width() / (m_axes.size() - 1) : area.width();
   for (int a = 0; a < m_axes.size(); ++a) {
     const Axis& ax = m_axes[a];
     const int x = axisX(a);
@@ -250,38 +341,31 @@ void ParallelCoordinates::paintEvent(QPaintEvent*) {
       p.drawRect(QRect(x - 7, std::min(y1, y2) - 2, 14, std::abs(y2 - y1) + 4));
     }
     p.setPen(QPen(text, 1.3));
-    p.drawLine(x, area.top(), x, area.bottom());
+    if (ax.beyondLabel.isEmpty()) {
+      p.drawLine(x, area.top(), x, area.bottom());
+    } else {
+      // The range, then a dotted stretch up to the slot above it.
+      const int top = static_cast<int>(std::lround(yOf(kRangeShare)));
+      p.drawLine(x, top, x, area.bottom());
+      p.setPen(QPen(text, 1.0, Qt::DotLine));
+      p.drawLine(x, area.top(), x, top);
+      p.setPen(QPen(text, 1.3));
+    }
     // Title, elided to the space between axes (full text in the tooltip).
     p.setFont(font());
-    const int tw = std::max(40, spacing - 6);
-    const QString title = fm.elidedText(ax.title, Qt::ElideMiddle, tw);
-    p.drawText(QRect(x - tw / 2, 4, tw, fm.height()), Qt::AlignHCenter | Qt::AlignTop, title);
+    QString title;
+    const QRect titleBox = titleRect(a, &title);
+    p.drawText(titleBox, Qt::AlignHCenter | Qt::AlignTop, title);
     if (ax.log) {
       p.setFont(small);
-      p.drawText(QRect(x - tw / 2, 4 + fm.height(), tw, sfm.height()), Qt::AlignHCenter,
-                 tr("(log)"));
+      p.drawText(QRect(x - 40, 4 + fm.height(), 80, sfm.height()), Qt::AlignHCenter, tr("(log)"));
     }
     // Ticks: categories, or the ends and the middle.
     p.setFont(small);
-    QVector<QPair<double, QString>> ticks;
-    if (!ax.categories.isEmpty()) {
-      for (int c = 0; c < ax.categories.size(); ++c) ticks.push_back({double(c), ax.categories[c]});
-    } else {
-      ticks.push_back({ax.lo, tickText(ax.lo)});
-      if (ax.hi != ax.lo) {
-        ticks.push_back({ax.hi, tickText(ax.hi)});
-        const double mid = ax.log ? std::sqrt(ax.lo * ax.hi) : 0.5 * (ax.lo + ax.hi);
-        ticks.push_back({mid, tickText(mid)});
-      }
-    }
-    for (const auto& [v, label] : ticks) {
-      const int y = valueY(a, v);
+    for (const TickLabel& t : tickLabels(a)) {
+      const int y = valueY(a, t.value);
       p.drawLine(x - 3, y, x + 3, y);
-      const QString t = sfm.elidedText(label, Qt::ElideRight, std::max(30, spacing / 2 - 8));
-      const int w = sfm.horizontalAdvance(t);
-      // Labels left of the axis, the last axis's right of it.
-      const int lx = a == m_axes.size() - 1 && m_axes.size() > 1 ? x + 5 : x - 5 - w;
-      p.drawText(QPoint(lx, y + sfm.ascent() / 2 - 1), t);
+      p.drawText(QPoint(t.rect.left(), t.rect.top() + sfm.ascent()), t.text);
     }
   }
   // Legend row.
@@ -329,6 +413,12 @@ bool ParallelCoordinates::event(QEvent* e) {
     if (m_axes[axis].isFigure) {
       tip += m_axes[axis].lowerIsBetter ? tr(" (lower is better)") : tr(" (higher is better)");
     }
+    if (!m_axes[axis].tooltip.isEmpty()) tip += u"\n"_s + m_axes[axis].tooltip;
+    QStringList elided;
+    for (const TickLabel& t : tickLabels(axis)) {
+      if (t.text != t.whole) elided << t.whole;
+    }
+    if (!elided.isEmpty()) tip += u"\n"_s + elided.join(u"\n"_s);
     if (auto b = brush(axis)) {
       tip += u"\n"_s +
              tr("Brush: %1 … %2 (click the axis to clear)").arg(tickText(b->lo), tickText(b->hi));

@@ -5,7 +5,12 @@
 // rates); text-valued axes place their values evenly. Dragging vertically on an axis sets a
 // brush (a value range) on it; a click on the axis without dragging clears it; runs outside
 // any brush are filtered out (brushedRuns), and the owner shares that filter with its
-// table. Runs the owner does not highlight are drawn faint; missing values leave a gap.
+// table. Runs the owner does not highlight are drawn faint; missing values (NaN) leave a
+// gap; on an axis with a `beyondLabel`, +inf values go to a slot above its range labelled
+// so ("does not reach"). The margins leave room for the first and the last axis's labels and
+// titles, so that they are drawn whole (a category label is elided in the middle only when
+// it alone is wider than a third of the widget, or than the space between two middle axes;
+// the axis's tooltip then lists it whole).
 
 #include <QColor>
 #include <QHash>
@@ -30,6 +35,8 @@ class ParallelCoordinates : public QWidget {
     double lo = 0, hi = 1;       // data range (set by setData)
     bool lowerIsBetter = false;  // figures: the tooltip says which end is better
     bool isFigure = false;
+    QString beyondLabel;  // set: +inf values are drawn at a slot above the range, so labelled
+    QString tooltip;      // added to the axis's tooltip
   };
   struct Line {
     qint64 id = 0;
@@ -66,6 +73,16 @@ class ParallelCoordinates : public QWidget {
   int valueY(int axis, double value) const;
   double yValue(int axis, int y) const;
   QRect plotArea() const;
+  // The tick labels of an axis as drawn: the text (elided only when it does not fit), the
+  // whole text and the rectangle it is drawn in.
+  struct TickLabel {
+    double value = 0;
+    QString text, whole;
+    QRect rect;
+  };
+  QVector<TickLabel> tickLabels(int axis) const;
+  // The rectangle of an axis's title as drawn, and its text.
+  QRect titleRect(int axis, QString* text = nullptr) const;
 
   QSize sizeHint() const override { return {800, 420}; }
   QSize minimumSizeHint() const override { return {300, 200}; }
@@ -85,6 +102,8 @@ class ParallelCoordinates : public QWidget {
   double normalized(int axis, double value) const;  // 0 bottom … 1 top; NaN when missing
   double yOf(double t) const;                       // pixel row of a normalized value
   bool inBrushes(const Line& line) const;
+  int margin(bool left) const;  // room for the first (left) or last axis's labels and title
+  QFont tickFont() const;
 
   QVector<Axis> m_axes;
   QVector<Line> m_lines;
