@@ -5,6 +5,7 @@
 // checked against numbers worked out by hand.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -69,6 +70,15 @@ std::pair<int, QByteArray> run_cli(const QStringList& args) {
   p.start(GB_CLI_PATH, args);
   p.waitForFinished(120000);
   return {p.exitCode(), p.readAllStandardOutput() + p.readAllStandardError()};
+}
+
+std::string error_text(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "NO ERROR";
 }
 
 bool close(double a, double b) { return std::fabs(a - b) <= 1e-12 * std::max(1.0, std::fabs(b)); }
@@ -163,6 +173,7 @@ class TestFronts : public QObject {
   void paretoFrontKeepsTheNonDominated();
   void frontCurvesAreMatchedLevels();
   void reportShowsTheProtocolAndTheMatchedView();
+  void conditionsAtAStepReadThatStep();
   void reportSectionErrorsNameTheKey_data();
   void reportSectionErrorsNameTheKey();
   void atUsageErrors_data();
@@ -326,6 +337,26 @@ void TestFronts::autoLevelIsReachedByEveryPlan() {
       run_cli({"compare", "g", "--db", qs(m_db), "--at", "new/loss=auto"});
   QVERIFY2(code == 0, out.constData());
   QVERIFY2(out.contains("reaches 5.2 (auto"), out.constData());
+  // Taken over FT and Grow only: the worst of 3.4 and 4.1; LoRA then does not reach it.
+  o.level_plans = {"FT", "Grow"};
+  const auto r2 = ex::compare_at(store, o, std::nullopt);
+  QCOMPARE(r2.value, 4.1);
+  QCOMPARE(r2.level_plans, o.level_plans);
+  std::tie(code, out) = run_cli({"compare", "g", "--db", qs(m_db), "--at", "new/loss=auto",
+                                 "--level-from", "FT", "--level-from", "Grow", "--json"});
+  QVERIFY2(code == 0, out.constData());
+  const Json j = Json::parse(out.toStdString());
+  QCOMPARE(j["at"]["value"].get<double>(), 4.1);
+  QCOMPARE(j["at"]["level_plans"].size(), size_t(2));
+  for (const auto& row : j["rows"]) {
+    if (row["plan"] == "LoRA") QVERIFY(!row["reaches"].get<bool>());
+  }
+  o.level_plans = {"FT", "Nope"};
+  QVERIFY(error_text([&] { ex::compare_at(store, o, std::nullopt); })
+              .find("'Nope' has no finished run") != std::string::npos);
+  std::tie(code, out) = run_cli({"compare", "g", "--db", qs(m_db), "--at", "new/loss=4",
+                                 "--level-from", "FT"});
+  QCOMPARE(code, 2);
 }
 
 void TestFronts::withoutTestValuesTheValidationSplitIsSaid() {
@@ -490,6 +521,39 @@ void TestFronts::reportShowsTheProtocolAndTheMatchedView() {
   for (const auto& f : fig["fronts"]) QVERIFY(!f["points"].empty());
 }
 
+void TestFronts::conditionsAtAStepReadThatStep() {
+  // On the "views" group (reportShowsTheProtocolAndTheMatchedView ran first): the protocol
+  // runs (lr 1e-3) change test/orig/loss by 0.3 (A) and 0.2 (B) from step 0 to step 50.
+  Store store = Store::open(m_db);
+  const Json rj = {{"protocol", {{"runs", {{"train.lr", 1e-3}}}}},
+                   {"claims",
+                    {{{"id", "early"},
+                      {"text", "A has moved more than B by step 50"},
+                      {"all",
+                       {{{"kind", "greater"},
+                         {"metric", "test/orig/loss"},
+                         {"of", "change"},
+                         {"step", 50},
+                         {"a", "A"},
+                         {"b", "B"}}}}}}}};
+  const auto spec = ex::parse_report_spec(rj, "report");
+  QCOMPARE(*spec.claims[0].all[0].ref.step, int64_t(50));
+  const auto methods = ex::protocol_methods(store, ex::group_methods(store, "views"), spec.protocol);
+  const auto r = ex::evaluate_claim(store, methods, spec.claims[0], "views", spec.matched);
+  QCOMPARE(qs(r.verdict), QString("holds"));
+  // Evidence: step 0 and step 50 of each side (not the final step 100).
+  QCOMPARE(r.evidence.size(), size_t(4));
+  QCOMPARE(*r.evidence[1].step, int64_t(50));
+  QVERIFY(std::fabs(r.evidence[1].stat.mean - 3.31) < 1e-12);
+  QVERIFY(r.rule.find("from step 0 to step 50") != std::string::npos);
+  // A step no run evaluated gives no value: inconclusive, never a silent final value.
+  Json bad = rj;
+  bad["claims"][0]["all"][0]["step"] = 60;
+  const auto s2 = ex::parse_report_spec(bad, "report");
+  QCOMPARE(qs(ex::evaluate_claim(store, methods, s2.claims[0], "views", s2.matched).verdict),
+           QString("inconclusive"));
+}
+
 void TestFronts::reportSectionErrorsNameTheKey_data() {
   QTest::addColumn<QString>("section");
   QTest::addColumn<QString>("says");
@@ -502,6 +566,12 @@ void TestFronts::reportSectionErrorsNameTheKey_data() {
                                          << "report.protocol.runs";
   QTest::newRow("protocol array") << R"({"protocol": {"runs": {"train.lr": [1, 2]}}})"
                                   << "report.protocol.runs.train.lr";
+  QTest::newRow("step zero")
+      << R"({"claims": [{"id": "x", "text": "y", "all": [{"kind": "less", "a": "A", "b": "B",
+            "metric": "test/orig/loss", "step": 0}]}]})"
+      << "report.claims[0].all[0].step: expected a step of at least 1";
+  QTest::newRow("level plans not a list") << R"({"matched": {"level_plans": "A"}})"
+                                          << "report.matched.level_plans";
   QTest::newRow("claim without views") << R"({"claims": [{"id": "x", "text": "y"}]})"
                                        << "give 'all'";
   QTest::newRow("matched condition with a metric")

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <optional>
 #include <utility>
+#include <vector>
 #include <filesystem>
 #include <string>
 
@@ -22,6 +23,7 @@ namespace {
 struct CompareCliOptions {
   std::string group, db, by = "plan", budget = "forgetting=5%", metric = "new/ppl",
                          forgetting, at;
+  std::vector<std::string> level_plans;
   bool json = false;
 };
 
@@ -47,6 +49,9 @@ void declare_compare(CLI::App& app, CompareCliOptions& o) {
              "among the points (every rate, every evaluation) whose METRIC reaches\n"
              "VALUE (eval/ implied; VALUE 'auto': the best level every plan reaches),\n"
              "chosen on the validation sets, reported on the test sets");
+  add_option(app, "--level-from", o.level_plans, "PLAN",
+             "with --at METRIC=auto: take the level over these plans only (repeat\n"
+             "the option; default every plan), e.g. leaving out ablations run at one rate");
   add_flag(app, "--json", o.json, "print one JSON object");
 }
 
@@ -112,6 +117,10 @@ int run_compare_at(const CompareCliOptions& in, const std::string& db) {
   o.by = in.by;
   o.learning = learning;
   o.forgetting = in.forgetting.empty() ? default_forgetting(learning) : metric_key(in.forgetting);
+  o.level_plans = in.level_plans;
+  if (!o.level_plans.empty() && value) {
+    throw UsageError("--level-from: applies to --at METRIC=auto only");
+  }
   if (!metrics::find(o.forgetting) || !metrics::is_eval(o.forgetting)) {
     throw UsageError("--forgetting: '" + o.forgetting +
                      "' is not a known validation metric (eval/...)");
@@ -208,7 +217,8 @@ int run_compare(const CompareCliOptions& in) {
 
 GB_REGISTER_COMMAND(
     "compare",
-    "compare GROUP [--by plan] (--at METRIC=VALUE|auto [--forgetting METRIC] |\n"
+    "compare GROUP [--by plan] (--at METRIC=VALUE|auto [--forgetting METRIC]\n"
+    "        [--level-from PLAN ...] |\n"
     "        --budget forgetting=X% [--metric new/ppl]) [--json] [--db DB]",
     "Which method learns most while forgetting at most the budget? For each method (--by),\n"
     "the configuration with the best learning metric whose mean relative forgetting over\n"

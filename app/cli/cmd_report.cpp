@@ -27,8 +27,9 @@ struct ReportCmdOptions {
 
 void declare_report(CLI::App& app, ReportCmdOptions& o) {
   app.add_option("SPEC|GROUP", o.inputs,
-                 "experiment spec files (the newest group of runs of each spec in the store)\n"
-                 "or group ids (as `runs list` shows them)")
+                 "experiment spec files (the newest group of runs of each spec in the store;\n"
+                 "its claims and figures from the file, so they may be reworded after the\n"
+                 "runs) or group ids (as `runs list` shows them)")
       ->type_name("SPEC|GROUP")
       ->required();
   add_option(app, "--db", o.db, "DB", "the run store (default: the default workspace's store)");
@@ -55,9 +56,16 @@ int run_report(const ReportCmdOptions& o) {
   std::vector<experiment::ExperimentReport> reports;
   for (const auto& in : o.inputs) {
     std::string group = in;
+    experiment::ReportOptions one = ro;
     if (std::filesystem::is_regular_file(in)) {
       const auto spec = experiment::load_spec_for(in, o.smoke);
-      group = experiment::group_of_spec(store, experiment::spec_hash(spec), spec.name);
+      // The runs of this spec: by its hash, or (a spec whose report section or description
+      // changed since) by the runs it expands to. The report section is the file's.
+      group = experiment::group_of_runs(store, spec);
+      if (group.empty()) {
+        group = experiment::group_of_spec(store, experiment::spec_hash(spec), spec.name);
+      }
+      one.report_section = spec.raw.value("report", nlohmann::json());
     } else {
       store::RunFilter f;
       f.experiment = in;
@@ -66,7 +74,7 @@ int run_report(const ReportCmdOptions& o) {
         throw UsageError(fmt::format("'{}' is neither a spec file nor a group of {}", in, db));
       }
     }
-    reports.push_back(experiment::build_report(store, group, ro));
+    reports.push_back(experiment::build_report(store, group, one));
   }
   write_file_atomic(o.out, experiment::report_page(reports, o.title));
   if (!o.json.empty()) write_file_atomic(o.json, experiment::report_json(reports).dump(2) + "\n");

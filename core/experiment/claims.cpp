@@ -23,7 +23,7 @@ const std::set<std::string>& figure_kinds() {
   static const std::set<std::string> k = {"curves",      "bars",           "tradeoff",
                                           "fronts",      "probe-layers",   "probe-units",
                                           "effective-rank", "spectrum",    "task-matrix",
-                                          "neff"};
+                                          "neff",        "lr-scales"};
   return k;
 }
 
@@ -64,7 +64,7 @@ Condition parse_condition(const Json& d, const std::string& dctx, bool matched) 
   if (matched) {
     js::check_keys(d, {"kind", "a", "b", "value", "tolerance"}, dctx);
   } else {
-    js::check_keys(d, {"kind", "metric", "of", "a", "b", "value", "tolerance"}, dctx);
+    js::check_keys(d, {"kind", "metric", "of", "step", "a", "b", "value", "tolerance"}, dctx);
   }
   Condition cond;
   cond.kind = js::get<std::string>(d, "kind", dctx);
@@ -75,6 +75,13 @@ Condition parse_condition(const Json& d, const std::string& dctx, bool matched) 
     Json ref = {{"metric", js::get<std::string>(d, "metric", dctx)},
                 {"of", js::get_or<std::string>(d, "of", "final", dctx)}};
     cond.ref = parse_ref(ref, dctx, false);
+    if (d.contains("step")) {
+      const Json& st = d["step"];
+      if (!st.is_number_integer() || st.get<int64_t>() < 1) {
+        fail("{}.step: expected a step of at least 1, found {}", dctx, st.dump());
+      }
+      cond.ref.step = st.get<int64_t>();
+    }
   }
   cond.a = js::get<std::string>(d, "a", dctx);
   cond.b = js::get_or<std::string>(d, "b", "", dctx);
@@ -101,7 +108,15 @@ MatchedSpec parse_matched(const Json& j, const std::string& ctx, const MatchedSp
   if (section) {
     m = MatchedSpec{};
     m.defined = true;
-    js::check_keys(j, {"learning", "forgetting", "value", "text"}, ctx);
+    js::check_keys(j, {"learning", "forgetting", "value", "text", "level_plans"}, ctx);
+    if (j.contains("level_plans")) {
+      const Json& lp = j["level_plans"];
+      if (!lp.is_array() || lp.empty()) fail("{}.level_plans: expected a list of plan labels", ctx);
+      for (const auto& x : lp) {
+        if (!x.is_string()) fail("{}.level_plans: expected plan labels, found {}", ctx, x.dump());
+        m.level_plans.push_back(x.get<std::string>());
+      }
+    }
     m.learning = js::get_or<std::string>(j, "learning", m.learning, ctx);
     m.forgetting = js::get_or<std::string>(j, "forgetting", m.forgetting, ctx);
     m.text = js::get_or<std::string>(j, "text", "", ctx);
@@ -217,10 +232,13 @@ void conclude(ViewResult& v, const std::vector<std::pair<std::string, std::strin
 }  // namespace
 
 std::string MetricRef::label() const {
-  if (of == "final") return metric;
+  const std::string at = step ? fmt::format(" at step {}", *step) : std::string();
+  if (of == "final") return metric + at;
   if (of == "start") return metric + " at step 0";
-  if (of == "change") return "change of " + metric;
-  return "relative change of " + metric;
+  if (of == "change") return "change of " + metric + (step ? " from step 0 to step " +
+                                                              std::to_string(*step) : "");
+  return "relative change of " + metric + (step ? " from step 0 to step " +
+                                                      std::to_string(*step) : "");
 }
 
 ReportSpec parse_report_spec(const Json& j, const std::string& ctx) {
@@ -320,7 +338,13 @@ std::vector<double> run_values(store::Store& store, const std::vector<int64_t>& 
     }
     const auto& s = it->second;
     const double start = s.steps.front() == 0 ? s.values.front() : kNaN;
-    const double last = s.values.back();
+    double last = s.values.back();
+    if (ref.step) {
+      last = kNaN;
+      for (size_t i = 0; i < s.steps.size(); ++i) {
+        if (s.steps[i] == *ref.step) last = s.values[i];
+      }
+    }
     double v = kNaN;
     if (ref.of == "final") v = last;
     if (ref.of == "start") v = start;
@@ -515,11 +539,13 @@ ViewResult protocol_view(store::Store& store, const std::vector<MethodRuns>& met
       e.method = m.method;
       e.metric = ref.metric;
       e.step = step;
-      e.stat = stat_of(run_values(store, m.runs, MetricRef{ref.metric, of}));
+      MetricRef r{ref.metric, of, std::nullopt};
+      if (of == "final") r.step = ref.step;
+      e.stat = stat_of(run_values(store, m.runs, r));
       res.evidence.push_back(std::move(e));
     };
     if (ref.of != "final") add("start", 0);
-    add("final", std::nullopt);
+    add("final", ref.step);  // the last value, or the value at the condition's step
   };
   for (const auto& c : claim.all) {
     const MethodRuns* a = find(c.a);
@@ -557,6 +583,7 @@ ViewResult matched_view(store::Store& store, const std::string& group, const Cla
   o.group = group;
   o.learning = m.learning;
   o.forgetting = m.forgetting;
+  o.level_plans = m.level_plans;
   const MatchedResult r = compare_at(store, o, m.value);
   const std::string label =
       fmt::format("{} at matched learning ({} = {}{})", r.forgetting, r.learning,

@@ -11,17 +11,20 @@
 //                "runs": {"train.lr": 0.001 | {"PLAN": 0.0002, "*": 0.00005}, ...}},
 //   "matched": {"learning": M (default the new domain's validation loss),
 //               "forgetting": M (default the original domain's validation loss),
-//               "value": "auto" | X, "text": "..."},
+//               "value": "auto" | X, "level_plans": [PLAN, ...] (the plans "auto" is
+//               taken over; default every plan), "text": "..."},
 //   "claims": [{"id": "...", "text": "...", "all": [CONDITION, ...],
 //               "matched": [MATCHED_CONDITION, ...],
 //               "at": {"metric": M, "value": V, "forgetting": F}}, ...],
-//   "figures": [{"kind": "curves" | "bars" | "tradeoff" | "probe-layers" | "probe-units" |
-//                "effective-rank" | "spectrum" | "task-matrix" | "neff", ...}, ...]
+//   "figures": [{"kind": "curves" | "bars" | "tradeoff" | "fronts" | "probe-layers" |
+//                "probe-units" | "lr-scales" | "effective-rank" | "spectrum" | "task-matrix" |
+//                "neff", ...}, ...]
 // }
 // METRIC_REF: "test/new/ppl" (its final value) or {"metric": M, "of": "final" | "start" |
 //   "change" | "relative_change"}.
 // CONDITION: {"kind": "less" | "greater" | "near", "metric": M, "of": "final" | "change" |
-//   "relative_change", "a": PLAN, "b": PLAN | "value": X, "tolerance": T (near)}.
+//   "relative_change", "step": N (the value at step N instead of the last), "a": PLAN,
+//   "b": PLAN | "value": X, "tolerance": T (near)}.
 //   Plans are named by their plan label (the flattened "plan" hyper-parameter of the runs).
 // MATCHED_CONDITION: {"kind": "less" | "greater" | "near", "a": PLAN, "b": PLAN | "value": X,
 //   "tolerance": T}: compares the plans' forgetting at matched learning (fronts.h): per seed,
@@ -68,6 +71,9 @@ namespace gb::experiment {
 struct MetricRef {
   std::string metric;
   std::string of = "final";  // final | start | change | relative_change
+  // The value at this step instead of the run's last (a condition's "step": e.g. Task 0
+  // accuracy early in training); a run without a value at that step gives NaN.
+  std::optional<int64_t> step;
   std::string label() const;
 };
 
@@ -83,6 +89,7 @@ struct MatchedSpec {
   std::string learning = metrics::kEvalNewLoss;
   std::string forgetting = metrics::kEvalOrigLoss;
   std::optional<double> value;  // nullopt: auto
+  std::vector<std::string> level_plans;  // the plans "auto" is taken over (empty: all)
   std::string text;
   bool defined = false;
   std::string label() const;  // "<learning key> = auto" or "<learning key> = 4.5"

@@ -79,6 +79,7 @@ GroupTraces load_traces(store::Store& store, const FrontOptions& o) {
   g.test_forgetting = test_key(o.forgetting);
   g.learning_lower = !metrics::higher_is_better(o.learning);
   g.forgetting_lower = !metrics::higher_is_better(o.forgetting);
+  g.level_plans = o.level_plans;
   std::vector<int64_t> ids;
   for (const auto& r : runs) {
     if (final_status(r.status)) {
@@ -213,6 +214,10 @@ std::optional<MatchedPoint> match_at(const std::vector<RunTrace>& runs, double v
 std::optional<double> auto_level(const GroupTraces& g) {
   std::optional<double> level;
   for (const auto& plan : g.plans) {
+    if (!g.level_plans.empty() && std::find(g.level_plans.begin(), g.level_plans.end(),
+                                            plan.plan) == g.level_plans.end()) {
+      continue;
+    }
     std::optional<double> worst;  // the worst over the plan's seeds of each seed's best
     for (const auto& s : plan.seeds) {
       auto b = best_learning(s.runs, g.learning_lower);
@@ -247,6 +252,13 @@ MatchedResult compare_at(const GroupTraces& g, std::optional<double> value) {
     if (!a) fail("compare --at auto: no run of group '{}' has an evaluation", g.group);
     res.value = *a;
     res.value_auto = true;
+    res.level_plans = g.level_plans;
+  }
+  for (const auto& name : g.level_plans) {
+    if (std::none_of(g.plans.begin(), g.plans.end(),
+                     [&](const PlanTraces& p) { return p.plan == name; })) {
+      fail("compare --at: the level plan '{}' has no finished run in group '{}'", name, g.group);
+    }
   }
   for (const auto& plan : g.plans) {
     MatchedRow row;
@@ -333,7 +345,11 @@ Json MatchedResult::to_json() const {
   }
   Json j = {{"group", group},
             {"by", by},
-            {"at", {{"metric", learning}, {"value", value}, {"auto", value_auto}}},
+            {"at",
+             {{"metric", learning},
+              {"value", value},
+              {"auto", value_auto},
+              {"level_plans", level_plans}}},
             {"forgetting_metric", forgetting},
             {"selection_forgetting_metric", selection_forgetting},
             {"split", split},

@@ -19,7 +19,8 @@
 // says so. Then mean and sample standard deviation over the seeds that reached V (n); a plan
 // whose seeds never reach V is reported as not reaching it, never dropped. V = "auto": for
 // each plan, the worst over its seeds of the seed's best validation learning; then the worst
-// over the plans: the best level every seed of every plan reaches.
+// over the plans (or over FrontOptions::level_plans): the best level every seed of every
+// plan reaches.
 //
 // Every value is a raw metric value read from the store's `metrics` table (or the linear
 // interpolation of two of them, naming both steps), so a row can be recomputed from the run
@@ -43,6 +44,9 @@ struct FrontOptions {
   std::string by = "plan";
   std::string learning = metrics::kEvalNewLoss;     // a validation key (eval/...)
   std::string forgetting = metrics::kEvalOrigLoss;  // a validation key (eval/...)
+  // The plans whose seeds set the "auto" level (empty: every plan), e.g. the methods a
+  // paper compares, leaving out ablations run at one rate only.
+  std::vector<std::string> level_plans;
 };
 
 struct EvalPoint {
@@ -73,6 +77,7 @@ struct GroupTraces {
   std::string learning, forgetting;            // validation keys
   std::string test_learning, test_forgetting;  // their test keys
   bool learning_lower = true, forgetting_lower = true;
+  std::vector<std::string> level_plans;  // FrontOptions::level_plans
   std::vector<PlanTraces> plans;  // in the order their first runs were created
   std::vector<int64_t> skipped;   // runs left out: not finished (or stopped), or no points
 };
@@ -118,6 +123,7 @@ struct MatchedResult {
   std::string learning;         // the matched (validation) learning key
   double value = 0;             // the level used
   bool value_auto = false;      // the level was "auto"
+  std::vector<std::string> level_plans;  // the plans "auto" was taken over (empty: all)
   std::string forgetting;       // the reported forgetting key (test/... or eval/...)
   std::string selection_forgetting;  // the validation key the choice was made on
   std::string split;            // "test" or "validation"

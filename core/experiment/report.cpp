@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "experiment/expand.h"
 #include "experiment/fronts.h"
 #include "experiment/run_model.h"
 #include "experiment/spec.h"
@@ -205,6 +206,64 @@ Figure fig_probe_layers(store::Store& store, const std::vector<MethodRuns>& meth
                        p->run_id.value_or(0), p->probe_set);
   f.json = {
       {"kind", "probe-layers"}, {"probe", p->id}, {"method", method}, {"layers", imp.layer_values}};
+  return f;
+}
+
+// ADEPT stage 2's learning-rate multipliers (adept/lr_scale/<unit>) of a plan's first run:
+// one row per unit of the expanded (or in-place) layers, one column per assignment step.
+Figure fig_lr_scales(store::Store& store, const std::vector<MethodRuns>& methods, const Json& o) {
+  const std::string plan = o.at("plan").get<std::string>();
+  Figure f;
+  f.title = o.value("title", "ADEPT stage 2: learning-rate multiplier per unit at each update (" +
+                                 plan + ")");
+  const MethodRuns* m = find_method(methods, plan);
+  if (!m || m->runs.empty()) {
+    f.note = fmt::format("no finished run of '{}'", plan);
+    return f;
+  }
+  const int64_t run = m->runs.front();
+  std::vector<std::string> keys;
+  for (const auto& k : store.metric_keys(run)) {
+    if (metrics::is_adept(k)) keys.push_back(k);
+  }
+  if (keys.empty()) {
+    f.note = fmt::format("run {} recorded no stage-2 multipliers (unit_lr off, or no update "
+                         "before its end)",
+                         run);
+    return f;
+  }
+  store::MetricQuery q;
+  q.keys = keys;
+  auto series = store.metric_series(run, q);
+  std::set<int64_t> steps;
+  for (const auto& [k, s] : series) steps.insert(s.steps.begin(), s.steps.end());
+  svg::Heatmap h;
+  for (int64_t st : steps) h.cols.push_back("step " + std::to_string(st));
+  const std::string prefix = metrics::adept_lr_scale_key("");
+  Json rows = Json::array();
+  for (const auto& k : keys) {
+    const auto& s = series[k];
+    std::vector<double> row;
+    for (int64_t st : steps) {
+      double v = NAN;
+      for (size_t i = 0; i < s.steps.size(); ++i) {
+        if (s.steps[i] == st) v = s.values[i];
+      }
+      row.push_back(v);
+    }
+    const std::string unit = k.rfind(prefix, 0) == 0 ? k.substr(prefix.size()) : k;
+    h.rows.push_back(unit);
+    rows.push_back({{"unit", unit}, {"values", row}});
+    h.values.push_back(std::move(row));
+  }
+  h.annotate = true;
+  svg::Axes a;
+  a.title = f.title;
+  a.y_label = "multiplier of the base rate (0 to 2)";
+  a.height = std::max(360, 60 + 18 * static_cast<int>(h.rows.size()));
+  f.svg = svg::heatmap(h, a);
+  f.note = fmt::format("run {}; recorded at each stage-2 update as {}<unit>", run, prefix);
+  f.json = {{"kind", "lr-scales"}, {"run", run}, {"steps", steps}, {"rows", rows}};
   return f;
 }
 
@@ -508,7 +567,11 @@ std::string matched_table(const MatchedResult& r, const MatchedSpec& spec) {
       "as the {} value of that run and step, mean ± std over the seeds that reach it.</p>\n",
       spec.text.empty() ? "" : esc(spec.text) + " ", esc(r.selection_forgetting),
       esc(r.learning), fmt_value(r.value),
-      r.value_auto ? " (auto: the best level every seed of every plan reaches)" : "",
+      r.value_auto ? (r.level_plans.empty()
+                          ? std::string(" (auto: the best level every seed of every plan reaches)")
+                          : fmt::format(" (auto: the best level every seed of {} reaches)",
+                                        esc(fmt::format("{}", fmt::join(r.level_plans, ", ")))))
+                   : std::string(),
       esc(r.forgetting));
   if (!r.note.empty()) h += fmt::format("<p class=\"meta\">{}</p>\n", esc(r.note));
   h += fmt::format(
@@ -539,6 +602,7 @@ Figure fig_fronts(store::Store& store, const std::string& group, const MatchedSp
   fo.group = group;
   fo.learning = o.value("learning", section.learning);
   fo.forgetting = o.value("forgetting", section.forgetting);
+  fo.level_plans = section.level_plans;
   const auto traces = load_traces(store, fo);
   const auto levels = front_levels(traces, o.value("levels", 40));
   const MatchedResult probe = compare_at(traces, std::nullopt);
@@ -546,8 +610,7 @@ Figure fig_fronts(store::Store& store, const std::string& group, const MatchedSp
   const auto curves = front_curves(traces, levels, test);
   Figure f;
   const std::string fkey = test ? traces.test_forgetting : traces.forgetting;
-  f.title = o.value("title", fmt::format("trade-off fronts: {} at matched {} (every rate and "
-                                         "evaluation; mean ± std over seeds)",
+  f.title = o.value("title", fmt::format("fronts: {} at matched {} (mean ± std over seeds)",
                                          axis(fkey), axis(fo.learning)));
   std::vector<svg::LineSeries> series;
   Json js = Json::array();
@@ -577,6 +640,10 @@ Figure fig_fronts(store::Store& store, const std::string& group, const MatchedSp
     a.x_marks.push_back({*level, fmt::format("matched: {}", fmt_value(*level))});
   }
   f.svg = svg::line_chart(series, a);
+  f.note = "Each line: a plan's least forgetting at each level of learning over all its rates and "
+           "evaluations (interpolated between evaluations), mean over its seeds, band ± one "
+           "standard deviation, drawn where every seed reaches the level; the dashed line is the "
+           "level the comparison is matched at.";
   f.json = {{"kind", "fronts"},
             {"learning", fo.learning},
             {"forgetting", fkey},
@@ -629,6 +696,39 @@ std::string group_of_spec(store::Store& store, const std::string& hash, const st
   return group;
 }
 
+std::string group_of_runs(store::Store& store, const ExperimentSpec& spec) {
+  auto strip = [](Json j) {
+    j.erase("report");
+    j.erase("description");
+    return j;
+  };
+  std::vector<Json> want;
+  for (const auto& r : expand_runs(spec)) want.push_back(strip(r.spec));
+  store::RunFilter f;
+  f.include_spec = true;
+  std::map<std::string, std::vector<store::RunInfo>> groups;
+  for (auto& r : store.list_runs(f)) groups[r.experiment].push_back(std::move(r));
+  std::string best;
+  double newest = -1;
+  for (auto& [group, runs] : groups) {
+    if (runs.size() != want.size()) continue;
+    std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    bool same = true;
+    for (size_t i = 0; i < runs.size() && same; ++i) {
+      try {
+        same = strip(json::parse(runs[i].spec, "run spec")) == want[i];
+      } catch (const std::exception&) {
+        same = false;
+      }
+    }
+    if (same && runs.front().created > newest) {
+      newest = runs.front().created;
+      best = group;
+    }
+  }
+  return best;
+}
+
 ExperimentReport build_report(store::Store& store, const std::string& group,
                               const ReportOptions& ro) {
   ExperimentReport rep;
@@ -641,7 +741,9 @@ ExperimentReport build_report(store::Store& store, const std::string& group,
   std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   const Json spec = json::parse(runs.front().spec, fmt::format("run {} spec", runs.front().id));
   rep.experiment = spec.value("name", group);
-  rep.spec = parse_report_spec(spec.value("report", Json()), "report");
+  rep.spec = ro.report_section.is_null()
+                 ? parse_report_spec(spec.value("report", Json()), "report")
+                 : parse_report_spec(ro.report_section, "report");
   // The protocol's runs (every run of a plan without a "protocol"): the table, the curves
   // and the protocol view of the claims; the matched view reads every run of the group.
   rep.methods = protocol_methods(store, group_methods(store, group), rep.spec.protocol);
@@ -720,6 +822,7 @@ ExperimentReport build_report(store::Store& store, const std::string& group,
     fo.group = group;
     fo.learning = rep.spec.matched.learning;
     fo.forgetting = rep.spec.matched.forgetting;
+    fo.level_plans = rep.spec.matched.level_plans;
     try {
       const MatchedResult mr = compare_at(store, fo, rep.spec.matched.value);
       jmatched = mr.to_json();
@@ -792,6 +895,7 @@ ExperimentReport build_report(store::Store& store, const std::string& group,
       if (fs.kind == "fronts") f = fig_fronts(store, group, rep.spec.matched, o);
       if (fs.kind == "probe-layers") f = fig_probe_layers(store, rep.methods, o);
       if (fs.kind == "probe-units") f = fig_probe_units(store, rep.methods, o);
+      if (fs.kind == "lr-scales") f = fig_lr_scales(store, rep.methods, o);
       if (fs.kind == "task-matrix") f = fig_task_matrix(store, rep.methods, o, task_names);
       if (fs.kind == "neff") f = fig_neff(store, rep.methods, o);
       if (fs.kind == "effective-rank" || fs.kind == "spectrum") {

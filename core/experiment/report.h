@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiment/claims.h"
+#include "experiment/spec.h"
 #include "store/store.h"
 
 namespace gb::experiment {
@@ -22,6 +23,9 @@ namespace gb::experiment {
 struct ReportOptions {
   std::string cache_dir;  // token and preset cache (empty: the default)
   bool weights = true;    // figures that load checkpoints (effective rank, spectra)
+  // The "report" section to use instead of the one stored with the runs (null: the stored
+  // one): claims and figures can be reworded after the runs without running them again.
+  nlohmann::json report_section;
 };
 
 struct ExperimentReport {
@@ -38,6 +42,10 @@ struct ExperimentReport {
 // spec_hash); throws naming the spec when none.
 std::string group_of_spec(store::Store& store, const std::string& spec_hash,
                           const std::string& spec_name);
+
+// The newest group whose runs are exactly the runs `spec` expands to, up to each run spec's
+// "report" and "description" (which change no number); empty when none.
+std::string group_of_runs(store::Store& store, const ExperimentSpec& spec);
 
 ExperimentReport build_report(store::Store& store, const std::string& group,
                               const ReportOptions& options = {});
