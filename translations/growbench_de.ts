@@ -42,6 +42,94 @@
             <numerusform>%1 (%n Läufe)</numerusform>
         </translation>
     </message>
+    <message>
+        <source>forgetting at matched learning</source>
+        <translation>Vergessen bei gleichem Lernen</translation>
+    </message>
+    <message>
+        <source>no finished run of the group has both %1 and %2 at an evaluation</source>
+        <translation>kein abgeschlossener Lauf der Gruppe hat %1 und %2 bei einer Auswertung</translation>
+    </message>
+    <message>
+        <source>does not reach</source>
+        <translation>erreicht es nicht</translation>
+    </message>
+    <message>
+        <source>(%1 of %2 seeds)</source>
+        <translation>(%1 von %2 Seeds)</translation>
+    </message>
+    <message>
+        <source>Forgetting (%1) where %2 reaches %3%4: per seed, the point of its runs (every rate and evaluation) with the least validation forgetting; mean ± std over the seeds that reach the level</source>
+        <translation>Vergessen (%1), wo %2 den Wert %3%4 erreicht: je Seed der Punkt seiner Läufe (jede Rate und Auswertung) mit dem geringsten Validierungs-Vergessen; Mittelwert ± Standardabweichung über die Seeds, die das Niveau erreichen</translation>
+    </message>
+    <message>
+        <source> (auto)</source>
+        <translation> (automatisch)</translation>
+    </message>
+    <message>
+        <source>No finished run here has evaluations of both metrics.</source>
+        <translation>Kein abgeschlossener Lauf hier hat Auswertungen beider Metriken.</translation>
+    </message>
+    <message>
+        <source>A chosen point has no test value: these figures are on the validation sets.</source>
+        <translation>Ein gewählter Punkt hat keinen Testwert: diese Zahlen beziehen sich auf die Validierungsmengen.</translation>
+    </message>
+    <message>
+        <source>seed %1: run %2, lr %3, step %4: %5</source>
+        <translation>Seed %1: Lauf %2, LR %3, Schritt %4: %5</translation>
+    </message>
+    <message>
+        <source>seed %1: does not reach the level</source>
+        <translation>Seed %1: erreicht das Niveau nicht</translation>
+    </message>
+    <message>
+        <source>No forgetting at matched learning: %1</source>
+        <translation>Kein Vergessen bei gleichem Lernen: %1</translation>
+    </message>
+    <message>
+        <source>No forgetting at matched learning: the run is not finished or has no evaluation of both metrics</source>
+        <translation>Kein Vergessen bei gleichem Lernen: der Lauf ist nicht abgeschlossen oder hat keine Auswertung beider Metriken</translation>
+    </message>
+    <message>
+        <source>Forgetting at matched learning</source>
+        <translation>Vergessen bei gleichem Lernen</translation>
+    </message>
+    <message>
+        <source>Forgetting at matched learning (%1)</source>
+        <translation>Vergessen bei gleichem Lernen (%1)</translation>
+    </message>
+    <message>
+        <source>test</source>
+        <translation>Test</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>Validierung</translation>
+    </message>
+    <message>
+        <source>Forgetting (%1, %2 sets) when learning (%3) reaches %4: per seed, the least validation forgetting of any run and evaluation that reaches it (interpolated between evaluations), then mean ± std over the seeds. “does not reach”: no run of it gets there. The level is set on the Trade-off tab (fronts).</source>
+        <translation>Vergessen (%1, %2-Mengen), wenn das Lernen (%3) %4 erreicht: je Seed das geringste Validierungs-Vergessen aller Läufe und Auswertungen, die es erreichen (zwischen Auswertungen interpoliert), dann Mittelwert ± Standardabweichung über die Seeds. „erreicht es nicht“: kein Lauf kommt dorthin. Das Niveau wird im Reiter Abwägung (Fronten) gesetzt.</translation>
+    </message>
+    <message>
+        <source>Auto level: the best learning every seed of every plan reaches.</source>
+        <translation>Automatisches Niveau: das beste Lernen, das jeder Seed jedes Plans erreicht.</translation>
+    </message>
+    <message>
+        <source>Learning (%1)</source>
+        <translation>Lernen (%1)</translation>
+    </message>
+    <message>
+        <source>Learning: the final value of %1 on the new domain (%2)</source>
+        <translation>Lernen: der Endwert von %1 auf der neuen Domäne (%2)</translation>
+    </message>
+    <message>
+        <source>lower is better</source>
+        <translation>niedriger ist besser</translation>
+    </message>
+    <message>
+        <source>higher is better</source>
+        <translation>höher ist besser</translation>
+    </message>
 </context>
 <context>
     <name>FilePicker</name>
@@ -630,6 +718,8 @@
     <message>
         <source>Stage 2&apos;s min-max normalisation: over all the units, or norms and matrices apart (a norm&apos;s importance is 100× or more a matrix&apos;s).</source>
         <translation>Min-max-Normierung der Stufe 2: über alle Einheiten oder Normen und Matrizen getrennt (die Wichtigkeit einer Norm ist 100-mal oder mehr so groß wie die einer Matrix).</translation>
+    </message>
+    <message>
         <source>Extra parameters as a fraction of the base model, as neutral residues size their adapters: the rank whose parameters come nearest to it (instead of &apos;rank&apos;); 0 = the rank as given.</source>
         <translation>Zusätzliche Parameter als Anteil des Basismodells, wie Neutral Residues ihre Adapter bemessen: der Rang, dessen Parameter ihm am nächsten kommen (statt &apos;rank&apos;); 0 = der angegebene Rang.</translation>
     </message>
@@ -1898,6 +1988,14 @@
         <source>batches: whole original-domain batches with probability p; rows: round(p · batch size) original-domain rows in every batch (the fraction carried over)</source>
         <translation>batches: ganze Batches der Ursprungsdomäne mit Wahrscheinlichkeit p; rows: round(p · Batchgröße) Zeilen der Ursprungsdomäne in jedem Batch (der Bruchteil wird übertragen)</translation>
     </message>
+    <message>
+        <source>Test sets</source>
+        <translation>Testmengen</translation>
+    </message>
+    <message>
+        <source>When the held-out test sets are evaluated: at step 0 and the end (ends) or at every evaluation (every, for trade-off fronts and matched learning)</source>
+        <translation>Wann die zurückgehaltenen Testmengen ausgewertet werden: bei Schritt 0 und am Ende (ends) oder bei jeder Auswertung (every, für Abwägungsfronten und gleiches Lernen)</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::GroupCompareView</name>
@@ -2006,24 +2104,8 @@
         <translation>Parallelkoordinaten</translation>
     </message>
     <message>
-        <source>x:</source>
-        <translation>x:</translation>
-    </message>
-    <message>
-        <source>Forgetting axis: a final value, or the change from step 0</source>
-        <translation>Vergessens-Achse: ein Endwert oder die Änderung seit Schritt 0</translation>
-    </message>
-    <message>
         <source>log</source>
         <translation>log</translation>
-    </message>
-    <message>
-        <source>y:</source>
-        <translation>y:</translation>
-    </message>
-    <message>
-        <source>Learning axis: a final value, or the change from step 0</source>
-        <translation>Lern-Achse: ein Endwert oder die Änderung seit Schritt 0</translation>
     </message>
     <message>
         <source>Forgetting budget:</source>
@@ -2204,6 +2286,188 @@
         <source>Lines: mean over the runs of a group at each step; band: min to max. Runs without a step are left out there.</source>
         <translation>Linien: Mittelwert über die Läufe einer Gruppe bei jedem Schritt; Band: Minimum bis Maximum. Läufe ohne diesen Schritt bleiben dort unberücksichtigt.</translation>
     </message>
+    <message>
+        <source>Show:</source>
+        <translation>Anzeigen:</translation>
+    </message>
+    <message>
+        <source>fronts at matched learning</source>
+        <translation>Fronten bei gleichem Lernen</translation>
+    </message>
+    <message>
+        <source>configurations within a budget</source>
+        <translation>Konfigurationen innerhalb eines Budgets</translation>
+    </message>
+    <message>
+        <source>Fronts: each plan&apos;s forgetting at matched learning over its rates and steps (the fair comparison). Configurations: each configuration&apos;s final values, and the best one per method within a forgetting budget</source>
+        <translation>Fronten: das Vergessen jedes Plans bei gleichem Lernen über seine Raten und Schritte (der faire Vergleich). Konfigurationen: die Endwerte jeder Konfiguration und die beste je Methode innerhalb eines Vergessensbudgets</translation>
+    </message>
+    <message>
+        <source>Forgetting:</source>
+        <translation>Vergessen:</translation>
+    </message>
+    <message>
+        <source>Forgetting metric: a final value, or the change from step 0 (the fronts use its values at every evaluation)</source>
+        <translation>Vergessensmetrik: ein Endwert oder die Änderung seit Schritt 0 (die Fronten verwenden ihre Werte bei jeder Auswertung)</translation>
+    </message>
+    <message>
+        <source>Learning:</source>
+        <translation>Lernen:</translation>
+    </message>
+    <message>
+        <source>Learning metric: a final value, or the change from step 0 (the fronts use its values at every evaluation)</source>
+        <translation>Lernmetrik: ein Endwert oder die Änderung seit Schritt 0 (die Fronten verwenden ihre Werte bei jeder Auswertung)</translation>
+    </message>
+    <message>
+        <source>Evaluated points</source>
+        <translation>Ausgewertete Punkte</translation>
+    </message>
+    <message>
+        <source>Every evaluation of every run, faintly, behind the fronts</source>
+        <translation>Jede Auswertung jedes Laufs, blass, hinter den Fronten</translation>
+    </message>
+    <message>
+        <source>Auto level</source>
+        <translation>Automatisches Niveau</translation>
+    </message>
+    <message>
+        <source>Back to the automatic level: the best learning every seed of every plan reaches</source>
+        <translation>Zurück zum automatischen Niveau: das beste Lernen, das jeder Seed jedes Plans erreicht</translation>
+    </message>
+    <message>
+        <source>Drag the dashed line to compare at another level of learning; double-click to go back to the automatic level</source>
+        <translation>Die gestrichelte Linie ziehen, um bei einem anderen Lernniveau zu vergleichen; Doppelklick kehrt zum automatischen Niveau zurück</translation>
+    </message>
+    <message>
+        <source>forgetting at matched learning</source>
+        <translation>Vergessen bei gleichem Lernen</translation>
+    </message>
+    <message>
+        <source>does not reach</source>
+        <translation>erreicht es nicht</translation>
+    </message>
+    <message>
+        <source>forgetting at learning %1</source>
+        <translation>Vergessen bei Lernen %1</translation>
+    </message>
+    <message>
+        <source>learning (%1)</source>
+        <translation>Lernen (%1)</translation>
+    </message>
+    <message>
+        <source>No forgetting at matched learning: %1</source>
+        <translation>Kein Vergessen bei gleichem Lernen: %1</translation>
+    </message>
+    <message>
+        <source>Matched learning: %1 %2</source>
+        <translation>Gleiches Lernen: %1 %2</translation>
+    </message>
+    <message>
+        <source>(auto: the best level every seed of every plan reaches; drag the dashed line to choose another)</source>
+        <translation>(automatisch: das beste Niveau, das jeder Seed jedes Plans erreicht; die gestrichelte Linie ziehen, um ein anderes zu wählen)</translation>
+    </message>
+    <message>
+        <source>(dragged; double-click the plot or press Auto level to go back)</source>
+        <translation>(gezogen; Doppelklick auf die Grafik oder „Automatisches Niveau“ kehrt zurück)</translation>
+    </message>
+    <message>
+        <source>forgetting: %1 on the %2 sets</source>
+        <translation>Vergessen: %1 auf den %2-Mengen</translation>
+    </message>
+    <message>
+        <source>test</source>
+        <translation>Test</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>Validierung</translation>
+    </message>
+    <message>
+        <source> (auto)</source>
+        <translation> (automatisch)</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>Plan</translation>
+    </message>
+    <message>
+        <source>Seeds reaching</source>
+        <translation>Seeds, die es erreichen</translation>
+    </message>
+    <message>
+        <source>%1 at %2 %3</source>
+        <translation>%1 bei %2 %3</translation>
+    </message>
+    <message>
+        <source>Chosen points (per seed: run, learning rate, step)</source>
+        <translation>Gewählte Punkte (je Seed: Lauf, Lernrate, Schritt)</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>No run of %1 (any rate, any evaluation) reaches %2 %3</source>
+        <translation>Kein Lauf von %1 (beliebige Rate, beliebige Auswertung) erreicht %2 %3</translation>
+    </message>
+    <message>
+        <source>seed %1: run %2, lr %3, step %4 (%5)</source>
+        <translation>Seed %1: Lauf %2, LR %3, Schritt %4 (%5)</translation>
+    </message>
+    <message>
+        <source>seed %1: does not reach</source>
+        <translation>Seed %1: erreicht es nicht</translation>
+    </message>
+    <message>
+        <source>No fronts: %1</source>
+        <translation>Keine Fronten: %1</translation>
+    </message>
+    <message>
+        <source>Learning: %1 (validation; better to the left)</source>
+        <translation>Lernen: %1 (Validierung; besser nach links)</translation>
+    </message>
+    <message>
+        <source>Learning: %1 (validation; better to the right)</source>
+        <translation>Lernen: %1 (Validierung; besser nach rechts)</translation>
+    </message>
+    <message>
+        <source>Forgetting at matched learning: %1</source>
+        <translation>Vergessen bei gleichem Lernen: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n seed(s))</source>
+        <translation>
+            <numerusform>%1 (%n Seed)</numerusform>
+            <numerusform>%1 (%n Seeds)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Lines: per plan, the least forgetting at each level of learning over its rates and evaluations (mean over its seeds; band: ± one standard deviation), drawn where every seed reaches the level.</source>
+        <translation>Linien: je Plan das geringste Vergessen auf jedem Lernniveau über seine Raten und Auswertungen (Mittel über seine Seeds; Band: ± eine Standardabweichung), gezeichnet, wo jeder Seed das Niveau erreicht.</translation>
+    </message>
+    <message>
+        <source>Dots: every evaluation of every run.</source>
+        <translation>Punkte: jede Auswertung jedes Laufs.</translation>
+    </message>
+    <message>
+        <source>Only the runs the filters let through.</source>
+        <translation>Nur die Läufe, die die Filter durchlassen.</translation>
+    </message>
+    <message>
+        <source>No level is reached by every seed of: %1.</source>
+        <translation>Kein Niveau wird von jedem Seed erreicht von: %1.</translation>
+    </message>
+    <message>
+        <source>Validation sets: %1</source>
+        <translation>Validierungsmengen: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) not finished or without evaluations are left out.</source>
+        <translation>
+            <numerusform>%n Lauf, nicht abgeschlossen oder ohne Auswertungen, wird ausgelassen.</numerusform>
+            <numerusform>%n Läufe, nicht abgeschlossen oder ohne Auswertungen, werden ausgelassen.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::GroupRunModel</name>
@@ -2248,10 +2512,6 @@
         <translation>Vergessen</translation>
     </message>
     <message>
-        <source>Learning</source>
-        <translation>Lernen</translation>
-    </message>
-    <message>
         <source>%1 (step %2)</source>
         <translation>%1 (Schritt %2)</translation>
     </message>
@@ -2262,6 +2522,10 @@
     <message>
         <source>Partial: run %1 is %2; this figure is from step %3 of %4</source>
         <translation>Unvollständig: Lauf %1 ist %2; diese Kennzahl stammt von Schritt %3 von %4</translation>
+    </message>
+    <message>
+        <source>Learning (%)</source>
+        <translation>Lernen (%)</translation>
     </message>
 </context>
 <context>

@@ -41,6 +41,94 @@
             <numerusform>%1（%n 个运行）</numerusform>
         </translation>
     </message>
+    <message>
+        <source>forgetting at matched learning</source>
+        <translation>相同学习程度下的遗忘</translation>
+    </message>
+    <message>
+        <source>no finished run of the group has both %1 and %2 at an evaluation</source>
+        <translation>该组没有已完成的运行在同一次评估中同时具有 %1 和 %2</translation>
+    </message>
+    <message>
+        <source>does not reach</source>
+        <translation>未达到</translation>
+    </message>
+    <message>
+        <source>(%1 of %2 seeds)</source>
+        <translation>（%2 个种子中的 %1 个）</translation>
+    </message>
+    <message>
+        <source>Forgetting (%1) where %2 reaches %3%4: per seed, the point of its runs (every rate and evaluation) with the least validation forgetting; mean ± std over the seeds that reach the level</source>
+        <translation>遗忘（%1），在 %2 达到 %3%4 处：每个种子取其运行（所有学习率和评估）中验证遗忘最少的点；对达到该水平的种子求均值 ± 标准差</translation>
+    </message>
+    <message>
+        <source> (auto)</source>
+        <translation>（自动）</translation>
+    </message>
+    <message>
+        <source>No finished run here has evaluations of both metrics.</source>
+        <translation>这里没有已完成的运行同时具有两个指标的评估。</translation>
+    </message>
+    <message>
+        <source>A chosen point has no test value: these figures are on the validation sets.</source>
+        <translation>某个选中的点没有测试值：这些数字基于验证集。</translation>
+    </message>
+    <message>
+        <source>seed %1: run %2, lr %3, step %4: %5</source>
+        <translation>种子 %1：运行 %2，学习率 %3，步 %4：%5</translation>
+    </message>
+    <message>
+        <source>seed %1: does not reach the level</source>
+        <translation>种子 %1：未达到该水平</translation>
+    </message>
+    <message>
+        <source>No forgetting at matched learning: %1</source>
+        <translation>无相同学习程度下的遗忘：%1</translation>
+    </message>
+    <message>
+        <source>No forgetting at matched learning: the run is not finished or has no evaluation of both metrics</source>
+        <translation>无相同学习程度下的遗忘：该运行未完成，或没有同时包含两个指标的评估</translation>
+    </message>
+    <message>
+        <source>Forgetting at matched learning</source>
+        <translation>相同学习程度下的遗忘</translation>
+    </message>
+    <message>
+        <source>Forgetting at matched learning (%1)</source>
+        <translation>相同学习程度下的遗忘（%1）</translation>
+    </message>
+    <message>
+        <source>test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>Forgetting (%1, %2 sets) when learning (%3) reaches %4: per seed, the least validation forgetting of any run and evaluation that reaches it (interpolated between evaluations), then mean ± std over the seeds. “does not reach”: no run of it gets there. The level is set on the Trade-off tab (fronts).</source>
+        <translation>遗忘（%1，%2 集），当学习（%3）达到 %4 时：每个种子取达到该值的所有运行和评估中最少的验证遗忘（在评估之间插值），再对种子求均值 ± 标准差。“未达到”：没有运行能达到。该水平在“权衡”选项卡（前沿）中设置。</translation>
+    </message>
+    <message>
+        <source>Auto level: the best learning every seed of every plan reaches.</source>
+        <translation>自动水平：每个方案的每个种子都能达到的最佳学习程度。</translation>
+    </message>
+    <message>
+        <source>Learning (%1)</source>
+        <translation>学习（%1）</translation>
+    </message>
+    <message>
+        <source>Learning: the final value of %1 on the new domain (%2)</source>
+        <translation>学习：新领域上 %1 的最终值（%2）</translation>
+    </message>
+    <message>
+        <source>lower is better</source>
+        <translation>越低越好</translation>
+    </message>
+    <message>
+        <source>higher is better</source>
+        <translation>越高越好</translation>
+    </message>
 </context>
 <context>
     <name>FilePicker</name>
@@ -629,6 +717,8 @@
     <message>
         <source>Stage 2&apos;s min-max normalisation: over all the units, or norms and matrices apart (a norm&apos;s importance is 100× or more a matrix&apos;s).</source>
         <translation>第 2 阶段的最小-最大归一化：在所有单元上，或将归一化层与矩阵分开（归一化层的重要性是矩阵的 100 倍或更多）。</translation>
+    </message>
+    <message>
         <source>Extra parameters as a fraction of the base model, as neutral residues size their adapters: the rank whose parameters come nearest to it (instead of &apos;rank&apos;); 0 = the rank as given.</source>
         <translation>额外参数占基础模型的比例（与 Neutral Residues 确定适配器大小的方式相同）：选取参数量最接近该预算的秩（代替 &apos;rank&apos;）；0 = 使用给定的秩。</translation>
     </message>
@@ -1891,6 +1981,14 @@
         <source>batches: whole original-domain batches with probability p; rows: round(p · batch size) original-domain rows in every batch (the fraction carried over)</source>
         <translation>batches：以概率 p 混入整个原始领域批次；rows：每个批次含 round(p · 批大小) 行原始领域数据（小数部分顺延）</translation>
     </message>
+    <message>
+        <source>Test sets</source>
+        <translation>测试集</translation>
+    </message>
+    <message>
+        <source>When the held-out test sets are evaluated: at step 0 and the end (ends) or at every evaluation (every, for trade-off fronts and matched learning)</source>
+        <translation>何时评估预留的测试集：在第 0 步和结束时（ends），或在每次评估时（every，用于权衡前沿和相同学习程度的比较）</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::GroupCompareView</name>
@@ -1999,24 +2097,8 @@
         <translation>平行坐标</translation>
     </message>
     <message>
-        <source>x:</source>
-        <translation>x：</translation>
-    </message>
-    <message>
-        <source>Forgetting axis: a final value, or the change from step 0</source>
-        <translation>遗忘轴：最终值，或相对第 0 步的变化</translation>
-    </message>
-    <message>
         <source>log</source>
         <translation>对数</translation>
-    </message>
-    <message>
-        <source>y:</source>
-        <translation>y：</translation>
-    </message>
-    <message>
-        <source>Learning axis: a final value, or the change from step 0</source>
-        <translation>学习轴：最终值，或相对第 0 步的变化</translation>
     </message>
     <message>
         <source>Forgetting budget:</source>
@@ -2194,6 +2276,186 @@
         <source>Lines: mean over the runs of a group at each step; band: min to max. Runs without a step are left out there.</source>
         <translation>线：每一步上一组运行的均值；区间带：最小值到最大值。缺少该步的运行在该处不计入。</translation>
     </message>
+    <message>
+        <source>Show:</source>
+        <translation>显示：</translation>
+    </message>
+    <message>
+        <source>fronts at matched learning</source>
+        <translation>相同学习程度下的前沿</translation>
+    </message>
+    <message>
+        <source>configurations within a budget</source>
+        <translation>预算内的配置</translation>
+    </message>
+    <message>
+        <source>Fronts: each plan&apos;s forgetting at matched learning over its rates and steps (the fair comparison). Configurations: each configuration&apos;s final values, and the best one per method within a forgetting budget</source>
+        <translation>前沿：每个方案在其所有学习率和步数上相同学习程度下的遗忘（公平的比较）。配置：每个配置的最终值，以及在遗忘预算内每种方法的最佳配置</translation>
+    </message>
+    <message>
+        <source>Forgetting:</source>
+        <translation>遗忘：</translation>
+    </message>
+    <message>
+        <source>Forgetting metric: a final value, or the change from step 0 (the fronts use its values at every evaluation)</source>
+        <translation>遗忘指标：最终值，或相对第 0 步的变化（前沿使用其每次评估的值）</translation>
+    </message>
+    <message>
+        <source>Learning:</source>
+        <translation>学习：</translation>
+    </message>
+    <message>
+        <source>Learning metric: a final value, or the change from step 0 (the fronts use its values at every evaluation)</source>
+        <translation>学习指标：最终值，或相对第 0 步的变化（前沿使用其每次评估的值）</translation>
+    </message>
+    <message>
+        <source>Evaluated points</source>
+        <translation>评估点</translation>
+    </message>
+    <message>
+        <source>Every evaluation of every run, faintly, behind the fronts</source>
+        <translation>每个运行的每次评估，以浅色绘于前沿之后</translation>
+    </message>
+    <message>
+        <source>Auto level</source>
+        <translation>自动水平</translation>
+    </message>
+    <message>
+        <source>Back to the automatic level: the best learning every seed of every plan reaches</source>
+        <translation>回到自动水平：每个方案的每个种子都能达到的最佳学习程度</translation>
+    </message>
+    <message>
+        <source>Drag the dashed line to compare at another level of learning; double-click to go back to the automatic level</source>
+        <translation>拖动虚线以在另一学习水平上比较；双击回到自动水平</translation>
+    </message>
+    <message>
+        <source>forgetting at matched learning</source>
+        <translation>相同学习程度下的遗忘</translation>
+    </message>
+    <message>
+        <source>does not reach</source>
+        <translation>未达到</translation>
+    </message>
+    <message>
+        <source>forgetting at learning %1</source>
+        <translation>学习为 %1 时的遗忘</translation>
+    </message>
+    <message>
+        <source>learning (%1)</source>
+        <translation>学习（%1）</translation>
+    </message>
+    <message>
+        <source>No forgetting at matched learning: %1</source>
+        <translation>无相同学习程度下的遗忘：%1</translation>
+    </message>
+    <message>
+        <source>Matched learning: %1 %2</source>
+        <translation>相同学习程度：%1 %2</translation>
+    </message>
+    <message>
+        <source>(auto: the best level every seed of every plan reaches; drag the dashed line to choose another)</source>
+        <translation>（自动：每个方案的每个种子都能达到的最佳水平；拖动虚线可选择其他水平）</translation>
+    </message>
+    <message>
+        <source>(dragged; double-click the plot or press Auto level to go back)</source>
+        <translation>（已拖动；双击图表或按“自动水平”返回）</translation>
+    </message>
+    <message>
+        <source>forgetting: %1 on the %2 sets</source>
+        <translation>遗忘：%2 集上的 %1</translation>
+    </message>
+    <message>
+        <source>test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source> (auto)</source>
+        <translation>（自动）</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>Seeds reaching</source>
+        <translation>达到的种子</translation>
+    </message>
+    <message>
+        <source>%1 at %2 %3</source>
+        <translation>%2 %3 时的 %1</translation>
+    </message>
+    <message>
+        <source>Chosen points (per seed: run, learning rate, step)</source>
+        <translation>选中的点（每个种子：运行、学习率、步）</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%2 中的 %1</translation>
+    </message>
+    <message>
+        <source>No run of %1 (any rate, any evaluation) reaches %2 %3</source>
+        <translation>%1 没有任何运行（任意学习率、任意评估）达到 %2 %3</translation>
+    </message>
+    <message>
+        <source>seed %1: run %2, lr %3, step %4 (%5)</source>
+        <translation>种子 %1：运行 %2，学习率 %3，步 %4（%5）</translation>
+    </message>
+    <message>
+        <source>seed %1: does not reach</source>
+        <translation>种子 %1：未达到</translation>
+    </message>
+    <message>
+        <source>No fronts: %1</source>
+        <translation>无前沿：%1</translation>
+    </message>
+    <message>
+        <source>Learning: %1 (validation; better to the left)</source>
+        <translation>学习：%1（验证；越靠左越好）</translation>
+    </message>
+    <message>
+        <source>Learning: %1 (validation; better to the right)</source>
+        <translation>学习：%1（验证；越靠右越好）</translation>
+    </message>
+    <message>
+        <source>Forgetting at matched learning: %1</source>
+        <translation>相同学习程度下的遗忘：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n seed(s))</source>
+        <translation>
+            <numerusform>%1（%n 个种子）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Lines: per plan, the least forgetting at each level of learning over its rates and evaluations (mean over its seeds; band: ± one standard deviation), drawn where every seed reaches the level.</source>
+        <translation>线：每个方案在各学习水平上、其所有学习率和评估中的最少遗忘（对种子取均值；带：± 一个标准差），仅在每个种子都达到该水平处绘制。</translation>
+    </message>
+    <message>
+        <source>Dots: every evaluation of every run.</source>
+        <translation>点：每个运行的每次评估。</translation>
+    </message>
+    <message>
+        <source>Only the runs the filters let through.</source>
+        <translation>仅包含通过筛选的运行。</translation>
+    </message>
+    <message>
+        <source>No level is reached by every seed of: %1.</source>
+        <translation>以下方案没有所有种子都能达到的水平：%1。</translation>
+    </message>
+    <message>
+        <source>Validation sets: %1</source>
+        <translation>验证集：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) not finished or without evaluations are left out.</source>
+        <translation>
+            <numerusform>%n 个未完成或没有评估的运行被略去。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::GroupRunModel</name>
@@ -2238,10 +2500,6 @@
         <translation>遗忘</translation>
     </message>
     <message>
-        <source>Learning</source>
-        <translation>学习</translation>
-    </message>
-    <message>
         <source>%1 (step %2)</source>
         <translation>%1（第 %2 步）</translation>
     </message>
@@ -2252,6 +2510,10 @@
     <message>
         <source>Partial: run %1 is %2; this figure is from step %3 of %4</source>
         <translation>不完整：运行 %1 状态为 %2；该指标来自第 %3 步（共 %4 步）</translation>
+    </message>
+    <message>
+        <source>Learning (%)</source>
+        <translation>学习（%）</translation>
     </message>
 </context>
 <context>
