@@ -644,7 +644,6 @@ void TestReport::paperSpecsParseAndTheirClaimsNamePlans_data() {
   QTest::addColumn<QString>("name");
   for (const char* n : {"grow", "scale", "neutral-residues", "adept", "mh-moe"}) {
     QTest::newRow(n) << n;
-    QTest::newRow(fmt::format("{}-sweep", n).c_str()) << QString("%1-sweep").arg(n);
   }
 }
 
@@ -658,13 +657,6 @@ void TestReport::paperSpecsParseAndTheirClaimsNamePlans() {
   std::set<std::string> labels;
   for (const auto& r : runs) labels.insert(r.params.at("plan").get<std::string>());
   const Json j = gb::json::parse_file(path);
-  if (name.endsWith("-sweep")) {
-    // One seed, every plan over its own learning-rate grid, nothing to report.
-    for (const auto& p : j["plans"]) QVERIFY(p["sweep"]["train.lr"].size() >= 3);
-    QCOMPARE(runs.size(), 3 * j["plans"].size());
-    QVERIFY(!j.contains("report"));
-    return;
-  }
   QVERIFY(j["seeds"].size() >= 3);
   auto rs = ex::parse_report_spec(j["report"], "report");
   QVERIFY(!rs.claims.empty());
