@@ -217,9 +217,8 @@ int run_compare(const CompareCliOptions& in) {
 
 GB_REGISTER_COMMAND(
     "compare",
-    "compare GROUP [--by plan] (--at METRIC=VALUE|auto [--forgetting METRIC]\n"
-    "        [--level-from PLAN ...] |\n"
-    "        --budget forgetting=X% [--metric new/ppl]) [--json] [--db DB]",
+    "compare GROUP [--by plan] (--at METRIC=VALUE|auto [--forgetting METRIC] "
+    "[--level-from PLAN ...] | --budget forgetting=X% [--metric new/ppl]) [--json] [--db DB]",
     "Which method learns most while forgetting at most the budget? For each method (--by),\n"
     "the configuration with the best learning metric whose mean relative forgetting over\n"
     "its seeds stays within the budget, chosen on the validation sets and reported as mean\n"

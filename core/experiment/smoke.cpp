@@ -33,6 +33,31 @@ void shrink_sources(Json& j) {
   }
 }
 
+// A claim condition read at a step of the run ("step": 50 of 300) is read at the smoke run's
+// evaluation at the same fraction of its steps (at least its first evaluation after step 0),
+// so that the smoke report has a value there.
+void smoke_claim_steps(Json& report, int64_t full_steps, int64_t steps, int64_t interval) {
+  if (!report.is_object() || !report.contains("claims") || !report["claims"].is_array()) return;
+  for (auto& c : report["claims"]) {
+    if (!c.is_object()) continue;
+    for (const char* list : {"all", "matched"}) {
+      if (!c.contains(list) || !c[list].is_array()) continue;
+      for (auto& cond : c[list]) {
+        if (!cond.is_object() || !cond.contains("step") || !cond["step"].is_number_integer()) {
+          continue;
+        }
+        const int64_t step = cond["step"].get<int64_t>();
+        if (step <= 0 || full_steps <= 0) continue;
+        const double at = static_cast<double>(step) * static_cast<double>(steps) /
+                          static_cast<double>(full_steps) / static_cast<double>(interval);
+        const int64_t k = std::max<int64_t>(1, static_cast<int64_t>(at + 0.5));
+        const int64_t last = steps >= interval ? (steps / interval) * interval : steps;
+        cond["step"] = std::min(k * interval, last);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Json smoke_spec(const Json& in) {
@@ -61,6 +86,8 @@ Json smoke_spec(const Json& in) {
   if (!t.is_object()) t = Json::object();
   // Short sequences and small batches: the smoke version checks the pipeline, so a step
   // needs to be cheap, not representative.
+  const int64_t full_steps =
+      t.contains("steps") && t["steps"].is_number_integer() ? t["steps"].get<int64_t>() : 100;
   cap(t, "steps", 6, 100);
   cap(t, "batch_size", 2, 8);
   cap(t, "seq_len", 64, 128);
@@ -68,6 +95,9 @@ Json smoke_spec(const Json& in) {
   Json& e = s["eval"];
   if (!e.is_object()) e = Json::object();
   e["interval"] = 3;
+  if (s.contains("report")) {
+    smoke_claim_steps(s["report"], full_steps, t["steps"].get<int64_t>(), 3);
+  }
   cap(e, "tokens", 512, 16384);
   cap(e, "batch_size", 4, 8);
   cap(e, "max_items", 12, 200);
