@@ -151,8 +151,14 @@ struct FakeSearch {
       return ex::score_points(pts, step, 0.05);
     };
     h.stop = [](size_t, int64_t) {};
-    h.choose_n = [this, n_max, steps, eta, min_rung](double first_s) {
-      return budget ? ex::affordable_candidates(n_max, steps, eta, min_rung, first_s,
+    h.choose_n = [this, n_max, steps, eta, min_rung, eval_every](double) {
+      // The driver's estimate: the first candidate's seconds a step and an evaluation (here
+      // known exactly), nothing for setup.
+      ex::SegmentCost seg;
+      seg.step_s = step_s * (cost.empty() ? 1.0 : cost[0]);
+      seg.eval_s = eval_s;
+      seg.interval = eval_every;
+      return budget ? ex::affordable_candidates(n_max, steps, eta, min_rung, seg,
                                                 0.95 * budget->left())
                     : n_max;
     };
@@ -368,12 +374,23 @@ void TestSuggest::timeBudgetOnFakeClock() {
   QCOMPARE(b.elapsed(), 95.0);
   now = 16;
   QVERIFY(b.out());
-  // affordable_candidates: cost in proportion to the steps of the rungs.
-  // 4 candidates, 32 steps, eta 2, r0 8: rungs (8, 4), (16, 2), (32, 1); a first rung of
-  // 10 s: the others' first rungs 30 s, then 2·10 + 1·20 = 40 s: 70 s in all.
-  QCOMPARE(ex::affordable_candidates(4, 32, 2, 8, 10, 70), int64_t(4));
-  QCOMPARE(ex::affordable_candidates(4, 32, 2, 8, 10, 69), int64_t(3));
-  QCOMPARE(ex::affordable_candidates(4, 32, 2, 8, 10, 1), int64_t(2));
+  // affordable_candidates: 4 candidates, 32 steps, eta 2, r0 8: rungs (8, 4), (16, 2),
+  // (32, 1). Two runs a candidate, each 1 s of setup, 0.5 s a step, 1 s an evaluation every
+  // 4 steps: a segment of d steps costs 2·(1 + d/2 + d/4), 8 steps 14 s, 16 steps 26 s.
+  // The others' first rungs 3·14, then 2·14 + 1·26: 96 s in all; 3 candidates: 2·14, then
+  // 2·14 + 26 = 82 s.
+  ex::SegmentCost seg;
+  seg.setup_s = 1;
+  seg.step_s = 0.5;
+  seg.eval_s = 1;
+  seg.interval = 4;
+  seg.runs = 2;
+  QCOMPARE(seg.seconds(8), 14.0);
+  QCOMPARE(ex::affordable_candidates(4, 32, 2, 8, seg, 96), int64_t(4));
+  QCOMPARE(ex::affordable_candidates(4, 32, 2, 8, seg, 95.9), int64_t(3));
+  QCOMPARE(ex::affordable_candidates(4, 32, 2, 8, seg, 82), int64_t(3));
+  QCOMPARE(ex::affordable_candidates(4, 32, 2, 8, seg, 81.9), int64_t(2));
+  QCOMPARE(ex::affordable_candidates(4, 32, 2, 8, seg, 1), int64_t(2));
 }
 
 void TestSuggest::options() {

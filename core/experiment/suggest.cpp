@@ -474,19 +474,21 @@ double TimeBudget::left() const {
   return m_budget - elapsed();
 }
 
+double SegmentCost::seconds(int64_t steps) const {
+  const double evals = static_cast<double>(steps / std::max<int64_t>(1, interval));
+  return static_cast<double>(runs) *
+         (setup_s + static_cast<double>(steps) * step_s + evals * eval_s);
+}
+
 int64_t affordable_candidates(int64_t n_max, int64_t steps, int64_t eta, int64_t min_rung_steps,
-                              double first_rung_s, double left_s) {
-  const int64_t floor_n = std::min<int64_t>(2, n_max);
+                              const SegmentCost& seg, double left_s) {
   if (n_max <= 0) return 0;
+  const int64_t floor_n = std::min<int64_t>(2, n_max);
   auto cost = [&](int64_t n) {
-    // Seconds of every segment of the halving for n candidates, one candidate's first rung
-    // already done; a segment of d steps costs first_rung_s · d / r0.
     const auto rungs = halving_rungs(n, n_max, steps, eta, min_rung_steps);
-    const double r0 = static_cast<double>(rungs.front().step);
-    double total = (n - 1) * first_rung_s;
+    double total = static_cast<double>(n - 1) * seg.seconds(rungs.front().step);
     for (size_t k = 1; k < rungs.size(); ++k) {
-      const double d = static_cast<double>(rungs[k].step - rungs[k - 1].step);
-      total += rungs[k].alive * first_rung_s * d / r0;
+      total += static_cast<double>(rungs[k].alive) * seg.seconds(rungs[k].step - rungs[k - 1].step);
     }
     return total;
   };
@@ -621,6 +623,53 @@ struct SearchCandidate {
   std::vector<double> lrs;
 };
 
+// The cost of a segment from candidate 0's first rung (`first_rung_s` for its runs of r0
+// steps): the seconds of a step from the runs' training throughput, of an evaluation from
+// their perf/eval_s rows after step 0, the rest as setup.
+SegmentCost measured_cost(store::Store& store, const std::vector<int64_t>& runs,
+                          double first_rung_s, int64_t r0, int64_t interval,
+                          const TrainSpec& train) {
+  SegmentCost c;
+  c.runs = static_cast<int64_t>(runs.size());
+  c.interval = interval;
+  const double tokens_per_step =
+      static_cast<double>(train.batch_size * train.seq_len * train.accumulation);
+  double tps = 0, eval_sum = 0;
+  int64_t tps_n = 0, eval_n = 0;
+  for (int64_t id : runs) {
+    store::MetricQuery q;
+    q.keys = {mk::kTokensPerS, mk::kEvalSeconds};
+    const auto series = store.metric_series(id, q);
+    auto it = series.find(mk::kTokensPerS);
+    if (it != series.end() && !it->second.values.empty()) {
+      tps += it->second.values.back();
+      ++tps_n;
+    }
+    it = series.find(mk::kEvalSeconds);
+    if (it != series.end()) {
+      for (size_t i = 0; i < it->second.steps.size(); ++i) {
+        if (it->second.steps[i] > 0) {
+          eval_sum += it->second.values[i];
+          ++eval_n;
+        }
+      }
+    }
+  }
+  const double per_run = first_rung_s / static_cast<double>(std::max<int64_t>(1, c.runs));
+  if (tps_n > 0 && tps > 0) c.step_s = tokens_per_step / (tps / static_cast<double>(tps_n));
+  if (eval_n > 0) c.eval_s = eval_sum / static_cast<double>(eval_n);
+  const double evals = static_cast<double>(r0 / std::max<int64_t>(1, interval));
+  c.setup_s = per_run - static_cast<double>(r0) * c.step_s - evals * c.eval_s;
+  if (c.setup_s < 0 || (c.step_s == 0 && c.eval_s == 0)) {
+    // No throughput recorded (or one that does not add up): the whole first rung in
+    // proportion to its steps.
+    c.setup_s = 0;
+    c.eval_s = 0;
+    c.step_s = per_run / static_cast<double>(std::max<int64_t>(1, r0));
+  }
+  return c;
+}
+
 Json point_json(const SearchPoint& p) {
   Json j = {{"run", p.run_id},
             {"step", p.step},
@@ -732,7 +781,7 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
   for (const auto& r : found) ids.push_back(r.id);
   const auto params = st.runs_params(ids);
   const std::string group = found.front().experiment;
-  int64_t total_steps = 0;
+  int64_t total_steps = 0, interval = 1;
   for (const auto& r : found) {
     const auto& p = params.at(r.id);
     const std::string label = p.count("plan") ? p.at("plan").get<std::string>() : r.variant;
@@ -744,6 +793,7 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
       const Json spec = js::parse(st.get_run(r.id).spec, fmt::format("run {} spec", r.id));
       c.plan = spec.at("plans").at(0);
       total_steps = spec.at("train").value("steps", int64_t{0});
+      interval = spec.at("eval").value("interval", int64_t{1});
       cands.push_back(std::move(c));
       it = cands.end() - 1;
     }
@@ -751,6 +801,7 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
     it->lrs.push_back(p.count("train.lr") ? p.at("train.lr").get<double>() : base_spec.train.lr);
   }
   const int64_t n_max = static_cast<int64_t>(cands.size());
+  const int64_t r0 = halving_rungs(n_max, n_max, total_steps, o.eta, o.min_rung_steps).front().step;
 
   double spent_before = 0;
   if (auto e = event_after(st, found.front().id, kSpent)) {
@@ -820,11 +871,16 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
     if (auto e = event_after(st, found.front().id, kChoice)) {
       return std::strtoll(e->c_str(), nullptr, 10);
     }
-    int64_t n = affordable_candidates(n_max, total_steps, o.eta, o.min_rung_steps, first_rung_s,
+    const SegmentCost seg =
+        measured_cost(st, cands.front().runs, first_rung_s, r0, interval, base_spec.train);
+    int64_t n = affordable_candidates(n_max, total_steps, o.eta, o.min_rung_steps, seg,
                                       0.95 * budget.left());
+    if (o.max_candidates > 0) n = std::min(n, o.max_candidates);
     st.add_event(found.front().id, store::EventLevel::Info,
-                 fmt::format("{}{} of {} (the first rung took {:.3f} s, {:.1f} s left)", kChoice, n,
-                             n_max, first_rung_s, budget.left()));
+                 fmt::format("{}{} of {} (the first rung took {:.3f} s: per run {:.3f} s setup, "
+                             "{:.4f} s a step, {:.3f} s an evaluation; {:.1f} s left)",
+                             kChoice, n, n_max, first_rung_s, seg.setup_s, seg.step_s, seg.eval_s,
+                             budget.left()));
     for (int64_t c = n; c < n_max; ++c) {
       for (int64_t id : cands[static_cast<size_t>(c)].runs) {
         if (st.get_run(id).status == RunStatus::Stopped) continue;

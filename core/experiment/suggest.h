@@ -138,11 +138,21 @@ class TimeBudget {
   std::function<double()> m_clock;
 };
 
-// How many of `n_max` candidates (at least min(2, n_max)) the time left affords, given the
-// seconds one candidate's first rung took (`first_rung_s`, all its rates) and that one of
-// them is done: the halving's later rungs cost in proportion to their steps.
+// What a segment of a candidate's runs costs: each of its `runs` runs pays setup_s (loading,
+// growing, probes, the step-0 evaluation), step_s per step and eval_s per evaluation (every
+// `interval` steps).
+struct SegmentCost {
+  double setup_s = 0, step_s = 0, eval_s = 0;
+  int64_t interval = 1;
+  int64_t runs = 1;
+  double seconds(int64_t steps) const;
+};
+
+// How many of `n_max` candidates (at least min(2, n_max)) the time left affords, one
+// candidate's first rung being done: the others' first rungs, then every later rung's
+// segments (r_k − r_{k−1} steps for each candidate alive there).
 int64_t affordable_candidates(int64_t n_max, int64_t steps, int64_t eta, int64_t min_rung_steps,
-                              double first_rung_s, double left_s);
+                              const SegmentCost& cost, double left_s);
 
 // The halving loop over abstract candidates (the driver gives it runs; the tests fakes).
 struct HalvingHooks {
