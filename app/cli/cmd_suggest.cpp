@@ -193,7 +193,8 @@ void print_summary(const Json& j) {
   std::printf("\ncandidates (%zu):\n", j.at("candidates").size());
   for (const auto& c : j.at("candidates")) {
     std::string where =
-        c.at("stopped_at_step").is_null() ? std::string("ran to the end")
+        c.contains("alive_at_step")         ? std::string("alive when the time ran out")
+        : c.at("stopped_at_step").is_null() ? std::string("ran to the end")
         : c.at("not_run").get<bool>()
             ? std::string("not run (time budget)")
             : fmt::format("stopped at step {}", c["stopped_at_step"].get<int64_t>());
@@ -234,8 +235,8 @@ int run_suggest_cmd(const SuggestCliOptions& in) {
 
 GB_REGISTER_COMMAND(
     "suggest",
-    "suggest (MODEL --new DATA --original DATA | --spec SPEC.json)\n"
-    "        [--budget forgetting=X%] [--params max=Y%] [--time 30m] [--db DB] [--json OUT]",
+    "suggest (MODEL --new DATA --original DATA | --spec SPEC.json) [--budget forgetting=X%] "
+    "[--params max=Y%] [--time 30m] [--db DB] [--json OUT]",
     "Which growth plan should I use? A budgeted search: candidate plans from every registered\n"
     "variant (layer policies, sizes within --params, a rate grid), short pilot runs in one\n"
     "run group of the store, successive halving on the validation halves, and one\n"

@@ -201,11 +201,6 @@ std::vector<Json> variant_plans(const grow::VariantModule& m, const ModelConfig&
   return out;
 }
 
-struct TimedRun {
-  int64_t id = 0;
-  double lr = 0;
-};
-
 }  // namespace suggest_impl
 
 using namespace suggest_impl;
@@ -624,45 +619,37 @@ struct SearchCandidate {
 };
 
 // The cost of a segment from candidate 0's first rung (`first_rung_s` for its runs of r0
-// steps): the seconds of a step from the runs' training throughput, of an evaluation from
-// their perf/eval_s rows after step 0, the rest as setup.
+// steps): the seconds of an evaluation from the runs' perf/eval_s rows after step 0, of a
+// step from `train_s` (the mean time from the end of a run's step-0 evaluation to the end of
+// its evaluation at r0, those evaluations taken off), the rest as setup.
 SegmentCost measured_cost(store::Store& store, const std::vector<int64_t>& runs,
-                          double first_rung_s, int64_t r0, int64_t interval,
-                          const TrainSpec& train) {
+                          double first_rung_s, double train_s, int64_t r0, int64_t interval) {
   SegmentCost c;
   c.runs = static_cast<int64_t>(runs.size());
   c.interval = interval;
-  const double tokens_per_step =
-      static_cast<double>(train.batch_size * train.seq_len * train.accumulation);
-  double tps = 0, eval_sum = 0;
-  int64_t tps_n = 0, eval_n = 0;
+  double eval_sum = 0;
+  int64_t eval_n = 0;
   for (int64_t id : runs) {
     store::MetricQuery q;
-    q.keys = {mk::kTokensPerS, mk::kEvalSeconds};
+    q.keys = {mk::kEvalSeconds};
     const auto series = store.metric_series(id, q);
-    auto it = series.find(mk::kTokensPerS);
-    if (it != series.end() && !it->second.values.empty()) {
-      tps += it->second.values.back();
-      ++tps_n;
-    }
-    it = series.find(mk::kEvalSeconds);
-    if (it != series.end()) {
-      for (size_t i = 0; i < it->second.steps.size(); ++i) {
-        if (it->second.steps[i] > 0) {
-          eval_sum += it->second.values[i];
-          ++eval_n;
-        }
+    auto it = series.find(mk::kEvalSeconds);
+    if (it == series.end()) continue;
+    for (size_t i = 0; i < it->second.steps.size(); ++i) {
+      if (it->second.steps[i] > 0) {
+        eval_sum += it->second.values[i];
+        ++eval_n;
       }
     }
   }
   const double per_run = first_rung_s / static_cast<double>(std::max<int64_t>(1, c.runs));
-  if (tps_n > 0 && tps > 0) c.step_s = tokens_per_step / (tps / static_cast<double>(tps_n));
-  if (eval_n > 0) c.eval_s = eval_sum / static_cast<double>(eval_n);
   const double evals = static_cast<double>(r0 / std::max<int64_t>(1, interval));
+  if (eval_n > 0) c.eval_s = eval_sum / static_cast<double>(eval_n);
+  c.step_s = std::max(0.0, (train_s - evals * c.eval_s) / static_cast<double>(r0));
   c.setup_s = per_run - static_cast<double>(r0) * c.step_s - evals * c.eval_s;
-  if (c.setup_s < 0 || (c.step_s == 0 && c.eval_s == 0)) {
-    // No throughput recorded (or one that does not add up): the whole first rung in
-    // proportion to its steps.
+  if (!(train_s > 0) || c.setup_s < 0) {
+    // Not timed (a search resumed after its first rung) or times that do not add up: the
+    // whole first rung in proportion to its steps.
     c.setup_s = 0;
     c.eval_s = 0;
     c.step_s = per_run / static_cast<double>(std::max<int64_t>(1, r0));
@@ -813,6 +800,7 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
                  fmt::format("{}{:.3f} s", kSpent, budget.elapsed()));
   };
 
+  std::vector<double> train_times;  // of the first rung's runs: step-0 to rung evaluation
   HalvingHooks hooks;
   hooks.clock = clock;
   hooks.advance = [&](size_t c, int64_t step) {
@@ -831,9 +819,14 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
       ro.create_only = false;
       ro.pool_parent = static_cast<int64_t>(::getpid());
       const bool last = step >= total_steps;
+      double eval0_at = -1;
       ro.on_event = [&](const events::Event& e) {
         if (runner.on_event) runner.on_event(e);
         if (const auto* ev = std::get_if<events::Eval>(&e)) {
+          if (ev->run == id && ev->step == 0) eval0_at = clock();
+          if (ev->run == id && ev->step >= step && eval0_at >= 0) {
+            train_times.push_back(clock() - eval0_at);
+          }
           if (ev->run == id && ev->step >= step && !last) token.cancel();
         }
         if (budget.out()) {
@@ -867,12 +860,19 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
       st.set_status(id, RunStatus::Stopped, fmt::format("{} at step {}", kStoppedBy, step));
     }
   };
+  auto mean_train_s = [&] {
+    double sum = 0;
+    for (double t : train_times) sum += t;
+    return train_times.size() == cands.front().runs.size() && !train_times.empty()
+               ? sum / static_cast<double>(train_times.size())
+               : 0.0;
+  };
   hooks.choose_n = [&](double first_rung_s) -> int64_t {
     if (auto e = event_after(st, found.front().id, kChoice)) {
       return std::strtoll(e->c_str(), nullptr, 10);
     }
     const SegmentCost seg =
-        measured_cost(st, cands.front().runs, first_rung_s, r0, interval, base_spec.train);
+        measured_cost(st, cands.front().runs, first_rung_s, mean_train_s(), r0, interval);
     int64_t n = affordable_candidates(n_max, total_steps, o.eta, o.min_rung_steps, seg,
                                       0.95 * budget.left());
     if (o.max_candidates > 0) n = std::min(n, o.max_candidates);
@@ -918,6 +918,11 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
     if (h.stopped_at[c]) {
       cj["stopped_at_step"] = *h.stopped_at[c];
       cj["not_run"] = *h.stopped_at[c] == 0;
+    } else if (h.last_rung + 1 < static_cast<int64_t>(h.rungs.size())) {
+      // Alive when the time ran out: its runs are cancelled, not stopped (more --time
+      // continues them).
+      cj["alive_at_step"] =
+          h.last_rung >= 0 ? Json(h.rungs[static_cast<size_t>(h.last_rung)].step) : Json();
     }
     candidates.push_back(cj);
   }
