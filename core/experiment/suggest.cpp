@@ -794,7 +794,8 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
   if (auto e = event_after(st, found.front().id, kSpent)) {
     spent_before = std::strtod(e->c_str(), nullptr);
   }
-  const TimeBudget budget(o.time_s, clock, spent_before);
+  // This session's time counts from its start (preparing the data, creating the runs).
+  const TimeBudget budget(o.time_s, clock, spent_before + (clock() - session_start));
   auto record_spent = [&] {
     st.add_event(found.front().id, store::EventLevel::Info,
                  fmt::format("{}{:.3f} s", kSpent, budget.elapsed()));
