@@ -670,6 +670,8 @@ void TestCli::everyCommandHasHelp() {
   QStringList names;
   for (const QString& line : listing.mid(from + 10).split(QLatin1Char('\n'))) {
     if (!line.startsWith(QStringLiteral("  "))) break;
+    // A usage line continued (compare's): indented further, no command name.
+    if (line.startsWith(QStringLiteral("   "))) continue;
     names << line.trimmed().section(QLatin1Char(' '), 0, 0);
   }
   for (const auto& [name, options] : expected) QVERIFY2(names.contains(name), qPrintable(name));

@@ -331,7 +331,7 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
       j, {"version",  "name",       "seed",        "device", "dtype", "threads",    "model",
           "data",     "sequence",   "plans",       "plan",   "train", "eval",       "probe",
           "adept",    "checkpoint", "description", "seeds",  "sweep", "sweep_mode", "samples",
-          "run_seed", "guard",      "report",      "comment"},
+          "run_seed", "guard",      "report",      "comment",    "suggest"},
       ctx);
   ExperimentSpec s;
   s.version = static_cast<int>(js::get_or<int64_t>(j, "version", kSpecVersion, ctx));
