@@ -935,17 +935,17 @@ void TestCli::runProgressForPeopleOnATerminal() {
     QVERIFY2(tty.find(s) != std::string::npos, (s + std::string(" not in:\n") + tty).c_str());
   }
   // Through a pipe (the default) and with --events json: the same JSON event lines.
-  CliResult piped = run_cli({QStringLiteral("run"), q(spec_path), QStringLiteral("--db"),
-                             q(root + "/progress-pipe.db")});
+  CliResult piped = run_cli(
+      {QStringLiteral("run"), q(spec_path), QStringLiteral("--db"), q(root + "/progress-pipe.db")});
   QVERIFY2(piped.code == 0, piped.err.constData());
-  CliResult json = run_cli({QStringLiteral("run"), q(spec_path), QStringLiteral("--db"),
-                            q(root + "/progress-json.db"), QStringLiteral("--events"),
-                            QStringLiteral("json")});
+  CliResult json =
+      run_cli({QStringLiteral("run"), q(spec_path), QStringLiteral("--db"),
+               q(root + "/progress-json.db"), QStringLiteral("--events"), QStringLiteral("json")});
   QVERIFY2(json.code == 0, json.err.constData());
   const std::vector<std::string> a = event_shapes(piped.out), b = event_shapes(json.out);
   QVERIFY(a.size() > 5);
   QCOMPARE(b, a);
-  QVERIFY2(piped.out.contains("{\"event\":\"progress\""), piped.out.constData());
+  QVERIFY2(piped.out.contains("\"event\":\"progress\""), piped.out.constData());
   QVERIFY(piped.out.endsWith("}\n"));
   // --events human through a pipe: lines of their own, no JSON.
   CliResult human = run_cli({QStringLiteral("run"), q(spec_path), QStringLiteral("--db"),

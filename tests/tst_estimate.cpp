@@ -76,16 +76,14 @@ int measure_child(const std::string& request) {
   { std::ofstream("/proc/self/clear_refs") << "5"; }  // VmHWM := VmRSS (Linux >= 4.0)
   gb::CausalLM model(c);
   gb::init_weights(*model, 0.02);
-  gb::grow::GrowthResult growth =
-      gb::grow::apply_plan(*model, gb::grow::parse_plan(r.at("plan")));
+  gb::grow::GrowthResult growth = gb::grow::apply_plan(*model, gb::grow::parse_plan(r.at("plan")));
   gb::train::TrainOptions to;
   to.adamw.lr = 1e-4;
   to.schedule.kind = "constant";
   gb::train::Trainer trainer(model, growth, to, torch::Device(torch::kCPU));
   for (const auto& b : batches) trainer.step({b});
   const int64_t peak = status_bytes("VmHWM");
-  std::printf("%s\n",
-              Json{{"rss0", rss0}, {"peak", peak}, {"growth", peak - rss0}}.dump().c_str());
+  std::printf("%s\n", Json{{"rss0", rss0}, {"peak", peak}, {"growth", peak - rss0}}.dump().c_str());
   return 0;
 }
 
@@ -153,15 +151,14 @@ void TestEstimate::initTestCase() {
 }
 
 Json TestEstimate::spec(const Json& plans) const {
-  return Json{{"version", 1},
-              {"name", "estimate"},
-              {"model", m_model},
-              {"data",
-               {{"original", {{"eval", m_text}}},
-                {"new", {{"train", m_text}, {"eval", m_text}}}}},
-              {"plans", plans},
-              {"train", {{"steps", 10}, {"seq_len", 256}, {"batch_size", 4}}},
-              {"eval", {{"batch_size", 4}}}};
+  return Json{
+      {"version", 1},
+      {"name", "estimate"},
+      {"model", m_model},
+      {"data", {{"original", {{"eval", m_text}}}, {"new", {{"train", m_text}, {"eval", m_text}}}}},
+      {"plans", plans},
+      {"train", {{"steps", 10}, {"seq_len", 256}, {"batch_size", 4}}},
+      {"eval", {{"batch_size", 4}}}};
 }
 
 std::pair<int, std::string> TestEstimate::cli(const QStringList& args,
@@ -228,8 +225,8 @@ void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak_data() {
   QTest::addColumn<int>("seqLen");
   // The tiny preset's architecture and vocabulary (4096) at the quickstart's shape.
   const std::string tiny = ex::tiny_llama_config(4096, Json::object()).dump();
-  QTest::newRow("tiny preset, full") << QString::fromStdString(tiny) << R"({"variant": "full"})"
-                                     << 8 << 128;
+  QTest::newRow("tiny preset, full")
+      << QString::fromStdString(tiny) << R"({"variant": "full"})" << 8 << 128;
   QTest::newRow("tiny preset, LoRA")
       << QString::fromStdString(tiny) << R"({"variant": "lora", "rank": 8})" << 8 << 128;
   // A larger Qwen3-shaped model: grouped kv heads, q/k norms, a 32k vocabulary.
@@ -242,10 +239,14 @@ void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak_data() {
   q["head_dim"] = 64;
   q["vocab_size"] = 32000;
   q["torch_dtype"] = "float32";
-  QTest::newRow("qwen3-shaped 48M, full") << QString::fromStdString(q.dump())
-                                          << R"({"variant": "full"})" << 4 << 256;
-  QTest::newRow("qwen3-shaped 48M, LoRA")
+  QTest::newRow("qwen3-shaped 29M, full")
+      << QString::fromStdString(q.dump()) << R"({"variant": "full"})" << 4 << 256;
+  QTest::newRow("qwen3-shaped 29M, LoRA")
       << QString::fromStdString(q.dump()) << R"({"variant": "lora", "rank": 16})" << 4 << 256;
+  QTest::newRow("qwen3-shaped 29M, LoRA on every linear")
+      << QString::fromStdString(q.dump()) << R"({"variant": "lora", "rank": 16,
+             "targets": ["q", "k", "v", "o", "gate", "up", "down"]})"
+      << 4 << 256;
 }
 
 void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak() {
@@ -279,7 +280,7 @@ void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak() {
       "estimated {} (state {}, activations {}, logits {}, runtime {}), measured {} ({:.3f})",
       ex::format_bytes(e.training()), ex::format_bytes(e.state()), ex::format_bytes(e.activations),
       ex::format_bytes(e.logits), ex::format_bytes(e.runtime),
-                  ex::format_bytes(static_cast<int64_t>(measured)), ratio);
+      ex::format_bytes(static_cast<int64_t>(measured)), ratio);
   qInfo("%s", what.c_str());
   QVERIFY2(std::fabs(ratio - 1.0) <= 0.15, what.c_str());
 }
@@ -294,10 +295,9 @@ void TestEstimate::dryRunOfARealSizeModelAnswersInSeconds() {
   const std::string db = (fs::path(m_tmp.path().toStdString()) / "dry.db").string();
   QElapsedTimer timer;
   timer.start();
-  auto [code, out] =
-      cli({"run", QString::fromStdString(path.string()), "--dry-run", "--json", "--db",
-           QString::fromStdString(db)},
-          QProcessEnvironment::systemEnvironment());
+  auto [code, out] = cli({"run", QString::fromStdString(path.string()), "--dry-run", "--json",
+                          "--db", QString::fromStdString(db)},
+                         QProcessEnvironment::systemEnvironment());
   const qint64 ms = timer.elapsed();
   QVERIFY2(code == 0, out.c_str());
   QVERIFY2(ms < 10000, std::to_string(ms).c_str());
@@ -340,9 +340,9 @@ void TestEstimate::runBeyondAvailableMemoryIsRefused() {
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.insert("GB_MEM_AVAILABLE_MB", "4096");
   std::string err;
-  auto [code, out] = cli({"run", QString::fromStdString(path.string()), "--db",
-                          QString::fromStdString(db)},
-                         env, &err);
+  auto [code, out] =
+      cli({"run", QString::fromStdString(path.string()), "--db", QString::fromStdString(db)}, env,
+          &err);
   QVERIFY2(code == 4, (std::to_string(code) + ": " + err).c_str());
   for (const char* s : {"needs", "GiB", "available", "LoRA", "batch_size", "--force-memory"}) {
     QVERIFY2(err.find(s) != std::string::npos, (s + std::string(": ") + err).c_str());

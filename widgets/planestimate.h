@@ -3,7 +3,8 @@
 // display: parameters added, trainable parameters (and their share of the base model), the
 // parameters active per token (routed experts), and the memory of weights, gradients and
 // AdamW state (experiment/estimate.h, the formula of `growbench-cli run --dry-run`, which
-// adds the activations and logits of the spec's batch). The counts are the variant module's own estimate (core/grow/variant.h):
+// adds the activations and logits of the spec's batch). The counts are the variant module's
+// own estimate (core/grow/variant.h):
 // computed from config.json alone (no LibTorch, no weights); `growbench-cli grow --json`
 // gives the exact counts.
 

@@ -72,7 +72,7 @@ int RunManager::enqueueResume(qint64 runId, const QString& label) {
   j.id = m_nextId++;
   j.label = label;
   j.resumeRunId = runId;
-  j.arguments = {u"run"_s,  u"--resume"_s, QString::number(runId), u"--db"_s, m_db,
+  j.arguments = {u"run"_s,      u"--resume"_s, QString::number(runId), u"--db"_s, m_db,
                  u"--events"_s, u"json"_s};
   if (!m_workspace.isEmpty()) j.arguments << u"--workspace"_s << m_workspace;
   m_jobs.push_back(j);

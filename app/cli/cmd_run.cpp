@@ -143,8 +143,7 @@ std::vector<experiment::MemoryEstimate> run_memory(const experiment::ExperimentS
       continue;
     }
     const experiment::ExperimentSpec rs = experiment::parse_spec(r.spec, base_dir, r.name);
-    out.push_back(
-        experiment::estimate_memory(config, rs.plans.at(0), experiment::step_shape(rs)));
+    out.push_back(experiment::estimate_memory(config, rs.plans.at(0), experiment::step_shape(rs)));
   }
   return out;
 }
@@ -184,8 +183,8 @@ int dry_run(const RunOptions& in) {
     o.cache_dir = in.cache;
     // What the pilot does, on stderr (stdout has the answer).
     auto human = std::make_shared<HumanEvents>(stderr, ::isatty(STDERR_FILENO) != 0);
-    human->line(fmt::format("timing pilot: {} plan(s), 2 steps per phase each ...",
-                            spec.plans.size()));
+    human->line(
+        fmt::format("timing pilot: {} plan(s), 2 steps per phase each ...", spec.plans.size()));
     o.on_event = [human](const events::Event& e) { (*human)(e); };
     pilot = experiment::timing_pilot(spec, runs, base_dir, o);
     human->clear();
@@ -296,8 +295,8 @@ int check_memory(const RunOptions& in, const experiment::ExperimentSpec& spec) {
       "activations {}, logits {}, runtime {}, this process {}){}, but {} is available "
       "(MemAvailable).",
       runs[worst].name, ex::format_bytes(needs(e)), ex::format_bytes(e.weights),
-      ex::format_bytes(e.gradients), ex::format_bytes(e.optimizer),
-      ex::format_bytes(e.activations), ex::format_bytes(e.logits), ex::format_bytes(e.runtime),
+      ex::format_bytes(e.gradients), ex::format_bytes(e.optimizer), ex::format_bytes(e.activations),
+      ex::format_bytes(e.logits), ex::format_bytes(e.runtime),
       ex::format_bytes(ex::kProcessOverheadBytes),
       side_by_side > 1 ? fmt::format(" x {} processes side by side", side_by_side) : "",
       ex::format_bytes(*avail));
@@ -320,8 +319,7 @@ int check_memory(const RunOptions& in, const experiment::ExperimentSpec& spec) {
     s.eval_batch_size = std::min(shape.eval_batch_size, b);
     const int64_t acc = rs.train.accumulation * ((shape.batch_size + b - 1) / b);
     return fmt::format(
-        "train.batch_size {} with train.accumulation {} (about the same tokens per step){}",
-        b, acc,
+        "train.batch_size {} with train.accumulation {} (about the same tokens per step){}", b, acc,
         s.eval_batch_size < shape.eval_batch_size
             ? fmt::format(" and eval.batch_size {}", s.eval_batch_size)
             : std::string());
@@ -330,9 +328,10 @@ int check_memory(const RunOptions& in, const experiment::ExperimentSpec& spec) {
   if (!is_lora) {
     const ex::MemoryEstimate l = ex::estimate_memory(config, lora, shape);
     if (needs(l) <= *avail) {
-      fits.push_back(fmt::format("LoRA (a plan {{\"variant\": \"lora\", \"rank\": 16}}): "
-                                 "about {}",
-                                 ex::format_bytes(needs(l))));
+      fits.push_back(
+          fmt::format("LoRA (a plan {{\"variant\": \"lora\", \"rank\": 16}}): "
+                      "about {}",
+                      ex::format_bytes(needs(l))));
     }
   }
   if (const int64_t b = smallest_batch(plan); b > 0) {
@@ -348,8 +347,9 @@ int check_memory(const RunOptions& in, const experiment::ExperimentSpec& spec) {
   }
   if (side_by_side > 1) fits.push_back("fewer runs side by side (--jobs, --nproc-per-node)");
   if (fits.empty() || (fits.size() == 1 && side_by_side > 1)) {
-    msg += "\nNeither LoRA nor a smaller batch_size fits: a smaller model, a bfloat16 dtype or "
-           "a machine with more memory.";
+    msg +=
+        "\nNeither LoRA nor a smaller batch_size fits: a smaller model, a bfloat16 dtype or "
+        "a machine with more memory.";
   }
   if (!fits.empty()) {
     msg += "\nWhat would fit:";
@@ -531,7 +531,8 @@ int run_run(const RunOptions& in) {
   if (in.no_pilot && !in.dry_run) throw UsageError("--no-pilot applies to --dry-run only");
   if (in.pilot && !in.dry_run) throw UsageError("--pilot applies to --dry-run only");
   if (in.pilot && in.no_pilot) throw UsageError("--pilot or --no-pilot, not both");
-  if (in.force_memory && in.dry_run) throw UsageError("--force-memory applies to runs, not --dry-run");
+  if (in.force_memory && in.dry_run)
+    throw UsageError("--force-memory applies to runs, not --dry-run");
   if (in.smoke && in.resume) throw UsageError("--smoke applies to a spec, not to --resume");
   if (in.force_resume && !in.resume) throw UsageError("--force-resume applies to --resume only");
   if (in.pool_parent && !in.resume) throw UsageError("--pool-parent applies to --resume only");

@@ -90,7 +90,9 @@ void HumanEvents::show(const std::string& text, bool force) {
 
 void HumanEvents::progress(const events::Progress& p) {
   std::string text = m_run.empty() ? std::string() : m_run + " · ";
-  text += p.phase ? p.stage + "/" + *p.phase : p.stage;
+  text += p.stage;
+  // A task sequence's phases by name ("new" is the one phase of other specs).
+  if (p.phase && *p.phase != "new") text += " [" + *p.phase + "]";
   if (p.step && p.total) {
     text += fmt::format(" {}/{}", *p.step, *p.total);
   } else if (p.fraction) {
@@ -123,9 +125,9 @@ void HumanEvents::operator()(const events::Event& ev) {
     line(m_run + (r->resumed_from ? fmt::format(": resumed from step {}", *r->resumed_from)
                                   : std::string(": started")));
   } else if (const auto* f = std::get_if<events::RunFinished>(&ev)) {
-    std::string text = fmt::format("{}: {} in {}", m_run.empty() ? fmt::format("run {}", f->run)
-                                                                 : m_run,
-                                   f->status, human_duration(f->seconds));
+    std::string text =
+        fmt::format("{}: {} in {}", m_run.empty() ? fmt::format("run {}", f->run) : m_run,
+                    f->status, human_duration(f->seconds));
     const std::pair<const char*, const char*> shown[] = {{mk::kEvalOrigPpl, "original ppl"},
                                                          {mk::kEvalNewPpl, "new ppl"}};
     for (const auto& [key, label] : shown) {
@@ -139,7 +141,8 @@ void HumanEvents::operator()(const events::Event& ev) {
   } else if (const auto* d = std::get_if<events::Done>(&ev)) {
     std::map<std::string, int> count;
     for (const auto& r : d->runs) ++count[r.status];
-    std::string text = fmt::format("done: {} run{}", d->runs.size(), d->runs.size() == 1 ? "" : "s");
+    std::string text =
+        fmt::format("done: {} run{}", d->runs.size(), d->runs.size() == 1 ? "" : "s");
     std::string sep = " (";
     for (const auto& [status, n] : count) {
       text += fmt::format("{}{} {}", sep, n, status);

@@ -18,6 +18,12 @@ namespace gb::experiment {
 namespace {
 
 constexpr int64_t kFloat = 4;  // gradients and AdamW moments are float32
+// Measured: autograd's peak holds 1.35 × the tensors layer_elements_per_token lists (the
+// products' reshaped copies and the backward's working tensors beside them), and each LoRA
+// adapter 1.41 × its target's output width per token (docs/performance.md, "Memory
+// estimates": peak RSS of two steps at 4, 8, 12 and 24 layers of three shapes).
+constexpr int64_t kKeptPercent = 135;
+constexpr int64_t kLoraKeptPercent = 141;
 
 // Elements autograd keeps per token for one decoder layer of `c` at sequence length `t`
 // (model/modules.cpp; the fused kernels save what the plain ops would):
@@ -82,18 +88,26 @@ MemoryEstimate estimate_memory(const ModelConfig& c, const grow::GrowthPlan& pla
   e.tokens = shape.batch_size * t;
   // Every layer keeps its activations (an upper bound where a plan freezes the lowest
   // layers and the embedding: no graph below the first trainable layer). Depth growth adds
-  // whole layers; other plans add about one value per added parameter and hidden unit
-  // (a grown MLP's extra gate, up and hidden values; adapters' and LoRA's inner values).
+  // whole layers; LoRA keeps each adapter's update (the target's output width, kLoraKept
+  // times); other plans add about one value per added parameter and hidden unit (a grown
+  // MLP's extra gate, up and hidden values; adapters' inner values).
   int64_t layers = c.num_layers;
   int64_t extra = 0;
   const int64_t per_layer = grow::layer_param_count(c);
   if (p.variant == grow::Variant::Depth && per_layer > 0) {
     layers += (e.added + per_layer / 2) / per_layer;
+  } else if (p.variant == grow::Variant::Lora) {
+    int64_t outs = 0;
+    for (const auto& unit : p.get<grow::LoraParams>().targets) {
+      outs += grow::unit_shape(c, unit).second;
+    }
+    extra = std::max(0, e.layers_touched) * outs * kLoraKeptPercent / 100;
   } else if (d > 0) {
     extra = e.added / d;
   }
   // The final norm's input and output.
-  const int64_t elements = layers * layer_elements_per_token(c, t) + extra + 2 * d;
+  const int64_t elements =
+      layers * layer_elements_per_token(c, t) * kKeptPercent / 100 + extra + 2 * d;
   e.activations_per_token = bytes * elements;
   e.activations = e.activations_per_token * e.tokens;
   // Training: the log-softmax the cross-entropy keeps, its gradient and the logits'
@@ -103,7 +117,7 @@ MemoryEstimate estimate_memory(const ModelConfig& c, const grow::GrowthPlan& pla
   e.logits = logit_bytes * vocab * e.tokens;
   // Evaluation: the logits and their log-softmax.
   e.eval = (kFloat + bytes) * vocab * shape.eval_batch_size * t;
-  e.runtime = kRuntimeBytes + (e.activations + e.logits) / 10;
+  e.runtime = kRuntimeBytes;
   return e;
 }
 

@@ -17,13 +17,11 @@
 // log-softmax the cross-entropy keeps, its gradient and the logits' gradient, vocabulary
 // floats each per token. An evaluation (no gradients) holds weights, optimizer state and
 // the evaluation batch's logits and log-softmax; the larger of the two is the peak. Both add
-// the runtime's working memory: 48 MiB (BLAS and autograd buffers) and a tenth of the
-// activations and logits (the allocator's slack between blocks of different sizes), both
-// measured: the peak RSS growth of two training steps exceeded weights + gradients +
-// optimizer + activations + logits by 40 to 50 MiB at no tokens, and grew by 1.05 to 1.24 ×
-// their per-token sum (tiny preset and a 48 M Qwen3 shape, full and LoRA, 1 to 16 rows of
-// 128 tokens; docs/performance.md). tests/tst_estimate.cpp checks the estimate against the
-// measured peak of real training steps within 15 %.
+// 32 MiB of runtime buffers (BLAS, autograd, the allocator's slack). The listed activations
+// are scaled by factors measured on real steps (1.35 for a layer's tensors, 1.41 × the
+// output width of each LoRA target: estimate.cpp); tests/tst_estimate.cpp checks the
+// estimate against the measured peak RSS growth of real training steps within 15 %
+// (docs/performance.md, "Memory estimates").
 
 #include <cstdint>
 #include <optional>
@@ -45,9 +43,8 @@ struct StepShape {
   std::string dtype = "float32";
 };
 
-// The runtime's working buffers (BLAS, autograd), measured; MemoryEstimate::runtime adds a
-// tenth of the activations and logits to it.
-constexpr int64_t kRuntimeBytes = 48LL << 20;
+// The runtime's working buffers (BLAS, autograd, allocator slack), measured.
+constexpr int64_t kRuntimeBytes = 32LL << 20;
 
 struct MemoryEstimate {
   int64_t params = 0;     // base model
@@ -64,7 +61,7 @@ struct MemoryEstimate {
   int64_t activations = 0;            // activations_per_token · tokens
   int64_t logits = 0;                 // training: the cross-entropy's vocabulary-wide tensors
   int64_t eval = 0;                   // an evaluation batch's logits and log-softmax
-  int64_t runtime = 0;                // working buffers and allocator slack (training)
+  int64_t runtime = 0;                // working buffers and allocator slack
 
   double trainable_share() const {
     return params > 0 ? static_cast<double>(trainable) / static_cast<double>(params) : 0.0;
