@@ -80,16 +80,25 @@ void HumanEvents::show(const std::string& text, bool force) {
     std::fflush(m_out);
     return;
   }
-  // Never wider than the terminal: a wrapped line cannot be rewritten with \r.
+  // Never wider than the terminal: a wrapped line cannot be rewritten with \r. Cut at a
+  // character (UTF-8), not a byte.
   const size_t width = static_cast<size_t>(terminal_width(m_out) - 1);
-  std::string shown = text.size() > width ? text.substr(0, width) : text;
+  size_t chars = 0, cut = text.size();
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // continuation byte
+    if (chars++ == width) {
+      cut = i;
+      break;
+    }
+  }
+  const std::string shown = text.substr(0, cut);
   std::fprintf(m_out, "\r%s\033[K", shown.c_str());
   std::fflush(m_out);
   m_shown = true;
 }
 
 void HumanEvents::progress(const events::Progress& p) {
-  std::string text = m_run.empty() ? std::string() : m_run + " · ";
+  std::string text = m_prefix.empty() ? std::string() : m_prefix + " · ";
   text += p.stage;
   // A task sequence's phases by name ("new" is the one phase of other specs).
   if (p.phase && *p.phase != "new") text += " [" + *p.phase + "]";
@@ -115,13 +124,13 @@ void HumanEvents::operator()(const events::Event& ev) {
     progress(*p);
   } else if (const auto* s = std::get_if<events::Stage>(&ev)) {
     m_stage = s->stage;
-    std::string text = m_run.empty() ? std::string() : m_run + " · ";
+    std::string text = m_prefix.empty() ? std::string() : m_prefix + " · ";
     text += s->stage + (s->preset ? " " + *s->preset : std::string()) + " ...";
     show(text, true);
   } else if (const auto* r = std::get_if<events::RunStarted>(&ev)) {
-    m_run = fmt::format("run {}", r->run);
-    if (r->index && r->runs) m_run += fmt::format(" ({}/{})", *r->index + 1, *r->runs);
-    m_run += " " + r->label;
+    m_prefix = fmt::format("run {}", r->run);
+    if (r->index && r->runs) m_prefix += fmt::format(" ({}/{})", *r->index + 1, *r->runs);
+    m_run = m_prefix + " " + r->label;
     line(m_run + (r->resumed_from ? fmt::format(": resumed from step {}", *r->resumed_from)
                                   : std::string(": started")));
   } else if (const auto* f = std::get_if<events::RunFinished>(&ev)) {
@@ -138,6 +147,7 @@ void HumanEvents::operator()(const events::Event& ev) {
     if (!f->error.empty()) text += ": " + f->error;
     line(text);
     m_run.clear();
+    m_prefix.clear();
   } else if (const auto* d = std::get_if<events::Done>(&ev)) {
     std::map<std::string, int> count;
     for (const auto& r : d->runs) ++count[r.status];

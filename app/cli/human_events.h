@@ -37,7 +37,8 @@ class HumanEvents {
   std::FILE* m_out;
   bool m_tty;
   bool m_shown = false;  // a progress line is on the terminal
-  std::string m_run;     // "run 12 (2/6) lora r=16", for the progress line
+  std::string m_prefix;  // "run 12 (2/6)", for the progress line
+  std::string m_run;     // "run 12 (2/6) lora r=16", for the lines of the run
   std::string m_stage;
   std::chrono::steady_clock::time_point m_last{};
 };
