@@ -33,6 +33,10 @@
 // (gb::forward, gb::backward, gb::clip, gb::optimizer scopes) its total time per step;
 // train_step_torch.py --profile prints the same for PyTorch, train_step_profile.sh compares.
 // Profiling slows both sides down; compare its shares, not its times with unprofiled runs.
+// "peak_rss_growth_mb" is the peak resident memory (VmHWM, reset where the kernel allows)
+// less the resident memory before the model was built, over all steps; "estimated_peak_mb"
+// the memory estimate of `run --dry-run` for the same model, plan and batch
+// (experiment/estimate.h).
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -47,6 +51,7 @@
 #include <torch/torch.h>
 
 #include "data/packing.h"
+#include "experiment/estimate.h"
 #include "grow/growth.h"
 #include "grow/plan.h"
 #include "grow/split_linear.h"
@@ -205,6 +210,23 @@ std::map<std::string, OpTime> aggregate(
   return ops;
 }
 
+// VmRSS or VmHWM of /proc/self/status in bytes (-1 when absent).
+int64_t status_bytes(const char* key) {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  const size_t n = std::strlen(key);
+  int64_t kb = -1;
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, key, n) == 0 && line[n] == ':') {
+      kb = std::strtoll(line + n + 1, nullptr, 10);
+      break;
+    }
+  }
+  std::fclose(f);
+  return kb < 0 ? -1 : kb * 1024;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -222,6 +244,11 @@ int run(int argc, char** argv) {
   gb::log::set_level(spdlog::level::warn);
   const gb::ModelConfig c = config(o);
   torch::manual_seed(1);
+  const int64_t rss0 = status_bytes("VmRSS");
+  if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {  // VmHWM := VmRSS
+    std::fputs("5", f);
+    std::fclose(f);
+  }
   gb::CausalLM model(c);
   gb::init_weights(*model, 0.02);
   if (!o.save_init.empty()) gb::export_hf(*model, o.save_init, "");
@@ -290,6 +317,12 @@ int run(int argc, char** argv) {
       }
     }
   }
+  const int64_t peak = status_bytes("VmHWM");
+  gb::experiment::StepShape shape;
+  shape.batch_size = o.batch;
+  shape.seq_len = o.seq_len;
+  const gb::experiment::MemoryEstimate estimate = gb::experiment::estimate_memory(
+      c, grow::parse_plan(gb::json::parse(o.plan, "--plan")), shape);
   double total_ms = 0;
   for (double t : ms) total_ms += t;
   const int64_t tokens_per_step = o.batch * o.seq_len;
@@ -308,7 +341,9 @@ int run(int argc, char** argv) {
       {"step_ms_median", median(ms)},
       {"step_ms_mean", total_ms / static_cast<double>(ms.size())},
       {"tokens_per_s", static_cast<double>(tokens_per_step) * ms.size() / (total_ms / 1000.0)},
-      {"losses", losses}};
+      {"losses", losses},
+      {"peak_rss_growth_mb", static_cast<double>(peak - rss0) / (1 << 20)},
+      {"estimated_peak_mb", static_cast<double>(estimate.training()) / (1 << 20)}};
   if (o.profile) out["profile"] = profile;
   std::printf("%s\n", out.dump().c_str());
   return 0;

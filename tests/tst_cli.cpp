@@ -19,6 +19,10 @@
 #include <string>
 #include <vector>
 
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <torch/torch.h>
 
 #include "model/hf_io.h"
@@ -160,6 +164,7 @@ class TestCli : public QObject {
   void logLevelOptionAndEnvironment_data();
   void logLevelOptionAndEnvironment();
   void versionBeforeAndAfterACommand();
+  void runProgressForPeopleOnATerminal();
 
  private:
   // Greedy continuation by full forward passes without a cache (the reference), with the
@@ -602,6 +607,9 @@ void TestCli::usageErrorsExit2_data() {
       "--jobs and --nproc-per-node do not mix");
   row("run: --pool-parent without --resume", {"run", "x.json", "--pool-parent", "12"},
       "--pool-parent applies to --resume only");
+  row("run: bad --events", {"run", "x.json", "--events", "xml"}, "--events");
+  row("run: --pilot without --dry-run", {"run", "x.json", "--pilot"},
+      "--pilot applies to --dry-run only");
   row("tokenize: --text and --file", {"tokenize", "--tokenizer", "t", "--text", "a", "--file", "f"},
       "--text");
   row("forward: extra positional", {"forward", model, "extra", "--input", "i", "--output", "o"},
@@ -657,7 +665,7 @@ void TestCli::everyCommandHasHelp() {
       {"run",
        {"--db", "--resume", "--force-resume", "--workspace", "--cache", "--tag", "--log", "--quiet",
         "--smoke", "--jobs", "--nproc-per-node", "--dist-backend", "--dist-timeout",
-        "--dist-bucket-mb"}},
+        "--dist-bucket-mb", "--events", "--dry-run", "--pilot", "--force-memory"}},
       {"score", {"--file", "--seq-len", "--batch", "--json", "--device", "--dtype"}},
       {"tokenize", {"--tokenizer", "--text", "--file", "--no-special"}},
       {"variants", {"--json", "--markdown"}},
@@ -847,6 +855,107 @@ void TestCli::versionBeforeAndAfterACommand() {
                           QStringLiteral("inspect"), q(m_model)});
   QCOMPARE(lv.code, 2);
   QVERIFY2(lv.err.contains("--log-level"), lv.err.constData());
+}
+
+namespace {
+
+// Runs `program args` with its stdout and stderr on a pseudo-terminal (what a person sees);
+// returns the exit code and everything written to the terminal.
+std::pair<int, std::string> run_on_terminal(const std::string& program,
+                                            const std::vector<std::string>& args) {
+  int master = -1;
+  struct winsize size {};
+  size.ws_col = 120;
+  size.ws_row = 40;
+  const pid_t pid = ::forkpty(&master, nullptr, nullptr, &size);
+  if (pid < 0) return {-1, "forkpty failed"};
+  if (pid == 0) {
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(program.c_str()));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(program.c_str(), argv.data());
+    ::_exit(127);
+  }
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(master, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      break;  // EIO: the child closed the terminal
+    }
+  }
+  ::close(master);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// The event names and keys of JSON event lines (values vary: timings, paths).
+std::vector<std::string> event_shapes(const QByteArray& out) {
+  std::vector<std::string> shapes;
+  for (const QByteArray& line : out.split('\n')) {
+    if (line.isEmpty()) continue;
+    const auto j = nlohmann::json::parse(line.toStdString());
+    std::string shape = j.value("event", "?") + ":";
+    for (auto it = j.begin(); it != j.end(); ++it) shape += " " + it.key();
+    shapes.push_back(shape);
+  }
+  return shapes;
+}
+
+}  // namespace
+
+// `run` on a terminal prints a progress line rewritten in place (\r) and a line per
+// finished run instead of JSON; through a pipe it prints the JSON events as before, and
+// --events json prints exactly those (the GUI passes it).
+void TestCli::runProgressForPeopleOnATerminal() {
+  const std::string text = sentences(300, 7);
+  const std::string train = write_text("progress-train.txt", text);
+  const std::string eval = write_text("progress-eval.txt", sentences(60, 8));
+  const nlohmann::json spec = {
+      {"version", 1},
+      {"name", "progress"},
+      {"threads", 1},
+      {"model", m_model},
+      {"data", {{"original", {{"eval", eval}}}, {"new", {{"train", train}, {"eval", eval}}}}},
+      {"plans", nlohmann::json::array({{{"variant", "lora"}, {"rank", 2}}})},
+      {"train", {{"steps", 4}, {"seq_len", 16}, {"batch_size", 2}}},
+      {"eval", {{"interval", 2}, {"tokens", 64}, {"batch_size", 2}, {"drift", false}}}};
+  const std::string spec_path = write_text("progress.json", spec.dump());
+  const std::string root = m_tmp.path().toStdString();
+  auto [code, tty] = run_on_terminal(
+      GB_CLI_PATH, {"run", spec_path, "--db", root + "/progress-tty.db", "--log-level", "warn"});
+  QVERIFY2(code == 0, tty.c_str());
+  QVERIFY2(tty.find("{\"event\"") == std::string::npos, tty.c_str());
+  for (const char* s : {"\r", "train 4/4", "tokens/s", "ETA", "memory", ": started",
+                        ": finished in", "done: 1 run (1 finished)"}) {
+    QVERIFY2(tty.find(s) != std::string::npos, (s + std::string(" not in:\n") + tty).c_str());
+  }
+  // Through a pipe (the default) and with --events json: the same JSON event lines.
+  CliResult piped = run_cli(
+      {QStringLiteral("run"), q(spec_path), QStringLiteral("--db"), q(root + "/progress-pipe.db")});
+  QVERIFY2(piped.code == 0, piped.err.constData());
+  CliResult json =
+      run_cli({QStringLiteral("run"), q(spec_path), QStringLiteral("--db"),
+               q(root + "/progress-json.db"), QStringLiteral("--events"), QStringLiteral("json")});
+  QVERIFY2(json.code == 0, json.err.constData());
+  const std::vector<std::string> a = event_shapes(piped.out), b = event_shapes(json.out);
+  QVERIFY(a.size() > 5);
+  QCOMPARE(b, a);
+  QVERIFY2(piped.out.contains("\"event\":\"progress\""), piped.out.constData());
+  QVERIFY(piped.out.endsWith("}\n"));
+  // --events human through a pipe: lines of their own, no JSON.
+  CliResult human = run_cli({QStringLiteral("run"), q(spec_path), QStringLiteral("--db"),
+                             q(root + "/progress-human.db"), QStringLiteral("--events"),
+                             QStringLiteral("human")});
+  QVERIFY2(human.code == 0, human.err.constData());
+  QVERIFY2(!human.out.contains("{\"event\""), human.out.constData());
+  QVERIFY2(human.out.contains("done: 1 run (1 finished)"), human.out.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -2384,7 +2384,8 @@ void TestRunner::cliRunsAndCompareFollowTheContract() {
   const std::string spec_path = m_dir + "/dry.json";
   std::ofstream(spec_path) << spec.dump();
   const std::string dry_db = db_path("dry-run-never-created");
-  std::tie(code, out) = cli({"run", qs(spec_path), "--dry-run", "--json", "--db", qs(dry_db)});
+  std::tie(code, out) =
+      cli({"run", qs(spec_path), "--dry-run", "--json", "--pilot", "--db", qs(dry_db)});
   QCOMPARE(code, 0);
   Json dry = Json::parse(out);
   QCOMPARE(dry.size(), size_t(6));
@@ -2424,13 +2425,18 @@ void TestRunner::cliRunsAndCompareFollowTheContract() {
     QCOMPARE(p.wall_s(4), 1 + 5.0);
     QCOMPARE(p.wall_s(8), 1 + 5.0);
   }
-  // --no-pilot lists the runs without estimates; the text form states the total.
+  // Without --pilot (or with the earlier --no-pilot) the runs come without time estimates,
+  // with their memory estimates; with it the text form states the total.
   std::ofstream(spec_path) << spec.dump();
+  for (const QStringList& flag : {QStringList{"--no-pilot"}, QStringList{}}) {
+    std::tie(code, out) =
+        cli(QStringList{"run", qs(spec_path), "--dry-run", "--json", "--db", qs(dry_db)} + flag);
+    QCOMPARE(code, 0);
+    QVERIFY(!Json::parse(out)[0].contains("estimated_s"));
+    QVERIFY(Json::parse(out)[0]["memory"]["peak_bytes"].get<int64_t>() > 0);
+  }
   std::tie(code, out) =
-      cli({"run", qs(spec_path), "--dry-run", "--json", "--no-pilot", "--db", qs(dry_db)});
-  QCOMPARE(code, 0);
-  QVERIFY(!Json::parse(out)[0].contains("estimated_s"));
-  std::tie(code, out) = cli({"run", qs(spec_path), "--dry-run", "--jobs", "2", "--db", qs(dry_db)});
+      cli({"run", qs(spec_path), "--dry-run", "--pilot", "--jobs", "2", "--db", qs(dry_db)});
   QCOMPARE(code, 0);
   QVERIFY2(out.find("estimated: ") != std::string::npos, out.c_str());
   QVERIFY2(out.find("with --jobs 2: ") != std::string::npos, out.c_str());

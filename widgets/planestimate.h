@@ -2,7 +2,9 @@
 // Closed-form figures of a growth plan on a model config, for the Grow planner's live
 // display: parameters added, trainable parameters (and their share of the base model), the
 // parameters active per token (routed experts), and the memory of weights, gradients and
-// AdamW state. The counts are the variant module's own estimate (core/grow/variant.h):
+// AdamW state (experiment/estimate.h, the formula of `growbench-cli run --dry-run`, which
+// adds the activations and logits of the spec's batch). The counts are the variant module's
+// own estimate (core/grow/variant.h):
 // computed from config.json alone (no LibTorch, no weights); `growbench-cli grow --json`
 // gives the exact counts.
 
@@ -10,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "experiment/estimate.h"
 #include "model/config.h"
 
 namespace gb::gui {
@@ -28,7 +31,9 @@ struct PlanEstimate {
     return baseParams > 0 ? double(trainableParams) / double(baseParams) : 0.0;
   }
   // float32 weights + gradients of the trainable set + AdamW's two moments (bytes).
-  double memoryBytes() const { return 4.0 * totalParams + 12.0 * trainableParams; }
+  double memoryBytes() const {
+    return static_cast<double>(gb::experiment::state_bytes(totalParams, trainableParams));
+  }
   bool functionPreserving = true;
 };
 

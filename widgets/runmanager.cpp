@@ -53,7 +53,8 @@ int RunManager::enqueueSpec(const QString& specPath, const QString& label, int p
   j.id = m_nextId++;
   j.label = label;
   j.specPath = specPath;
-  j.arguments = {u"run"_s, specPath, u"--db"_s, m_db};
+  // JSON events whatever the worker's stdout is (a pipe: its default too).
+  j.arguments = {u"run"_s, specPath, u"--db"_s, m_db, u"--events"_s, u"json"_s};
   if (!m_workspace.isEmpty()) j.arguments << u"--workspace"_s << m_workspace;
   if (processes > 1) {
     j.arguments << u"--nproc-per-node"_s << QString::number(processes);
@@ -71,7 +72,8 @@ int RunManager::enqueueResume(qint64 runId, const QString& label) {
   j.id = m_nextId++;
   j.label = label;
   j.resumeRunId = runId;
-  j.arguments = {u"run"_s, u"--resume"_s, QString::number(runId), u"--db"_s, m_db};
+  j.arguments = {u"run"_s,      u"--resume"_s, QString::number(runId), u"--db"_s, m_db,
+                 u"--events"_s, u"json"_s};
   if (!m_workspace.isEmpty()) j.arguments << u"--workspace"_s << m_workspace;
   m_jobs.push_back(j);
   emit jobsChanged();

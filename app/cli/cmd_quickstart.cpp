@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -6,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
+#include "human_events.h"
 #include "experiment/fronts.h"
 #include "experiment/preset.h"
 #include "experiment/runner.h"
@@ -80,8 +83,7 @@ void print_matched(store::Store& store, const std::vector<experiment::RunOutcome
     }
     const auto& p = row.points.front();
     std::printf("  %-28s English ppl %7.1f (loss %.4f) at step %s\n",
-                row.plan.substr(0, 28).c_str(), std::exp(row.forgetting.mean),
-                row.forgetting.mean,
+                row.plan.substr(0, 28).c_str(), std::exp(row.forgetting.mean), row.forgetting.mean,
                 p.interpolated() ? fmt::format("{:.1f}", p.step).c_str()
                                  : fmt::format("{}", p.step0).c_str());
   }
@@ -160,24 +162,35 @@ int run_quickstart(const QuickstartOptions& args) {
   o.cancel = cancel;
   o.tags = {"quickstart"};
   const bool verbose = args.progress;
-  o.on_event = [verbose](const events::Event& ev) {
+  // On a terminal, a progress line (stage, step/total, tokens/s, ETA, memory) rewritten in
+  // place between the lines below.
+  std::shared_ptr<HumanEvents> human;
+  if (!verbose && ::isatty(STDOUT_FILENO)) human = std::make_shared<HumanEvents>(stdout, true);
+  auto say = [human](const std::string& text) {
+    if (human) {
+      human->line(text);
+    } else {
+      std::printf("%s\n", text.c_str());
+      std::fflush(stdout);
+    }
+  };
+  o.on_event = [verbose, human, say](const events::Event& ev) {
     if (verbose) {
       print_json(events::to_json(ev));
     } else if (const auto* e = std::get_if<events::RunStarted>(&ev)) {
-      std::printf("[%lld/%lld] %s ...\n", static_cast<long long>(e->index.value_or(0) + 1),
-                  static_cast<long long>(e->runs.value_or(0)), e->label.c_str());
-      std::fflush(stdout);
+      say(fmt::format("[{}/{}] {} ...", e->index.value_or(0) + 1, e->runs.value_or(0), e->label));
     } else if (const auto* e = std::get_if<events::Stage>(&ev); e && e->stage == "preset") {
-      std::printf("preparing the built-in base model (tiny-llama) ...\n");
-      std::fflush(stdout);
+      say("preparing the built-in base model (tiny-llama) ...");
     } else if (const auto* e = std::get_if<events::RunFinished>(&ev)) {
-      std::printf("      %s in %.0f s%s%s\n", e->status.c_str(), e->seconds,
-                  e->error.empty() ? "" : ": ", e->error.c_str());
-      std::fflush(stdout);
+      say(fmt::format("      {} in {:.0f} s{}{}", e->status, e->seconds,
+                      e->error.empty() ? "" : ": ", e->error));
+    } else if (human && std::holds_alternative<events::Progress>(ev)) {
+      (*human)(ev);
     }
   };
   auto spec = experiment::load_spec(args.spec.empty() ? quickstart_spec_path() : args.spec);
   auto outcomes = experiment::run_experiment(spec, o);
+  if (human) human->clear();
   store::Store store = store::Store::open(o.db_path, store::OpenMode::ReadOnly);
   print_summary(store, outcomes);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
