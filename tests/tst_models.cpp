@@ -163,7 +163,10 @@ class TstModels : public QObject {
     QCOMPARE(manager.job(b)->state, RunJob::State::Failed);
     QCOMPARE(manager.job(b)->arguments.mid(0, 3), (QStringList{u"run"_s, u"--resume"_s, u"7"_s}));
     QCOMPARE(model.index(0, JobQueueModel::State).data().toString(), u"failed"_s);
-    QVERIFY(manager.commandLine(a).endsWith(u"run /tmp/a.json --db /nonexistent/growbench.db"_s));
+    // The worker is asked for JSON events whatever its stdout is (growbench-cli run --events).
+    QVERIFY2(manager.commandLine(a).endsWith(
+                 u"run /tmp/a.json --db /nonexistent/growbench.db --events json"_s),
+             qPrintable(manager.commandLine(a)));
     manager.removeFinished();
     QCOMPARE(model.rowCount(), 0);
   }

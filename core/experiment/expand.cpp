@@ -7,6 +7,7 @@
 
 #include "grow/variant.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace gb::experiment {
 
@@ -143,15 +144,6 @@ std::string value_text(const Json& v) {
   return v.dump();
 }
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 }  // namespace
 
 const std::vector<std::string>& sweepable_train_keys() {
@@ -170,7 +162,8 @@ const std::vector<std::string>& expansion_keys() {
 }
 
 std::string spec_hash(const ExperimentSpec& spec) {
-  return fmt::format("{:016x}", fnv1a(spec.raw.dump()));
+  const std::string text = spec.raw.dump();
+  return fmt::format("{:016x}", gb::fnv1a64(text.data(), text.size()));
 }
 
 std::vector<ExpandedRun> expand_runs(const ExperimentSpec& spec) {

@@ -22,6 +22,7 @@
 #include "grow/variant.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/files.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/metrics.h"
@@ -37,15 +38,6 @@ namespace suggest_impl {
 
 namespace js = gb::json;
 namespace mk = gb::metrics;
-
-uint64_t fnv1a64(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
 
 double parse_number(const std::string& text, const std::string& what) {
   char* end = nullptr;
@@ -673,7 +665,7 @@ std::string suggest_tag(const SuggestRequest& request) {
   // The time budget is left out: the same search continues with more time.
   o.erase("time_s");
   const std::string key = request.spec.dump() + "\n" + o.dump() + "\n" + request.base_dir;
-  return fmt::format("suggest:{:016x}", fnv1a64(key));
+  return fmt::format("suggest:{:016x}", gb::fnv1a64(key.data(), key.size()));
 }
 
 Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
