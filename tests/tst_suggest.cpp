@@ -22,6 +22,7 @@
 
 #include "experiment/runner.h"
 #include "experiment/suggest.h"
+#include "experiment/suggest_report.h"
 #include "model/tokenizer.h"
 #include "store/store.h"
 #include "test_models.h"
@@ -530,6 +531,41 @@ void TestSuggest::plantedWinner() {
   }
   QCOMPARE(stopped, 1);
   check_contract(j, db);
+  // Why it won: the finalists ranked (the recommendation first, at its point); where the
+  // time went: every candidate's segments, and the rest, add up to the search's time.
+  QCOMPARE(j["finalists"].size(), size_t(1));
+  QCOMPARE(j["finalists"][0]["label"], j["recommendation"]["label"]);
+  QCOMPARE(j["finalists"][0]["run"], j["recommendation"]["run"]);
+  QCOMPARE(j["finalists"][0]["step"], j["recommendation"]["step"]);
+  QCOMPARE(j["finalists"][0]["learning"], j["recommendation"]["validation"]["learning"]);
+  double seconds = 0;
+  for (const auto& c : j["candidates"]) {
+    QVERIFY2(c["seconds"].get<double>() > 0, c.dump().c_str());
+    seconds += c["seconds"].get<double>();
+  }
+  QCOMPARE(j["search"]["runs_s"].get<double>(), seconds);
+  QVERIFY(seconds <= j["time_s"].get<double>());
+  QVERIFY(std::abs(j["search"]["runs_s"].get<double>() + j["search"]["other_s"].get<double>() -
+                   j["time_s"].get<double>()) < 1e-6 * j["time_s"].get<double>());
+  // The full-length candidate trained 16 steps, the stopped one 8: the first took longer.
+  const Json& c0 = j["candidates"][0];
+  const Json& c1 = j["candidates"][1];
+  const bool c0_stopped = !c0["stopped_at_step"].is_null();
+  QVERIFY((c0_stopped ? c1 : c0)["seconds"].get<double>() >
+          (c0_stopped ? c0 : c1)["seconds"].get<double>());
+  {
+    Store store = Store::open(db);
+    const std::string html = ex::suggest_report_page(store, j);
+    for (const std::string part :
+         {std::string("The recommendation"), std::string("Why it won"),
+          std::string("Where the time went"), std::string("Trade-off fronts"),
+          j["recommendation"]["label"].get<std::string>(), std::string("stopped by the search "
+                                                                       "at step 8"),
+          std::string("<svg")}) {
+      QVERIFY2(html.find(part) != std::string::npos, part.c_str());
+    }
+    QVERIFY(html.rfind("</html>") != std::string::npos);
+  }
   // Running it again continues nothing and gives the same answer.
   const Json again = ex::run_suggest(r, runner(db));
   QCOMPARE(again["recommendation"], j["recommendation"]);
@@ -582,9 +618,16 @@ void TestSuggest::resumeAfterKill() {
   // The same search uninterrupted and killed (SIGKILL) once a rung's checkpoint exists, then
   // run again with the same command: the same recommendation, the same numbers.
   const std::string whole = m_dir + "/whole.db", killed = m_dir + "/killed.db";
-  const auto [code, a] = run_cli_json(cli_args(whole));
+  const std::string report = m_dir + "/whole-report.html";
+  const auto [code, a] = run_cli_json(cli_args(whole) << "--report" << qs(report));
   QCOMPARE(code, 0);
   check_contract(a, whole);
+  {
+    std::ifstream f(report);
+    const std::string html((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    QVERIFY2(html.find("Suggest a plan") != std::string::npos, report.c_str());
+    QVERIFY(html.find(a["recommendation"]["label"].get<std::string>()) != std::string::npos);
+  }
 
   QProcess p;
   p.start(GB_CLI_PATH, cli_args(killed));

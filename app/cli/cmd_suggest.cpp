@@ -11,6 +11,9 @@
 #include "common.h"
 #include "experiment/runner.h"
 #include "experiment/suggest.h"
+#include "experiment/suggest_report.h"
+#include "store/store.h"
+#include "util/files.h"
 #include "grow/variant.h"
 #include "util/error.h"
 #include "util/events.h"
@@ -24,7 +27,7 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
 struct SuggestCliOptions {
-  std::string model, new_data, original, spec, db, workspace, cache, json_out;
+  std::string model, new_data, original, spec, db, workspace, cache, json_out, report;
   std::string budget = "forgetting=5%", params = "max=10%", time = "30m";
   std::string format = "text";
   std::vector<double> rates;
@@ -73,6 +76,9 @@ void declare_suggest(CLI::App& app, SuggestCliOptions& o) {
              "presets and tokenised corpora (default ~/.cache/growbench)");
   add_option(app, "--json", o.json_out, "OUT",
              "write the result as JSON to OUT ('-': standard output)");
+  add_option(app, "--report", o.report, "OUT.html",
+             "write the search's report: the recommendation and why it won, the\n"
+             "finalists, where the time went, the fronts, the group's curves");
   add_flag(app, "--quiet", o.quiet, "no progress lines on standard error");
 }
 
@@ -218,6 +224,13 @@ int run_suggest_cmd(const SuggestCliOptions& in) {
     if (!quiet) std::fprintf(stderr, "%s\n", events::to_json(e).dump().c_str());
   };
   const Json result = experiment::run_suggest(req, o);
+  if (!in.report.empty()) {
+    store::Store st = store::Store::open(o.db_path);
+    experiment::ReportOptions ro;
+    ro.cache_dir = in.cache;
+    write_file_atomic(in.report, experiment::suggest_report_page(st, result, ro));
+    if (!quiet) std::fprintf(stderr, "report written to %s\n", in.report.c_str());
+  }
   if (in.json_out == "-") {
     std::printf("%s\n", result.dump(2).c_str());
     return 0;
@@ -236,7 +249,7 @@ int run_suggest_cmd(const SuggestCliOptions& in) {
 GB_REGISTER_COMMAND(
     "suggest",
     "suggest (MODEL --new DATA --original DATA | --spec SPEC.json) [--budget forgetting=X%] "
-    "[--params max=Y%] [--time 30m] [--db DB] [--json OUT]",
+    "[--params max=Y%] [--time 30m] [--db DB] [--json OUT] [--report OUT.html]",
     "Which growth plan should I use? A budgeted search: candidate plans from every registered\n"
     "variant (layer policies, sizes within --params, a rate grid), short pilot runs in one\n"
     "run group of the store, successive halving on the validation halves, and one\n"

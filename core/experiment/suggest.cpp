@@ -71,6 +71,7 @@ constexpr const char* kNotRun = "suggest: not run";
 constexpr const char* kStoppedBy = "suggest: stopped by the search";
 constexpr const char* kChoice = "suggest: candidates ";
 constexpr const char* kSpent = "suggest: time spent ";
+constexpr const char* kSegment = "suggest: segment took ";
 
 std::string policy_key_for(const std::string& policy) {
   return policy == "uniform" ? "count" : "k";
@@ -603,6 +604,16 @@ std::optional<std::string> event_after(store::Store& store, int64_t run_id,
   return found;
 }
 
+// The seconds of every training segment of `run_id` (its events from the search).
+double segment_seconds(store::Store& store, int64_t run_id) {
+  const std::string prefix = kSegment;
+  double sum = 0;
+  for (const auto& e : store.events(run_id)) {
+    if (e.message.rfind(prefix, 0) == 0) sum += std::strtod(e.message.c_str() + prefix.size(), nullptr);
+  }
+  return sum;
+}
+
 struct SearchCandidate {
   std::string label;
   Json plan;
@@ -828,7 +839,10 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
         }
         if (runner.cancel.cancelled()) token.cancel();
       };
+      const double segment_start = clock();
       const RunOutcome oc = resume_run(id, ro);
+      st.add_event(id, store::EventLevel::Info,
+                   fmt::format("{}{:.3f} s", kSegment, clock() - segment_start));
       record_spent();
       runner.cancel.throw_if_cancelled();
       if (timed_out && oc.status == "cancelled" && last_eval_step(st, id) < step) return false;
@@ -890,6 +904,7 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
   // The result.
   Json out;
   Json candidates = Json::array();
+  double runs_s = 0;  // the candidates' segments (this and earlier sessions, kills aside)
   for (size_t c = 0; c < cands.size(); ++c) {
     const auto pts = points_of(c);
     std::vector<EvalPoint> ev;
@@ -905,9 +920,12 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
     }
     Json front = Json::array();
     for (size_t i : pareto_front(ev, true, true)) front.push_back(point_json(trained[i]));
+    double seconds = 0;
+    for (int64_t id : cands[c].runs) seconds += segment_seconds(st, id);
+    runs_s += seconds;
     Json cj = {{"label", cands[c].label}, {"plan", cands[c].plan},      {"runs", cands[c].runs},
                {"lrs", cands[c].lrs},     {"stopped_at_step", nullptr}, {"not_run", false},
-               {"front", front}};
+               {"front", front},          {"seconds", seconds}};
     if (h.stopped_at[c]) {
       cj["stopped_at_step"] = *h.stopped_at[c];
       cj["not_run"] = *h.stopped_at[c] == 0;
@@ -989,6 +1007,26 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
   }
   out["recommendation"] = rec;
   out["candidates"] = candidates;
+  // The finalists in their order at the final rung (the recommendation first), each at its
+  // best point: why the recommendation won, and by how much.
+  Json finalists = Json::array();
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Score& s = scores[order[i]];
+    const SearchCandidate& fc = cands[h.finalists[order[i]]];
+    if (!s.valid) continue;
+    const size_t ri = static_cast<size_t>(
+        std::find(fc.runs.begin(), fc.runs.end(), s.run_id) - fc.runs.begin());
+    finalists.push_back({{"label", fc.label},
+                         {"run", s.run_id},
+                         {"step", s.step},
+                         {"lr", ri < fc.lrs.size() ? Json(fc.lrs[ri]) : Json()},
+                         {"within_budget", s.within},
+                         {"learning", s.learning},
+                         {"forgetting", s.forgetting}});
+  }
+  out["finalists"] = finalists;
+  out["search"]["final_step"] = final_step;
+  out["search"]["cost"] = event_after(st, found.front().id, kChoice).value_or("");
   // Forgetting at matched learning over the finalists (fronts.h), when they finished.
   if (h.last_rung + 1 == static_cast<int64_t>(h.rungs.size())) {
     try {
@@ -1004,6 +1042,10 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
   }
   out["time_s"] = budget.elapsed();
   out["session_s"] = clock() - session_start;
+  // Where the time went: the candidates' training segments, and the rest (preparing data,
+  // creating the runs, choosing, segments lost to a kill).
+  out["search"]["runs_s"] = runs_s;
+  out["search"]["other_s"] = std::max(0.0, budget.elapsed() - runs_s);
   return out;
 }
 
