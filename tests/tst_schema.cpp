@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -169,6 +170,7 @@ class TestSchema : public QObject {
   void unknownKeysNameTheFullPathAndTheNearestKey_data();
   void unknownKeysNameTheFullPathAndTheNearestKey();
   void nearestKey();
+  void theParsersOfOtherLayersReadTheDeclaredKeys();
   void cliListsEveryKeyAndExitsTwoOnAnUnknownOne();
 };
 
@@ -390,6 +392,50 @@ void TestSchema::nearestKey() {
     plan[k.name] = k.name == "name" ? Json("x") : k.name == "replay" ? Json(0.1) : Json("rows");
     QCOMPARE(qs(error_of([&] { gb::grow::parse_plan(plan, "plan"); })), QString("NO ERROR"));
   }
+}
+
+// Parsers below the experiment layer keep their own key lists for their other callers (a
+// corpus for `tokenize`, cloze options for `make-task`, probe options for `probe`): they
+// must agree with the spec's declaration, key for key.
+void TestSchema::theParsersOfOtherLayersReadTheDeclaredKeys() {
+  const auto& schema = ex::spec_schema();
+  auto names = [](const gb::schema::Key& node, const std::string& form,
+                  const std::set<std::string>& except) {
+    std::set<std::string> out;
+    for (const auto& k : node.keys) {
+      if (k.in_form(form) && !except.count(k.name)) out.insert(k.name);
+    }
+    return out;
+  };
+  auto keys_of = [](const Json& j) {
+    std::set<std::string> out;
+    for (auto it = j.begin(); it != j.end(); ++it) out.insert(it.key());
+    return out;
+  };
+  // A corpus: data::corpus_spec_from_json reads the source's corpus keys but the split.
+  const std::set<std::string> corpus =
+      names(*schema.type("SOURCE"), "corpus", {"part", "heldout", "max_docs", "max_tokens"});
+  QVERIFY(corpus == keys_of(gb::data::corpus_spec_to_json(gb::data::CorpusSpec{})));
+  // Cloze options: data::cloze_options_from_json reads the cloze keys but the source.
+  const std::set<std::string> cloze = names(ex::spec_key("TASK.cloze"), "", {"source"});
+  QVERIFY(cloze == keys_of(gb::data::to_json(gb::data::ClozeOptions{})));
+  // Probe options: the spec's probe section is ProbeOptions' keys (its seed is the spec's,
+  // checkpoints are growbench-cli probe's) and the probe set's size.
+  std::set<std::string> probe(gb::importance::probe_option_keys().begin(),
+                              gb::importance::probe_option_keys().end());
+  probe.erase("seed");
+  probe.erase("checkpoints");
+  for (const char* k : {"tokens", "batch_size", "seq_len"}) probe.insert(k);
+  QVERIFY(probe == names(ex::spec_key("probe"), "", {}));
+  // The suggest section parses every declared key.
+  Json section = Json::object();
+  for (const auto& k : ex::spec_key("suggest").keys) {
+    if (!k.default_value.is_null()) section[k.name] = k.default_value;
+  }
+  section["budget"] = {{"forgetting", 0.05}, {"params", 0.1}};
+  section["comment"] = "c";
+  QCOMPARE(qs(error_of([&] { ex::parse_suggest_section(section, "suggest"); })),
+           QString("NO ERROR"));
 }
 
 void TestSchema::cliListsEveryKeyAndExitsTwoOnAnUnknownOne() {

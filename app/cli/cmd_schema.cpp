@@ -23,8 +23,10 @@ void declare_schema(CLI::App& app, SchemaOptions& o) {
                         "print {\"keys\": [{\"path\", \"type\", \"default\", \"help\", and\n"
                         "where they apply \"min\", \"max\" (\"min_exclusive\"/\"max_exclusive\":\n"
                         "true when the bound itself is excluded), \"choices\", \"unit\", \"when\",\n"
-                        "\"default_text\" (the default in words), \"variant\" (a plan key of\n"
-                        "that variant only)}, ...]}");
+                        "\"default_text\" (the default in words), \"forms\" (the forms of its\n"
+                        "object it belongs to: a source's corpus, qa or biography form, a\n"
+                        "model's path or preset form), \"variant\" (a plan key of that variant\n"
+                        "only)}, ...]}");
   auto* markdown = add_flag(app, "--markdown", o.markdown,
                             "print the key tables of docs/experiments.md, one per section");
   json->excludes(markdown);

@@ -192,6 +192,7 @@ Json entry_json(const Entry& e) {
   if (!k.unit.empty()) j["unit"] = k.unit;
   j["help"] = k.help;
   if (!k.when.empty()) j["when"] = k.when;
+  if (!k.forms.empty()) j["forms"] = k.forms;
   if (!e.variant.empty()) j["variant"] = e.variant;
   return j;
 }
@@ -219,6 +220,10 @@ std::string markdown_table(const std::vector<Entry>& entries, const std::string&
     std::string meaning = k.help;
     if (!k.unit.empty()) meaning += " [" + k.unit + "]";
     if (!k.when.empty()) meaning += " (only " + k.when + ")";
+    if (!k.forms.empty()) {
+      meaning += fmt::format(" ({} {})", k.forms.size() == 1 ? "form" : "forms",
+                             join(k.forms, ", "));
+    }
     const std::string def = default_text(k);
     const std::string allowed = allowed_text(k);
     s += fmt::format("| `{}` | {} | {} | {} | {} |\n", rel, md_escape(display_type(k)),
