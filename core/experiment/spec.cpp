@@ -2,6 +2,7 @@
 
 #include "experiment/expand.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -71,6 +72,17 @@ template <typename T>
 T value_key(const Json& j, const char* path, const std::string& ctx) {
   const schema::Key& k = spec_key(path);
   return js::get_or<T>(j, k.name.c_str(), k.default_value.get<T>(), ctx);
+}
+// A declared choice: one of its declared values ("must be constant, linear or cosine").
+std::string choice_key(const Json& j, const char* path, const std::string& ctx) {
+  const schema::Key& k = spec_key(path);
+  const std::string v = value_key<std::string>(j, path, ctx);
+  if (std::find(k.choices.begin(), k.choices.end(), v) != k.choices.end()) return v;
+  std::string list;
+  for (size_t i = 0; i < k.choices.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == k.choices.size() ? " or " : ", ") + k.choices[i];
+  }
+  fail("{}.{}: must be {}, found '{}'", ctx, k.name, list, v);
 }
 
 // Unknown keys of `j`, an object of the declared key (or named type) at `path` of the spec's
@@ -366,14 +378,11 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   s.seed = static_cast<uint64_t>(int_key(j, "seed", ctx));
   s.run_seed = static_cast<uint64_t>(positive(j, "run_seed", static_cast<int64_t>(s.seed), ctx, 0));
   s.device = value_key<std::string>(j, "device", ctx);
-  s.dtype = value_key<std::string>(j, "dtype", ctx);
+  s.dtype = choice_key(j, "dtype", ctx);
   const bool cuda_n = s.device.rfind("cuda:", 0) == 0 && s.device.size() > 5 &&
                       s.device.find_first_not_of("0123456789", 5) == std::string::npos;
   if (s.device != "cpu" && s.device != "cuda" && !cuda_n) {
     fail("{}.device: must be cpu, cuda or cuda:N, found '{}'", ctx, s.device);
-  }
-  if (s.dtype != "float32" && s.dtype != "bfloat16" && s.dtype != "float16") {
-    fail("{}.dtype: must be float32, bfloat16 or float16, found '{}'", ctx, s.dtype);
   }
   s.threads = int_key(j, "threads", ctx);
 
@@ -493,11 +502,7 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   }
   s.train.accumulation = int_key(t, "train.accumulation", tctx);
   s.train.lr = number_key(t, "train.lr", tctx);
-  s.train.schedule = value_key<std::string>(t, "train.schedule", tctx);
-  if (s.train.schedule != "constant" && s.train.schedule != "linear" &&
-      s.train.schedule != "cosine") {
-    fail("{}.schedule: must be constant, linear or cosine, found '{}'", tctx, s.train.schedule);
-  }
+  s.train.schedule = choice_key(t, "train.schedule", tctx);
   s.train.warmup = int_key(t, "train.warmup", tctx);
   s.train.min_lr_ratio = number_key(t, "train.min_lr_ratio", tctx);
   s.train.weight_decay = number_key(t, "train.weight_decay", tctx);
@@ -506,10 +511,7 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   s.train.beta2 = number_key(t, "train.beta2", tctx);
   s.train.eps = number_key(t, "train.eps", tctx);
   s.train.replay = number_key(t, "train.replay", tctx);
-  s.train.replay_mode = value_key<std::string>(t, "train.replay_mode", tctx);
-  if (s.train.replay_mode != "batches" && s.train.replay_mode != "rows") {
-    fail("{}.replay_mode: must be batches or rows, found '{}'", tctx, s.train.replay_mode);
-  }
+  s.train.replay_mode = choice_key(t, "train.replay_mode", tctx);
   s.train.diverge_factor = number_key(t, "train.diverge_factor", tctx);
   s.train.row_shards = int_key(t, "train.row_shards", tctx);
   if (s.train.row_shards > s.train.batch_size) {
@@ -578,10 +580,7 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
            s.guard.metric);
     }
     s.guard.max_increase = number_key(g, "guard.max_increase", gctx);
-    s.guard.action = value_key<std::string>(g, "guard.action", gctx);
-    if (s.guard.action != "stop" && s.guard.action != "rollback") {
-      fail("{}.action: must be stop or rollback, found '{}'", gctx, s.guard.action);
-    }
+    s.guard.action = choice_key(g, "guard.action", gctx);
   }
   // The report section (claims, figures) is read by `growbench-cli report`; validated now so
   // that a typo fails before hours of runs.
