@@ -667,6 +667,7 @@ void TestCli::everyCommandHasHelp() {
         "--smoke", "--jobs", "--nproc-per-node", "--dist-backend", "--dist-timeout",
         "--dist-bucket-mb", "--events", "--dry-run", "--pilot", "--force-memory"}},
       {"score", {"--file", "--seq-len", "--batch", "--json", "--device", "--dtype"}},
+      {"schema", {"--json", "--markdown"}},
       {"tokenize", {"--tokenizer", "--text", "--file", "--no-special"}},
       {"variants", {"--json", "--markdown"}},
   };

@@ -7,7 +7,8 @@
 // value ("--json=1") is a usage error, and `growbench-cli COMMAND --help` is generated from
 // the declaration. Commands print results on stdout (JSON where asked), logs go to stderr;
 // they return the process exit code: 0 ok, 1 error, 2 usage (the message names the option
-// and is followed by the command's usage line), 130 cancelled.
+// and is followed by the command's usage line; also an unknown key in a spec, which names
+// its full path: util/schema.h), 130 cancelled.
 
 #include <cstdint>
 #include <functional>

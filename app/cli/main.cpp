@@ -15,6 +15,7 @@
 #include "util/log.h"
 #include "util/log_level.h"
 #include "util/memory_context.h"
+#include "util/schema.h"
 
 namespace {
 
@@ -116,6 +117,10 @@ int main(int argc, char** argv) {
     return run();
   } catch (const gb::cli::UsageError& e) {
     gb::cli::print_usage_error(cmd, e.what());
+    return 2;
+  } catch (const gb::schema::UnknownKeyError& e) {
+    // A key no declaration knows (a typo in a spec): exit status 2, as a usage error.
+    std::fprintf(stderr, "growbench-cli %s: error: %s\n", cmd.name.c_str(), e.what());
     return 2;
   } catch (const gb::CancelledError&) {
     std::fprintf(stderr, "growbench-cli %s: cancelled\n", cmd.name.c_str());

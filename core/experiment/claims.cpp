@@ -1,4 +1,6 @@
 #include "experiment/claims.h"
+#include "experiment/spec_schema.h"
+#include "util/schema.h"
 
 #include <algorithm>
 #include <cmath>
@@ -245,10 +247,8 @@ ReportSpec parse_report_spec(const Json& j, const std::string& ctx) {
   ReportSpec r;
   if (j.is_null()) return r;
   if (!j.is_object()) fail("{}: expected an object, found {}", ctx, js::type_name(j));
-  js::check_keys(j,
-                 {"paper", "section", "claim", "setting", "columns", "claims", "figures",
-                  "protocol", "matched"},
-                 ctx);
+  // The section's own keys as the spec's schema declares them (spec_schema.cpp).
+  schema::check_keys(j, spec_key("report"), spec_schema(), ctx);
   r.defined = true;
   r.paper = js::get_or<std::string>(j, "paper", "", ctx);
   r.section = js::get_or<std::string>(j, "section", "", ctx);

@@ -2,6 +2,7 @@
 
 #include "experiment/expand.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -9,11 +10,13 @@
 
 #include "data/cloze.h"
 #include "experiment/claims.h"
+#include "experiment/spec_schema.h"
 #include "data/corpus.h"
 #include "importance/probe_options.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/metrics.h"
+#include "util/schema.h"
 
 namespace gb::experiment {
 
@@ -50,6 +53,44 @@ const Json& object_at(const Json& j, const char* key, const std::string& ctx) {
   if (it == j.end() || it->is_null()) return empty;
   if (!it->is_object()) fail("{}.{}: expected an object, found {}", ctx, key, js::type_name(*it));
   return *it;
+}
+
+// The value of a declared key (spec_schema.cpp): its default and bounds come from the
+// declaration ("train.steps" → at least 1, 100 when absent).
+int64_t int_key(const Json& j, const char* path, const std::string& ctx) {
+  const schema::Key& k = spec_key(path);
+  const int64_t fallback = k.default_value.get<int64_t>();
+  if (!k.min) return js::get_or<int64_t>(j, k.name.c_str(), fallback, ctx);
+  return positive(j, k.name.c_str(), fallback, ctx, static_cast<int64_t>(*k.min));
+}
+double number_key(const Json& j, const char* path, const std::string& ctx) {
+  const schema::Key& k = spec_key(path);
+  return ranged(j, k.name.c_str(), k.default_value.get<double>(), ctx, *k.min, *k.max,
+                k.min_open);
+}
+template <typename T>
+T value_key(const Json& j, const char* path, const std::string& ctx) {
+  const schema::Key& k = spec_key(path);
+  return js::get_or<T>(j, k.name.c_str(), k.default_value.get<T>(), ctx);
+}
+// A declared choice: one of its declared values ("must be constant, linear or cosine").
+std::string choice_key(const Json& j, const char* path, const std::string& ctx) {
+  const schema::Key& k = spec_key(path);
+  const std::string v = value_key<std::string>(j, path, ctx);
+  if (std::find(k.choices.begin(), k.choices.end(), v) != k.choices.end()) return v;
+  std::string list;
+  for (size_t i = 0; i < k.choices.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == k.choices.size() ? " or " : ", ") + k.choices[i];
+  }
+  fail("{}.{}: must be {}, found '{}'", ctx, k.name, list, v);
+}
+
+// Unknown keys of `j`, an object of the declared key (or named type) at `path` of the spec's
+// schema (spec_schema.cpp): the one list of the keys.
+void check_declared(const Json& j, const char* path, const std::string& ctx) {
+  const schema::Schema& s = spec_schema();
+  const schema::Key* node = s.type(path);
+  schema::check_keys(j, node ? *node : spec_key(path), s, ctx);
 }
 
 // The data of a task: "path", "source" or (mc) "cloze", by kind.
@@ -97,7 +138,7 @@ void parse_task_data(TaskSpec& t, const Json& j, const std::string& base_dir,
 }
 
 TaskSpec parse_task(const Json& j, const std::string& base_dir, const std::string& ctx) {
-  js::check_keys(j, {"name", "kind", "source", "path", "cloze", "max_items", "test"}, ctx);
+  check_declared(j, "TASK", ctx);
   TaskSpec t;
   t.name = js::get<std::string>(j, "name", ctx);
   if (t.name.empty() || t.name.find('/') != std::string::npos) {
@@ -111,13 +152,13 @@ TaskSpec parse_task(const Json& j, const std::string& base_dir, const std::strin
     }
   }
   t.kind = js::get<std::string>(j, "kind", ctx);
-  t.max_items = js::get_or<int64_t>(j, "max_items", -1, ctx);
+  t.max_items = int_key(j, "TASK.max_items", ctx);
   parse_task_data(t, j, base_dir, ctx);
   if (j.contains("test")) {
     const Json& tj = j["test"];
     const std::string tctx = ctx + ".test";
     if (!tj.is_object()) fail("{}: expected an object, found {}", tctx, js::type_name(tj));
-    js::check_keys(tj, {"source", "path", "cloze", "max_items"}, tctx);
+    check_declared(tj, "TASK.test", tctx);
     auto test = std::make_shared<TaskSpec>();
     test->name = t.name;
     test->kind = t.kind;
@@ -129,20 +170,20 @@ TaskSpec parse_task(const Json& j, const std::string& base_dir, const std::strin
 }
 
 PretrainStage parse_stage(const Json& j, const std::string& base_dir, const std::string& ctx) {
-  js::check_keys(j, {"name", "data", "steps", "lr", "seq_len", "batch_size", "warmup"}, ctx);
+  check_declared(j, "model.stages", ctx);
   PretrainStage s;
-  s.name = js::get_or<std::string>(j, "name", "pretrain", ctx);
+  s.name = value_key<std::string>(j, "model.stages.name", ctx);
   s.data = parse_source(js::get<Json>(j, "data", ctx), base_dir, ctx + ".data");
-  s.steps = positive(j, "steps", 100, ctx);
-  s.lr = ranged(j, "lr", 1e-3, ctx, 0.0, 10.0, true);
-  s.seq_len = positive(j, "seq_len", 128, ctx, 2);
-  s.batch_size = positive(j, "batch_size", 16, ctx);
-  s.warmup = positive(j, "warmup", 0, ctx, 0);
+  s.steps = int_key(j, "model.stages.steps", ctx);
+  s.lr = number_key(j, "model.stages.lr", ctx);
+  s.seq_len = int_key(j, "model.stages.seq_len", ctx);
+  s.batch_size = int_key(j, "model.stages.batch_size", ctx);
+  s.warmup = int_key(j, "model.stages.warmup", ctx);
   return s;
 }
 
 PresetSpec parse_preset(const Json& j, const std::string& base_dir, const std::string& ctx) {
-  js::check_keys(j, {"preset", "config", "tokenizer", "stages"}, ctx);
+  check_declared(j, "model", ctx);
   PresetSpec p;
   p.preset = js::get<std::string>(j, "preset", ctx);
   if (p.preset != "tiny-llama") {
@@ -151,8 +192,8 @@ PresetSpec parse_preset(const Json& j, const std::string& base_dir, const std::s
   p.config = j.value("config", Json::object());
   if (!p.config.is_object()) fail("{}.config: expected an object of config.json keys", ctx);
   const Json& tok = object_at(j, "tokenizer", ctx);
-  js::check_keys(tok, {"data", "vocab_size"}, ctx + ".tokenizer");
-  p.vocab_size = positive(tok, "vocab_size", 4096, ctx + ".tokenizer", 300);
+  check_declared(tok, "model.tokenizer", ctx + ".tokenizer");
+  p.vocab_size = int_key(tok, "model.tokenizer.vocab_size", ctx + ".tokenizer");
   if (!j.contains("stages") || !j["stages"].is_array() || j["stages"].empty()) {
     fail("{}.stages: a preset needs at least one training stage (an array)", ctx);
   }
@@ -232,23 +273,19 @@ DataSource parse_source(const Json& j, const std::string& base_dir, const std::s
   if (j.is_string()) return parse_source(Json{{"path", j}}, base_dir, ctx);
   if (!j.is_object()) fail("{}: expected a path or an object, found {}", ctx, js::type_name(j));
   if (j.contains("qa")) {
-    js::check_keys(j, {"qa", "mask_prompt", "max_docs"}, ctx);
+    check_declared(j, "SOURCE", ctx);
     s.kind = DataSource::Kind::Qa;
     s.qa_path = resolve(js::get<std::string>(j, "qa", ctx), base_dir);
-    s.mask_prompt = js::get_or<bool>(j, "mask_prompt", true, ctx);
+    s.mask_prompt = value_key<bool>(j, "SOURCE.mask_prompt", ctx);
     s.max_docs = js::get_or<int64_t>(j, "max_docs", -1, ctx);
     s.raw = {{"qa", s.qa_path}, {"mask_prompt", s.mask_prompt}, {"max_docs", s.max_docs}};
     return s;
   }
   if (j.contains("biography")) {
-    js::check_keys(j, {"biography", "part", "max_docs", "max_tokens"}, ctx);
+    check_declared(j, "SOURCE", ctx);  // the biography's options too
     s.kind = DataSource::Kind::Biography;
     s.biography = j["biography"];
     if (!s.biography.is_object()) fail("{}.biography: expected an object of options", ctx);
-    js::check_keys(s.biography,
-                   {"seed", "num_people", "bios_per_person", "pretrain_fraction",
-                    "task0_train_fraction", "task1_fraction"},
-                   ctx + ".biography");
     s.part = js::get<std::string>(j, "part", ctx);
     if (s.part != "pretrain" && s.part != "task0_train" && s.part != "task0_test" &&
         s.part != "task1") {
@@ -262,6 +299,7 @@ DataSource parse_source(const Json& j, const std::string& base_dir, const std::s
              {"max_tokens", s.max_tokens}};
     return s;
   }
+  check_declared(j, "SOURCE", ctx);
   Json corpus = j;
   for (const char* k : {"part", "heldout", "max_docs", "max_tokens"}) corpus.erase(k);
   if (!corpus.contains("path")) fail("{}: missing 'path' (or 'qa' / 'biography')", ctx);
@@ -327,32 +365,26 @@ Json with_resolved_paths(Json plan, const std::string& base_dir) {
 
 ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std::string& ctx) {
   if (!j.is_object()) fail("{}: expected a JSON object, found {}", ctx, js::type_name(j));
-  js::check_keys(
-      j, {"version",  "name",       "seed",        "device", "dtype", "threads",    "model",
-          "data",     "sequence",   "plans",       "plan",   "train", "eval",       "probe",
-          "adept",    "checkpoint", "description", "seeds",  "sweep", "sweep_mode", "samples",
-          "run_seed", "guard",      "report",      "comment",    "suggest"},
-      ctx);
+  // Every key of the spec, at any depth, against its declaration (plans: the variant's
+  // keys): an unknown key names its full path and the nearest known key.
+  schema::check_keys(j, spec_schema(), ctx);
   ExperimentSpec s;
   s.version = static_cast<int>(js::get_or<int64_t>(j, "version", kSpecVersion, ctx));
   if (s.version != kSpecVersion) {
     fail("{}.version: this GrowBench reads spec version {}, found {}", ctx, kSpecVersion,
          s.version);
   }
-  s.name = js::get_or<std::string>(j, "name", "experiment", ctx);
-  s.seed = static_cast<uint64_t>(positive(j, "seed", 0, ctx, 0));
+  s.name = value_key<std::string>(j, "name", ctx);
+  s.seed = static_cast<uint64_t>(int_key(j, "seed", ctx));
   s.run_seed = static_cast<uint64_t>(positive(j, "run_seed", static_cast<int64_t>(s.seed), ctx, 0));
-  s.device = js::get_or<std::string>(j, "device", "cpu", ctx);
-  s.dtype = js::get_or<std::string>(j, "dtype", "float32", ctx);
+  s.device = value_key<std::string>(j, "device", ctx);
+  s.dtype = choice_key(j, "dtype", ctx);
   const bool cuda_n = s.device.rfind("cuda:", 0) == 0 && s.device.size() > 5 &&
                       s.device.find_first_not_of("0123456789", 5) == std::string::npos;
   if (s.device != "cpu" && s.device != "cuda" && !cuda_n) {
     fail("{}.device: must be cpu, cuda or cuda:N, found '{}'", ctx, s.device);
   }
-  if (s.dtype != "float32" && s.dtype != "bfloat16" && s.dtype != "float16") {
-    fail("{}.dtype: must be float32, bfloat16 or float16, found '{}'", ctx, s.dtype);
-  }
-  s.threads = positive(j, "threads", 1, ctx);
+  s.threads = int_key(j, "threads", ctx);
 
   // Model
   if (!j.contains("model")) fail("{}: missing 'model' (a folder or a preset)", ctx);
@@ -362,7 +394,7 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   } else if (m.is_object() && m.contains("preset")) {
     s.model.preset = parse_preset(m, base_dir, ctx + ".model");
   } else if (m.is_object()) {
-    js::check_keys(m, {"path"}, ctx + ".model");
+    check_declared(m, "model", ctx + ".model");
     s.model.path = resolve(js::get<std::string>(m, "path", ctx + ".model"), base_dir);
   } else {
     fail("{}.model: expected a folder path or an object", ctx);
@@ -371,11 +403,11 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   // Data
   const std::string dctx = ctx + ".data";
   const Json& data = object_at(j, "data", ctx);
-  js::check_keys(data, {"original", "new", "tasks"}, dctx);
+  check_declared(data, "data", dctx);
   const Json& orig = object_at(data, "original", dctx);
-  js::check_keys(orig, {"eval", "replay", "probe", "test"}, dctx + ".original");
+  check_declared(orig, "data.original", dctx + ".original");
   const Json& nw = object_at(data, "new", dctx);
-  js::check_keys(nw, {"train", "eval", "test"}, dctx + ".new");
+  check_declared(nw, "data.new", dctx + ".new");
   auto src = [&](const Json& parent, const char* key, const std::string& c) {
     return parent.contains(key) ? parse_source(parent[key], base_dir, c + "." + key) : DataSource{};
   };
@@ -401,14 +433,14 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
     for (size_t i = 0; i < j["sequence"].size(); ++i) {
       const std::string c = fmt::format("{}.sequence[{}]", ctx, i);
       const Json& e = j["sequence"][i];
-      js::check_keys(e, {"name", "train", "eval", "steps"}, c);
+      check_declared(e, "sequence", c);
       SequenceStep st;
       st.name = js::get<std::string>(e, "name", c);
       st.train = parse_source(js::get<Json>(e, "train", c), base_dir, c + ".train");
       Json ev = js::get<Json>(e, "eval", c);
       if (ev.is_object() && !ev.contains("name")) ev["name"] = st.name;
       st.eval = parse_task(ev, base_dir, c + ".eval");
-      st.steps = positive(e, "steps", 0, c, 0);
+      st.steps = int_key(e, "sequence.steps", c);
       s.sequence.push_back(std::move(st));
     }
     if (s.new_train.defined()) {
@@ -453,13 +485,9 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   // Optimisation
   const std::string tctx = ctx + ".train";
   const Json& t = object_at(j, "train", ctx);
-  js::check_keys(t,
-                 {"steps", "batch_tokens", "batch_size", "seq_len", "accumulation", "lr",
-                  "schedule", "warmup", "min_lr_ratio", "weight_decay", "clip", "beta1", "beta2",
-                  "eps", "replay", "replay_mode", "diverge_factor", "row_shards"},
-                 tctx);
-  s.train.steps = positive(t, "steps", 100, tctx);
-  s.train.seq_len = positive(t, "seq_len", 128, tctx, 2);
+  check_declared(t, "train", tctx);
+  s.train.steps = int_key(t, "train.steps", tctx);
+  s.train.seq_len = int_key(t, "train.seq_len", tctx);
   if (t.contains("batch_tokens") && t.contains("batch_size")) {
     fail("{}: give batch_tokens or batch_size, not both", tctx);
   }
@@ -470,29 +498,22 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
     }
     s.train.batch_size = bt / s.train.seq_len;
   } else {
-    s.train.batch_size = positive(t, "batch_size", 8, tctx);
+    s.train.batch_size = int_key(t, "train.batch_size", tctx);
   }
-  s.train.accumulation = positive(t, "accumulation", 1, tctx);
-  s.train.lr = ranged(t, "lr", 3e-4, tctx, 0.0, 10.0, true);
-  s.train.schedule = js::get_or<std::string>(t, "schedule", "cosine", tctx);
-  if (s.train.schedule != "constant" && s.train.schedule != "linear" &&
-      s.train.schedule != "cosine") {
-    fail("{}.schedule: must be constant, linear or cosine, found '{}'", tctx, s.train.schedule);
-  }
-  s.train.warmup = positive(t, "warmup", 0, tctx, 0);
-  s.train.min_lr_ratio = ranged(t, "min_lr_ratio", 0.1, tctx, 0.0, 1.0);
-  s.train.weight_decay = ranged(t, "weight_decay", 0.0, tctx, 0.0, 10.0);
-  s.train.clip = ranged(t, "clip", 1.0, tctx, 0.0, 1e9);
-  s.train.beta1 = ranged(t, "beta1", 0.9, tctx, 0.0, 1.0);
-  s.train.beta2 = ranged(t, "beta2", 0.95, tctx, 0.0, 1.0);
-  s.train.eps = ranged(t, "eps", 1e-8, tctx, 0.0, 1.0, true);
-  s.train.replay = ranged(t, "replay", 0.0, tctx, 0.0, 1.0);
-  s.train.replay_mode = js::get_or<std::string>(t, "replay_mode", "batches", tctx);
-  if (s.train.replay_mode != "batches" && s.train.replay_mode != "rows") {
-    fail("{}.replay_mode: must be batches or rows, found '{}'", tctx, s.train.replay_mode);
-  }
-  s.train.diverge_factor = ranged(t, "diverge_factor", 10.0, tctx, 0.0, 1e9);
-  s.train.row_shards = positive(t, "row_shards", 1, tctx);
+  s.train.accumulation = int_key(t, "train.accumulation", tctx);
+  s.train.lr = number_key(t, "train.lr", tctx);
+  s.train.schedule = choice_key(t, "train.schedule", tctx);
+  s.train.warmup = int_key(t, "train.warmup", tctx);
+  s.train.min_lr_ratio = number_key(t, "train.min_lr_ratio", tctx);
+  s.train.weight_decay = number_key(t, "train.weight_decay", tctx);
+  s.train.clip = number_key(t, "train.clip", tctx);
+  s.train.beta1 = number_key(t, "train.beta1", tctx);
+  s.train.beta2 = number_key(t, "train.beta2", tctx);
+  s.train.eps = number_key(t, "train.eps", tctx);
+  s.train.replay = number_key(t, "train.replay", tctx);
+  s.train.replay_mode = choice_key(t, "train.replay_mode", tctx);
+  s.train.diverge_factor = number_key(t, "train.diverge_factor", tctx);
+  s.train.row_shards = int_key(t, "train.row_shards", tctx);
   if (s.train.row_shards > s.train.batch_size) {
     fail("{}.row_shards: {} blocks of rows need at least as many rows, batch_size is {}", tctx,
          s.train.row_shards, s.train.batch_size);
@@ -514,16 +535,14 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   // Evaluation, probes, ADEPT, checkpoints
   const std::string ectx = ctx + ".eval";
   const Json& e = object_at(j, "eval", ctx);
-  js::check_keys(e,
-                 {"interval", "tokens", "batch_size", "drift", "max_items", "exact_match", "test"},
-                 ectx);
-  s.eval.interval = positive(e, "interval", 50, ectx);
-  s.eval.tokens = positive(e, "tokens", 16384, ectx, 2);
-  s.eval.batch_size = positive(e, "batch_size", 8, ectx);
-  s.eval.drift = js::get_or<bool>(e, "drift", true, ectx);
-  s.eval.max_items = js::get_or<int64_t>(e, "max_items", 200, ectx);
-  s.eval.exact_match = js::get_or<bool>(e, "exact_match", true, ectx);
-  s.eval.test = js::get_or<std::string>(e, "test", "ends", ectx);
+  check_declared(e, "eval", ectx);
+  s.eval.interval = int_key(e, "eval.interval", ectx);
+  s.eval.tokens = int_key(e, "eval.tokens", ectx);
+  s.eval.batch_size = int_key(e, "eval.batch_size", ectx);
+  s.eval.drift = value_key<bool>(e, "eval.drift", ectx);
+  s.eval.max_items = int_key(e, "eval.max_items", ectx);
+  s.eval.exact_match = value_key<bool>(e, "eval.exact_match", ectx);
+  s.eval.test = value_key<std::string>(e, "eval.test", ectx);
   if (s.eval.test != "ends" && s.eval.test != "every") {
     fail("{}.test: must be \"ends\" (the test sets at step 0 and the end) or \"every\" (at "
          "every evaluation), found '{}'",
@@ -531,20 +550,17 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   }
   const std::string pctx = ctx + ".probe";
   const Json& p = object_at(j, "probe", ctx);
-  js::check_keys(p,
-                 {"method", "tokens", "batch_size", "seq_len", "masking_mode", "fisher_mode",
-                  "steps", "lr", "snapshot_every", "reference"},
-                 pctx);
+  check_declared(p, "probe", pctx);
   s.probe.options = importance::probe_options_from_json(p, pctx);
   s.probe.options.seed = s.seed;
-  s.probe.tokens = positive(p, "tokens", 8192, pctx, 2);
-  s.probe.batch_size = positive(p, "batch_size", 4, pctx);
-  s.probe.seq_len = positive(p, "seq_len", 128, pctx, 2);
+  s.probe.tokens = int_key(p, "probe.tokens", pctx);
+  s.probe.batch_size = int_key(p, "probe.batch_size", pctx);
+  s.probe.seq_len = int_key(p, "probe.seq_len", pctx);
   const Json& a = object_at(j, "adept", ctx);
-  js::check_keys(a, {"unit_lr", "t_update", "method"}, ctx + ".adept");
-  s.adept.unit_lr = js::get_or<bool>(a, "unit_lr", false, ctx + ".adept");
-  s.adept.t_update = positive(a, "t_update", 500, ctx + ".adept");
-  s.adept.method = js::get_or<std::string>(a, "method", "taylor-code", ctx + ".adept");
+  check_declared(a, "adept", ctx + ".adept");
+  s.adept.unit_lr = value_key<bool>(a, "adept.unit_lr", ctx + ".adept");
+  s.adept.t_update = int_key(a, "adept.t_update", ctx + ".adept");
+  s.adept.method = value_key<std::string>(a, "adept.method", ctx + ".adept");
   if (!importance::is_unit_method(s.adept.method)) {
     fail(
         "{}.adept.method: must be taylor-code, taylor, taylor-abs or fisher (a unit importance), "
@@ -552,22 +568,19 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
         ctx, s.adept.method);
   }
   const Json& c = object_at(j, "checkpoint", ctx);
-  js::check_keys(c, {"interval"}, ctx + ".checkpoint");
-  s.checkpoint_interval = positive(c, "interval", 0, ctx + ".checkpoint", 0);
+  check_declared(c, "checkpoint", ctx + ".checkpoint");
+  s.checkpoint_interval = int_key(c, "checkpoint.interval", ctx + ".checkpoint");
   if (j.contains("guard")) {
     const std::string gctx = ctx + ".guard";
     const Json& g = object_at(j, "guard", ctx);
-    js::check_keys(g, {"metric", "max_increase", "action"}, gctx);
-    s.guard.metric = js::get_or<std::string>(g, "metric", metrics::kEvalOrigPpl, gctx);
+    check_declared(g, "guard", gctx);
+    s.guard.metric = value_key<std::string>(g, "guard.metric", gctx);
     if (!metrics::is_eval(s.guard.metric) || !metrics::find(s.guard.metric)) {
       fail("{}.metric: expected an evaluation metric such as eval/orig/ppl, found '{}'", gctx,
            s.guard.metric);
     }
-    s.guard.max_increase = ranged(g, "max_increase", 0.05, gctx, 0.0, 1e9);
-    s.guard.action = js::get_or<std::string>(g, "action", "stop", gctx);
-    if (s.guard.action != "stop" && s.guard.action != "rollback") {
-      fail("{}.action: must be stop or rollback, found '{}'", gctx, s.guard.action);
-    }
+    s.guard.max_increase = number_key(g, "guard.max_increase", gctx);
+    s.guard.action = choice_key(g, "guard.action", gctx);
   }
   // The report section (claims, figures) is read by `growbench-cli report`; validated now so
   // that a typo fails before hours of runs.

@@ -1,6 +1,8 @@
 // Suggest a plan: candidates from the variant registry, successive halving on the validation
 // sets, the recommendation (experiment/suggest.h, docs/suggest.md).
 #include "experiment/suggest.h"
+#include "experiment/spec_schema.h"
+#include "util/schema.h"
 
 #include <algorithm>
 #include <chrono>
@@ -252,16 +254,13 @@ double parse_fraction_option(const std::string& text, const std::string& prefix,
 
 SuggestOptions parse_suggest_section(const Json& j, const std::string& ctx) {
   if (!j.is_object()) fail("{}: expected an object, found {}", ctx, js::type_name(j));
-  js::check_keys(j,
-                 {"budget", "time", "rates", "variants", "policies", "eta", "steps",
-                  "min_rung_steps", "max_candidates", "comment"},
-                 ctx);
+  // Its keys and the budget's, as the spec's schema declares them (spec_schema.cpp).
+  schema::check_keys(j, experiment::spec_key("suggest"), experiment::spec_schema(), ctx);
   SuggestOptions o;
   if (j.contains("budget")) {
     const Json& b = j["budget"];
     const std::string bc = ctx + ".budget";
     if (!b.is_object()) fail("{}: expected an object, found {}", bc, js::type_name(b));
-    js::check_keys(b, {"forgetting", "params"}, bc);
     if (b.contains("forgetting"))
       o.forgetting_budget = fraction_value(b["forgetting"], bc + ".forgetting");
     if (b.contains("params")) o.params_budget = fraction_value(b["params"], bc + ".params");

@@ -8,6 +8,7 @@
 
 #include "grow/peft.h"
 #include "grow/variant.h"
+#include "grow/plan_schema.h"
 #include "util/error.h"
 #include "util/json.h"
 
@@ -178,8 +179,6 @@ std::string GrowthPlan::label() const {
 
 namespace {
 
-// Keys every plan accepts, whatever its variant.
-const char* const kCommonKeys[] = {"variant", "name", "replay", "replay_mode", "ewc"};
 
 EwcOptions parse_ewc(const Json& j, const std::string& ctx) {
   const std::string c = ctx + ".ewc";
@@ -208,8 +207,8 @@ EwcOptions parse_ewc(const Json& j, const std::string& ctx) {
   return o;
 }
 bool is_common_key(const std::string& key) {
-  for (const char* k : kCommonKeys) {
-    if (key == k) return true;
+  for (const auto& k : plan_common_keys()) {
+    if (key == k.name && key != "from_peft") return true;
   }
   return false;
 }
@@ -382,11 +381,15 @@ GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
   // Known keys.
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (is_common_key(it.key()) || m->find(it.key())) continue;
-    std::vector<std::string> allowed(std::begin(kCommonKeys), std::end(kCommonKeys));
+    std::vector<std::string> allowed;
+    for (const auto& k : plan_common_keys()) {
+      if (k.name != "from_peft") allowed.push_back(k.name);
+    }
     for (const auto& s : m->params) allowed.push_back(s.name);
     if (m->id == Variant::Lora) allowed.push_back("from_peft");
-    fail("{}: unknown key '{}' for variant '{}' (allowed: {})", ctx, it.key(), m->id,
-         join(allowed));
+    const std::string near = schema::nearest(it.key(), allowed);
+    fail("{}: unknown key '{}' for variant '{}' ({}allowed: {})", ctx, it.key(), m->id,
+         near.empty() ? std::string() : "did you mean '" + near + "'? ", join(allowed));
   }
   // Values with defaults filled in, then which keys apply (a key may depend on a mode).
   Json values = Json::object();
@@ -422,6 +425,68 @@ GrowthPlan parse_plan(const Json& j, const std::string& ctx) {
   for (const auto& s : m->params) s.write(*plan.params.get(), values[s.name]);
   if (m->validate) m->validate(*plan.params.get(), j, ctx);
   return plan;
+}
+
+const std::vector<schema::Key>& plan_common_keys() {
+  using schema::Key;
+  using schema::Type;
+  static const std::vector<Key> keys = [] {
+    std::vector<Key> k;
+    auto add = [&](std::string name, Type type, Json def, std::string help) -> Key& {
+      Key key;
+      key.name = std::move(name);
+      key.type = type;
+      key.default_value = std::move(def);
+      key.help = std::move(help);
+      k.push_back(std::move(key));
+      return k.back();
+    };
+    Key& variant = add("variant", Type::Choice, nullptr,
+                       "the growth variant (docs/plans.md has each variant's own keys)");
+    variant.default_text = "required";
+    variant.choices = variant_names();
+    add("name", Type::String, nullptr, "the plan's label in run names and tables");
+    Key& replay = add("replay", Type::Number, nullptr,
+                      "fraction p of original-domain batches for this plan (overrides "
+                      "train.replay)");
+    replay.default_text = "train.replay";
+    replay.min = 0;
+    replay.max = 1;
+    replay.max_open = true;
+    Key& mode = add("replay_mode", Type::Choice, nullptr,
+                    "how replay mixes for this plan (overrides train.replay_mode)");
+    mode.default_text = "train.replay_mode";
+    mode.choices = {"batches", "rows"};
+    Key& ewc = add("ewc", Type::Object, nullptr,
+                   "an EWC penalty on the plan's trainable weights (docs/plans.md, Common keys)");
+    Key lambda;
+    lambda.name = "lambda";
+    lambda.type = Type::Number;
+    lambda.default_text = "required";
+    lambda.min = 0;
+    lambda.help = "the strength of the penalty";
+    Key ewc_mode;
+    ewc_mode.name = "mode";
+    ewc_mode.type = Type::Choice;
+    ewc_mode.default_value = "per-task";
+    ewc_mode.choices = {"per-task", "online"};
+    ewc_mode.help = "per-task keeps every task's Fisher; online one decayed Fisher";
+    Key gamma;
+    gamma.name = "gamma";
+    gamma.type = Type::Number;
+    gamma.default_value = 1.0;
+    gamma.min = 0;
+    gamma.min_open = true;
+    gamma.max = 1;
+    gamma.help = "the decay of the online Fisher";
+    gamma.when = "when mode is online";
+    ewc.keys = {lambda, ewc_mode, gamma};
+    Key& peft = add("from_peft", Type::String, nullptr,
+                    "a PEFT LoRA adapter folder: rank, alpha, targets and layers come from it");
+    peft.when = "for variant lora";
+    return k;
+  }();
+  return keys;
 }
 
 void validate_plan(const GrowthPlan& plan, const ModelConfig& c, const std::string& ctx) {

@@ -1,4 +1,5 @@
 #include "grow/variant.h"
+#include "grow/plan_schema.h"
 
 #include <algorithm>
 #include <cmath>
@@ -58,6 +59,49 @@ Json ParamSpec::to_json() const {
   if (!unit.empty()) j["unit"] = unit;
   if (!when_key.empty()) j["applies_when"] = {{"key", when_key}, {"values", when_values}};
   return j;
+}
+
+schema::Key to_schema_key(const ParamSpec& p) {
+  schema::Key k;
+  k.name = p.name;
+  switch (p.type) {
+    case ParamSpec::Type::Int:
+      k.type = schema::Type::Int;
+      break;
+    case ParamSpec::Type::Number:
+      k.type = schema::Type::Number;
+      break;
+    case ParamSpec::Type::Bool:
+      k.type = schema::Type::Bool;
+      break;
+    case ParamSpec::Type::Choice:
+      k.type = schema::Type::Choice;
+      break;
+    case ParamSpec::Type::StringList:
+      k.type = schema::Type::List;
+      k.item = "string";
+      break;
+    case ParamSpec::Type::Layers:
+      k.type = schema::Type::Any;
+      k.type_text = "layers";
+      break;
+    case ParamSpec::Type::Plan:
+      k.type = schema::Type::Ref;
+      k.ref = "PLAN";
+      break;
+  }
+  k.default_value = p.default_value;
+  k.min = p.min;
+  k.max = p.max;
+  k.choices = p.choices;
+  k.unit = p.unit;
+  k.help = p.help;
+  if (!p.when_key.empty()) {
+    std::string vals;
+    for (const auto& v : p.when_values) vals += (vals.empty() ? "" : ", ") + v;
+    k.when = "when " + p.when_key + " is " + vals;
+  }
+  return k;
 }
 
 const ParamSpec* VariantModule::find(const std::string& key) const {
