@@ -456,7 +456,8 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   js::check_keys(t,
                  {"steps", "batch_tokens", "batch_size", "seq_len", "accumulation", "lr",
                   "schedule", "warmup", "min_lr_ratio", "weight_decay", "clip", "beta1", "beta2",
-                  "eps", "replay", "replay_mode", "diverge_factor", "row_shards"},
+                  "eps", "replay", "replay_mode", "diverge_factor", "row_shards", "ce_chunk",
+                  "checkpointing"},
                  tctx);
   s.train.steps = positive(t, "steps", 100, tctx);
   s.train.seq_len = positive(t, "seq_len", 128, tctx, 2);
@@ -496,6 +497,23 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   if (s.train.row_shards > s.train.batch_size) {
     fail("{}.row_shards: {} blocks of rows need at least as many rows, batch_size is {}", tctx,
          s.train.row_shards, s.train.batch_size);
+  }
+  if (t.contains("ce_chunk")) {
+    const Json& c = t.at("ce_chunk");
+    if (c.is_string() && c.get<std::string>() == "auto") {
+      s.train.ce_chunk = -1;
+    } else if (c.is_number_integer() && c.get<int64_t>() >= 0) {
+      s.train.ce_chunk = c.get<int64_t>();
+    } else {
+      fail("{}.ce_chunk: must be \"auto\", 0 (never chunk) or a number of tokens, found {}", tctx,
+           c.dump());
+    }
+  }
+  if (t.contains("checkpointing")) {
+    if (!t.at("checkpointing").is_boolean()) {
+      fail("{}.checkpointing: must be true or false, found {}", tctx, t.at("checkpointing").dump());
+    }
+    s.train.checkpointing = t.at("checkpointing").get<bool>();
   }
   if (s.train.replay > 0 && !s.original_replay.defined()) {
     fail("{}.replay: {} needs data.original.replay (original-domain text to mix in)", tctx,
