@@ -122,7 +122,7 @@ MemoryEstimate estimate_memory(const ModelConfig& c, const grow::GrowthPlan& pla
     // Measured: with checkpointing the peak comes late in the backward pass, when every
     // gradient is alive and the (V, d) embedding's gradient has two more float32 copies
     // beside it (the head's product and the lookup's dense gradient, then summed).
-    e.activations += 2 * kFloat * c.vocab_size * d;
+    e.gradients += 2 * kFloat * c.vocab_size * d;
   }
   // Training: the log-softmax the cross-entropy keeps, its gradient and the logits'
   // gradient, float32; the logits themselves in the model's dtype when it is not float32.
