@@ -11,6 +11,11 @@
 //          [--batch B] [--save-init DIR] [--profile 1] [--shards S] [--shard-threads N]
 //          [--plan JSON (default {"variant": "full"})] [--fused-adamw 1] [--fused-rope 1]
 //          [--fused-norm 1] [--fused-split 1] [--fused-swiglu 1] [--fused-mask 1]
+//          [--config CONFIG.json] [--ce-chunk -1|0|N] [--checkpointing 0|1]
+// --config builds the model of a Hugging Face config.json (random weights; --vocab is then
+// the config's, and the batches draw from it) instead of the Llama shape of the size options.
+// --ce-chunk is train.ce_chunk (-1 auto, 0 never, N tokens per chunk; train/chunked_ce.h),
+// --checkpointing 1 train.checkpointing (activation checkpointing per decoder layer).
 // --threads sets LibTorch's intra-op threads (at::set_num_threads); OpenBLAS keeps its own
 // pool, sized by OPENBLAS_NUM_THREADS (or OMP_NUM_THREADS, else all cores).
 // --shards S splits every batch into S blocks of rows computed on up to --shard-threads
@@ -77,6 +82,8 @@ struct Options {
   int64_t fused_adamw = 1, fused_rope = 1, fused_norm = 1, fused_split = 1, fused_swiglu = 1,
           fused_mask = 1;
   std::string plan = R"({"variant": "full"})";
+  std::string config;  // a config.json instead of the Llama shape of the size options
+  int64_t ce_chunk = -1, checkpointing = 0;
 };
 
 [[noreturn]] void usage(const char* why) {
@@ -108,11 +115,15 @@ Options parse(int argc, char** argv) {
                                                   {"--fused-norm", &o.fused_norm},
                                                   {"--fused-split", &o.fused_split},
                                                   {"--fused-swiglu", &o.fused_swiglu},
-                                                  {"--fused-mask", &o.fused_mask}};
+                                                  {"--fused-mask", &o.fused_mask},
+                                                  {"--ce-chunk", &o.ce_chunk},
+                                                  {"--checkpointing", &o.checkpointing}};
     if (a == "--save-init") {
       o.save_init = v;
     } else if (a == "--plan") {
       o.plan = v;
+    } else if (a == "--config") {
+      o.config = v;
     } else if (ints.count(a)) {
       // The whole value must be an integer: "x" or "3x" is a usage error, not 0 or 3.
       int64_t n = 0;
@@ -130,7 +141,8 @@ Options parse(int argc, char** argv) {
       o.shards < 1 || o.shard_threads < 0 || o.fused_adamw < 0 || o.fused_adamw > 1 ||
       o.fused_rope < 0 || o.fused_rope > 1 || o.fused_norm < 0 || o.fused_norm > 1 ||
       o.fused_split < 0 || o.fused_split > 1 || o.fused_swiglu < 0 || o.fused_swiglu > 1 ||
-      o.fused_mask < 0 || o.fused_mask > 1) {
+      o.fused_mask < 0 || o.fused_mask > 1 || o.ce_chunk < -1 || o.checkpointing < 0 ||
+      o.checkpointing > 1) {
     usage(
         "steps, threads, batch, shards must be positive, warmup >= 0, seq-len >= 2, "
         "fused-* 0 or 1");
@@ -139,6 +151,7 @@ Options parse(int argc, char** argv) {
 }
 
 gb::ModelConfig config(const Options& o) {
+  if (!o.config.empty()) return gb::load_config(o.config);
   nlohmann::json j = {{"model_type", "llama"},
                       {"architectures", {"LlamaForCausalLM"}},
                       {"vocab_size", o.vocab},
@@ -236,13 +249,14 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int run(int argc, char** argv) {
-  const Options o = parse(argc, argv);
+  Options o = parse(argc, argv);
   // As growbench-cli's training commands do (util/allocator.h); GB_NO_REEXEC=1 measures
   // glibc's default behaviour instead.
   gb::reexec_with_allocator_tunables(argv);
   torch::set_num_threads(static_cast<int>(o.threads));
   gb::log::set_level(spdlog::level::warn);
   const gb::ModelConfig c = config(o);
+  o.vocab = c.vocab_size;  // the batches draw from the model's vocabulary
   torch::manual_seed(1);
   const int64_t rss0 = status_bytes("VmRSS");
   if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {  // VmHWM := VmRSS
@@ -289,6 +303,8 @@ int run(int argc, char** argv) {
   to.clip = 1.0;
   to.row_shards = o.shards;
   to.shard_threads = o.shard_threads;
+  to.ce_chunk = o.ce_chunk;
+  to.checkpointing = o.checkpointing != 0;
   gb::train::Trainer trainer(model, growth, to, torch::Device(torch::kCPU));
   trainer.optimizer().set_fused(o.fused_adamw != 0);
 
@@ -321,6 +337,8 @@ int run(int argc, char** argv) {
   gb::experiment::StepShape shape;
   shape.batch_size = o.batch;
   shape.seq_len = o.seq_len;
+  shape.ce_chunk = o.ce_chunk;
+  shape.checkpointing = o.checkpointing != 0;
   const gb::experiment::MemoryEstimate estimate = gb::experiment::estimate_memory(
       c, grow::parse_plan(gb::json::parse(o.plan, "--plan")), shape);
   double total_ms = 0;
@@ -331,6 +349,8 @@ int run(int argc, char** argv) {
       {"torch", TORCH_VERSION},
       {"threads", o.threads},
       {"shards", o.shards},
+      {"ce_chunk", o.ce_chunk},
+      {"checkpointing", o.checkpointing != 0},
       {"shard_threads", trainer.shard_threads()},
       {"plan", gb::json::parse(o.plan, "--plan")},
       {"trainable", growth.trainable_params},

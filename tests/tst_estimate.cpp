@@ -80,6 +80,8 @@ int measure_child(const std::string& request) {
   gb::train::TrainOptions to;
   to.adamw.lr = 1e-4;
   to.schedule.kind = "constant";
+  to.ce_chunk = r.value("ce_chunk", int64_t(-1));
+  to.checkpointing = r.value("checkpointing", false);
   gb::train::Trainer trainer(model, growth, to, torch::Device(torch::kCPU));
   for (const auto& b : batches) trainer.step({b});
   const int64_t peak = status_bytes("VmHWM");
@@ -223,12 +225,14 @@ void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak_data() {
   QTest::addColumn<QString>("plan");
   QTest::addColumn<int>("batch");
   QTest::addColumn<int>("seqLen");
+  QTest::addColumn<int>("ceChunk");
+  QTest::addColumn<bool>("checkpointing");
   // The tiny preset's architecture and vocabulary (4096) at the quickstart's shape.
   const std::string tiny = ex::tiny_llama_config(4096, Json::object()).dump();
   QTest::newRow("tiny preset, full")
-      << QString::fromStdString(tiny) << R"({"variant": "full"})" << 8 << 128;
+      << QString::fromStdString(tiny) << R"({"variant": "full"})" << 8 << 128 << -1 << false;
   QTest::newRow("tiny preset, LoRA")
-      << QString::fromStdString(tiny) << R"({"variant": "lora", "rank": 8})" << 8 << 128;
+      << QString::fromStdString(tiny) << R"({"variant": "lora", "rank": 8})" << 8 << 128 << -1 << false;
   // A larger Qwen3-shaped model: grouped kv heads, q/k norms, a 32k vocabulary.
   Json q = qwen3_06b_config();
   q["hidden_size"] = 512;
@@ -240,13 +244,22 @@ void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak_data() {
   q["vocab_size"] = 32000;
   q["torch_dtype"] = "float32";
   QTest::newRow("qwen3-shaped 29M, full")
-      << QString::fromStdString(q.dump()) << R"({"variant": "full"})" << 4 << 256;
+      << QString::fromStdString(q.dump()) << R"({"variant": "full"})" << 4 << 256 << -1 << false;
   QTest::newRow("qwen3-shaped 29M, LoRA")
-      << QString::fromStdString(q.dump()) << R"({"variant": "lora", "rank": 16})" << 4 << 256;
+      << QString::fromStdString(q.dump()) << R"({"variant": "lora", "rank": 16})" << 4 << 256 << -1 << false;
   QTest::newRow("qwen3-shaped 29M, LoRA on every linear")
       << QString::fromStdString(q.dump()) << R"({"variant": "lora", "rank": 16,
              "targets": ["q", "k", "v", "o", "gate", "up", "down"]})"
-      << 4 << 256;
+      << 4 << 256 << -1 << false;
+  // The memory savers (train.ce_chunk, train.checkpointing; tests/tst_memory.cpp).
+  const QString all_linears = R"({"variant": "lora", "rank": 16,
+             "targets": ["q", "k", "v", "o", "gate", "up", "down"]})";
+  QTest::newRow("qwen3-shaped 29M, LoRA on every linear, chunked cross-entropy")
+      << QString::fromStdString(q.dump()) << all_linears << 4 << 256 << 128 << false;
+  QTest::newRow("qwen3-shaped 29M, LoRA on every linear, chunked, checkpointing")
+      << QString::fromStdString(q.dump()) << all_linears << 4 << 256 << 128 << true;
+  QTest::newRow("qwen3-shaped 29M, full, chunked, checkpointing")
+      << QString::fromStdString(q.dump()) << R"({"variant": "full"})" << 4 << 256 << 128 << true;
 }
 
 void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak() {
@@ -254,10 +267,14 @@ void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak() {
   QFETCH(QString, plan);
   QFETCH(int, batch);
   QFETCH(int, seqLen);
+  QFETCH(int, ceChunk);
+  QFETCH(bool, checkpointing);
   const Json request = {{"config", Json::parse(config.toStdString())},
                         {"plan", Json::parse(plan.toStdString())},
                         {"batch_size", batch},
-                        {"seq_len", seqLen}};
+                        {"seq_len", seqLen},
+                        {"ce_chunk", ceChunk},
+                        {"checkpointing", checkpointing}};
   QProcess p;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.insert(kChildEnv, QString::fromStdString(request.dump()));
@@ -272,6 +289,8 @@ void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak() {
   ex::StepShape shape;
   shape.batch_size = batch;
   shape.seq_len = seqLen;
+  shape.ce_chunk = ceChunk;
+  shape.checkpointing = checkpointing;
   const gb::ModelConfig c = gb::parse_config(request["config"], "config");
   const ex::MemoryEstimate e = ex::estimate_memory(c, gb::grow::parse_plan(request["plan"]), shape);
   const double estimated = static_cast<double>(e.training());

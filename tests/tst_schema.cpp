@@ -83,6 +83,8 @@ Json values_of(const ex::ExperimentSpec& s) {
   v["train.replay_mode"] = t.replay_mode;
   v["train.diverge_factor"] = t.diverge_factor;
   v["train.row_shards"] = t.row_shards;
+  v["train.ce_chunk"] = t.ce_chunk < 0 ? Json("auto") : Json(t.ce_chunk);
+  v["train.checkpointing"] = t.checkpointing;
   const ex::EvalSpec& e = s.eval;
   v["eval.interval"] = e.interval;
   v["eval.tokens"] = e.tokens;

@@ -160,6 +160,7 @@ nlohmann::json memory_json(const experiment::MemoryEstimate& e) {
           {"tokens", e.tokens},
           {"activations_bytes", e.activations},
           {"logits_bytes", e.logits},
+          {"ce_chunk_tokens", e.ce_chunk},
           {"eval_bytes", e.eval},
           {"runtime_bytes", e.runtime},
           {"peak_bytes", e.peak()}};
@@ -325,6 +326,15 @@ int check_memory(const RunOptions& in, const experiment::ExperimentSpec& spec) {
             : std::string());
   };
   const bool is_lora = plan.variant == grow::Variant::Lora;
+  if (!shape.checkpointing) {
+    ex::StepShape s = shape;
+    s.checkpointing = true;
+    const int64_t with = needs(ex::estimate_memory(config, plan, s));
+    if (with <= *avail) {
+      fits.push_back(fmt::format("activation checkpointing (train.checkpointing true): about {}",
+                                 ex::format_bytes(with)));
+    }
+  }
   if (!is_lora) {
     const ex::MemoryEstimate l = ex::estimate_memory(config, lora, shape);
     if (needs(l) <= *avail) {

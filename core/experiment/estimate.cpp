@@ -11,6 +11,7 @@
 #include "experiment/preset.h"
 #include "experiment/spec.h"
 #include "grow/variant.h"
+#include "train/chunked_ce.h"
 #include "util/error.h"
 
 namespace gb::experiment {
@@ -106,15 +107,35 @@ MemoryEstimate estimate_memory(const ModelConfig& c, const grow::GrowthPlan& pla
     extra = e.added / d;
   }
   // The final norm's input and output.
-  const int64_t elements =
-      layers * layer_elements_per_token(c, t) * kKeptPercent / 100 + extra + 2 * d;
+  int64_t elements = layers * layer_elements_per_token(c, t) * kKeptPercent / 100 + extra + 2 * d;
+  if (shape.checkpointing) {
+    // Activation checkpointing: every layer keeps its input, and one layer at a time its
+    // whole graph (recomputed in the backward pass).
+    const int64_t touched = std::max(1, e.layers_touched);
+    const int64_t extra_one = p.variant == grow::Variant::Lora ? extra / touched
+                                                               : extra / std::max<int64_t>(1, layers);
+    elements = layers * d + layer_elements_per_token(c, t) * kKeptPercent / 100 + extra_one + 2 * d;
+  }
   e.activations_per_token = bytes * elements;
   e.activations = e.activations_per_token * e.tokens;
+  if (shape.checkpointing && p.variant == grow::Variant::Full) {
+    // Measured: with checkpointing the peak comes late in the backward pass, when every
+    // gradient is alive and the (V, d) embedding's gradient has two more float32 copies
+    // beside it (the head's product and the lookup's dense gradient, then summed).
+    e.gradients += 2 * kFloat * c.vocab_size * d;
+  }
   // Training: the log-softmax the cross-entropy keeps, its gradient and the logits'
   // gradient, float32; the logits themselves in the model's dtype when it is not float32.
   const int64_t vocab = c.vocab_size;
   const int64_t logit_bytes = 3 * kFloat + (bytes != kFloat ? bytes : 0);
-  e.logits = logit_bytes * vocab * e.tokens;
+  e.ce_chunk = train::ce_chunk_tokens(shape.ce_chunk, e.tokens, vocab);
+  if (e.ce_chunk > 0) {
+    // Chunked: one chunk's float32 logits and its softmax (or the logsumexp's exponentials),
+    // the logits in the model's dtype first where it is not float32.
+    e.logits = (2 * kFloat + (bytes != kFloat ? bytes : 0)) * vocab * e.ce_chunk;
+  } else {
+    e.logits = logit_bytes * vocab * e.tokens;
+  }
   // Evaluation: the logits and their log-softmax.
   e.eval = (kFloat + bytes) * vocab * shape.eval_batch_size * t;
   e.runtime = kRuntimeBytes;
@@ -137,6 +158,8 @@ StepShape step_shape(const ExperimentSpec& spec) {
   s.seq_len = spec.train.seq_len;
   s.eval_batch_size = spec.eval.batch_size;
   s.dtype = spec.dtype;
+  s.ce_chunk = spec.train.ce_chunk;
+  s.checkpointing = spec.train.checkpointing;
   return s;
 }
 

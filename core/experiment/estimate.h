@@ -21,7 +21,10 @@
 // are scaled by factors measured on real steps (1.35 for a layer's tensors, 1.41 × the
 // output width of each LoRA target: estimate.cpp); tests/tst_estimate.cpp checks the
 // estimate against the measured peak RSS growth of real training steps within 15 %
-// (docs/performance.md, "Memory estimates").
+// (docs/performance.md, "Memory estimates"). With train.checkpointing the activations are
+// every layer's input plus one layer's tensors (recomputed in the backward pass); with a
+// chunked cross-entropy (train.ce_chunk, train/chunked_ce.h) the logits are one chunk's
+// float32 logits and softmax.
 
 #include <cstdint>
 #include <optional>
@@ -41,6 +44,9 @@ struct StepShape {
   int64_t seq_len = 128;        // tokens per row
   int64_t eval_batch_size = 8;  // rows per evaluation batch (same seq_len)
   std::string dtype = "float32";
+  // train.ce_chunk (-1 auto, 0 never, N tokens; train/chunked_ce.h) and train.checkpointing.
+  int64_t ce_chunk = -1;
+  bool checkpointing = false;
 };
 
 // The runtime's working buffers (BLAS, autograd, allocator slack), measured.
@@ -60,6 +66,7 @@ struct MemoryEstimate {
   int64_t tokens = 0;                 // per micro-batch
   int64_t activations = 0;            // activations_per_token · tokens
   int64_t logits = 0;                 // training: the cross-entropy's vocabulary-wide tensors
+  int64_t ce_chunk = 0;               // tokens per chunk of the cross-entropy (0: not chunked)
   int64_t eval = 0;                   // an evaluation batch's logits and log-softmax
   int64_t runtime = 0;                // working buffers and allocator slack
 

@@ -317,6 +317,8 @@ std::vector<ExpandedRun> expand_runs(const ExperimentSpec& spec) {
                             {"replay", parsed.plans[0].replay.value_or(t.replay)}};
         flatten("train", train, r.params);
         if (t.row_shards != 1) r.params["train.row_shards"] = t.row_shards;
+        if (t.ce_chunk != -1) r.params["train.ce_chunk"] = t.ce_chunk;
+        if (t.checkpointing) r.params["train.checkpointing"] = true;
         // Only where it is not the default, so the parameters of earlier runs stay as they were.
         const std::string replay_mode = parsed.plans[0].replay_mode.value_or(t.replay_mode);
         if (replay_mode != "batches") r.params["train.replay_mode"] = replay_mode;

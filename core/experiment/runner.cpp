@@ -722,6 +722,8 @@ void RunExecutor::make_trainer() {
   to.clip = t.clip;
   to.accumulation = t.accumulation;
   to.row_shards = t.row_shards;
+  to.ce_chunk = t.ce_chunk;
+  to.checkpointing = t.checkpointing;
   to.check_every_step = !m_p.device.is_cuda();
   to.group = m_p.options.dist;
   to.bucket_bytes = m_p.options.bucket_bytes;

@@ -518,6 +518,23 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
     fail("{}.row_shards: {} blocks of rows need at least as many rows, batch_size is {}", tctx,
          s.train.row_shards, s.train.batch_size);
   }
+  if (t.contains("ce_chunk")) {
+    const Json& c = t.at("ce_chunk");
+    if (c.is_string() && c.get<std::string>() == "auto") {
+      s.train.ce_chunk = -1;
+    } else if (c.is_number_integer() && c.get<int64_t>() >= 0) {
+      s.train.ce_chunk = c.get<int64_t>();
+    } else {
+      fail("{}.ce_chunk: must be \"auto\", 0 (never chunk) or a number of tokens, found {}", tctx,
+           c.dump());
+    }
+  }
+  if (t.contains("checkpointing")) {
+    if (!t.at("checkpointing").is_boolean()) {
+      fail("{}.checkpointing: must be true or false, found {}", tctx, t.at("checkpointing").dump());
+    }
+    s.train.checkpointing = t.at("checkpointing").get<bool>();
+  }
   if (s.train.replay > 0 && !s.original_replay.defined()) {
     fail("{}.replay: {} needs data.original.replay (original-domain text to mix in)", tctx,
          s.train.replay);

@@ -108,6 +108,11 @@ struct TrainSpec {
   // Blocks of rows each micro-batch is split into, their gradients computed apart and summed
   // (train/trainer.h TrainOptions::row_shards): on the CPU they run on the cores at once.
   int64_t row_shards = 1;
+  // Chunked cross-entropy (train/chunked_ce.h): -1 "auto" (only where one micro-batch's
+  // float32 logits would exceed 256 MiB), 0 never, N tokens per chunk.
+  int64_t ce_chunk = -1;
+  // Activation checkpointing per decoder layer (train/trainer.h TrainOptions).
+  bool checkpointing = false;
 };
 
 struct EvalSpec {

@@ -403,6 +403,29 @@ Key train_key() {
                  "logged value for 3 consecutive steps (0: off); a non-finite loss or "
                  "evaluation metric always does")
               .range(0, 1e9),
+          K("ce_chunk", Type::Any, "auto",
+            "chunked cross-entropy for large vocabularies: the loss is computed from the final "
+            "hidden states N tokens at a time, and the backward pass recomputes each chunk's "
+            "logits, so no more than one chunk of the (tokens × vocabulary) logits and their "
+            "gradient exists at once (core/train/chunked_ce.h). `\"auto\"` chunks only where "
+            "one micro-batch's (one row block's) float32 logits would exceed 256 MiB, in chunks "
+            "of at most 64 MiB of logits (Qwen3's 151 936-wide vocabulary at 4 × 256 tokens: "
+            "110 tokens a chunk); below that (the tiny presets, every quickstart and paper run) "
+            "it is the plain path, bit for bit. `0` never chunks; a number of tokens always "
+            "chunks (the loss then equals the plain one up to float32 rounding). Needs a plain "
+            "or tied LM head: with SCALE Route's two-pass head `\"auto\"` stays plain and a "
+            "number is refused")
+              .type_text("\"auto\" | int"),
+          boolean("checkpointing", false,
+                  "activation checkpointing per decoder layer: each layer runs without keeping "
+                  "its intermediate tensors, keeps only its input, and runs again in the "
+                  "backward pass (about one more forward pass of compute; memory: every layer's "
+                  "input plus one layer's activations instead of all of them). The loss and "
+                  "gradients are those of a run without it, bit for bit (the layers draw no "
+                  "random numbers). Plans whose layers add an auxiliary loss during the forward "
+                  "pass (neutral residues' local losses, LoRAMoE's load balance) are refused "
+                  "with an error naming the term. The GUI's experiment editor does not show this "
+                  "key or `ce_chunk` yet"),
       });
 }
 

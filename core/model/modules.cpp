@@ -894,6 +894,97 @@ torch::Tensor CausalLMImpl::run_layer(int64_t index, const torch::Tensor& h, For
   return model->layers->ptr<DecoderLayerImpl>(index)->forward(h, s);
 }
 
+namespace {
+
+// What a checkpointed layer needs to run again in the backward pass.
+struct LayerCheckpointState : torch::CustomClassHolder {
+  std::shared_ptr<DecoderLayerImpl> layer;
+  ForwardState state;
+  size_t n_params = 0;
+};
+
+// A decoder layer's forward pass without recording (its input saved), recomputed with
+// recording in the backward pass, which backpropagates the output's gradient through it to
+// the input and the layer's trainable tensors (inputs of this function, so that
+// torch::autograd::grad over them sees their gradients). Reentrant, as
+// torch.utils.checkpoint's default.
+class LayerCheckpoint : public torch::autograd::Function<LayerCheckpoint> {
+ public:
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& h,
+                               at::TensorList params,
+                               c10::intrusive_ptr<LayerCheckpointState> st) {
+    st->n_params = params.size();
+    ctx->save_for_backward({h});
+    ctx->saved_data["state"] = c10::IValue::make_capsule(st);
+    ForwardState s = st->state;
+    std::vector<AuxTerm> aux;
+    s.aux = &aux;
+    torch::Tensor out = st->layer->forward(h, s);
+    if (!aux.empty()) {
+      fail("train.checkpointing: layer {} adds the auxiliary loss term '{}' during its forward "
+           "pass, which a checkpointed layer cannot recompute; train this plan without "
+           "checkpointing",
+           st->state.layer_index, aux.front().name);
+    }
+    return out;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    auto st = c10::static_intrusive_pointer_cast<LayerCheckpointState>(
+        ctx->saved_data["state"].toCapsule());
+    const torch::Tensor h = ctx->get_saved_variables()[0];
+    torch::autograd::variable_list params;
+    for (const auto& p : st->layer->parameters(true)) {
+      if (p.requires_grad()) params.push_back(p);
+    }
+    TORCH_CHECK(params.size() == st->n_params,
+                "checkpointed layer: its trainable tensors changed between forward and backward");
+    torch::Tensor out, x;
+    {
+      torch::AutoGradMode recording(true);
+      x = h.detach().requires_grad_(h.requires_grad());
+      ForwardState s = st->state;
+      s.aux = nullptr;
+      s.routes = nullptr;
+      out = st->layer->forward(x, s);
+    }
+    torch::autograd::variable_list inputs;
+    if (x.requires_grad()) inputs.push_back(x);
+    inputs.insert(inputs.end(), params.begin(), params.end());
+    torch::autograd::variable_list result;
+    result.reserve(params.size() + 2);
+    if (inputs.empty() || !out.requires_grad()) {
+      result.resize(params.size() + 2);
+      return result;
+    }
+    auto grads = torch::autograd::grad({out}, inputs, {grad_out[0]}, /*retain_graph=*/false,
+                                       /*create_graph=*/false, /*allow_unused=*/true);
+    size_t k = 0;
+    result.push_back(x.requires_grad() ? grads[k++] : torch::Tensor());
+    for (size_t i = 0; i < params.size(); ++i) result.push_back(grads[k++]);
+    result.emplace_back();  // the state
+    return result;
+  }
+};
+
+}  // namespace
+
+torch::Tensor CausalLMImpl::run_layer_checkpointed(int64_t index, const torch::Tensor& h,
+                                                   ForwardState& s) {
+  s.layer_index = index;
+  auto st = c10::make_intrusive<LayerCheckpointState>();
+  st->layer = model->layers->ptr<DecoderLayerImpl>(index);
+  if (s.cache) fail("activation checkpointing does not take a key/value cache");
+  st->state = s;
+  torch::autograd::variable_list params;
+  for (const auto& p : st->layer->parameters(true)) {
+    if (p.requires_grad()) params.push_back(p);
+  }
+  // As a TensorList, so that every tensor is an input of its own (a gradient edge).
+  return LayerCheckpoint::apply(h, at::TensorList(params), st);
+}
+
 torch::Tensor CausalLMImpl::final_hidden(const torch::Tensor& h) {
   return model->norm->forward(h);
 }
@@ -906,7 +997,10 @@ torch::Tensor CausalLMImpl::hidden_states(const torch::Tensor& ids, const Forwar
   TORCH_CHECK(ids.dim() == 2, "input ids must be (batch, length)");
   auto state = make_state(ids.size(1), o, ids.device());
   auto h = embed(ids, state.past);
-  for (int64_t l = 0; l < num_layers(); ++l) h = run_layer(l, h, state);
+  const bool checkpoint = o.checkpoint_layers && torch::GradMode::is_enabled();
+  for (int64_t l = 0; l < num_layers(); ++l) {
+    h = checkpoint ? run_layer_checkpointed(l, h, state) : run_layer(l, h, state);
+  }
   return final_hidden(h);
 }
 

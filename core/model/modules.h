@@ -303,6 +303,12 @@ struct ForwardOptions {
   std::vector<AuxTerm>* aux = nullptr;
   grow::RouteRecorder* routes = nullptr;  // route statistics (grow/routes.h)
   bool mask_w12 = false;
+  // Activation checkpointing (spec train.checkpointing): while gradients are recorded, each
+  // decoder layer runs without recording, keeps only its input, and runs again with
+  // recording in the backward pass (the same numbers: the layers draw no random numbers).
+  // A layer that adds an auxiliary loss term (neutral residues' local losses, MoE load
+  // balance) cannot be recomputed this way: the forward pass fails, naming the term.
+  bool checkpoint_layers = false;
 };
 
 class CausalLMImpl : public torch::nn::Module {
@@ -317,6 +323,9 @@ class CausalLMImpl : public torch::nn::Module {
   ForwardState make_state(int64_t seq_len, const ForwardOptions& options,
                           const torch::Device& device);
   torch::Tensor run_layer(int64_t index, const torch::Tensor& h, ForwardState& state);
+  // run_layer with activation checkpointing (ForwardOptions::checkpoint_layers).
+  torch::Tensor run_layer_checkpointed(int64_t index, const torch::Tensor& h,
+                                       ForwardState& state);
   torch::Tensor final_hidden(const torch::Tensor& h);  // final norm
   torch::Tensor logits_from_hidden(const torch::Tensor& h, const ForwardOptions& options = {});
   // Final normalised hidden states (B, T, d) of a full pass (representation drift).

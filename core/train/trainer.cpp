@@ -18,6 +18,7 @@
 #include "dist/group.h"
 #include "dist/shard.h"
 #include "model/tensor_io.h"
+#include "train/chunked_ce.h"
 #include "train/parallel.h"
 #include "util/files.h"
 #include "util/json.h"
@@ -204,6 +205,49 @@ void check_finite(double value, const std::string& term, int64_t step) {
 
 }  // namespace
 
+namespace {
+
+// The head's (V, d) matrix and softcap where the logits are cap(h Wᵀ) of the final hidden
+// states: a plain or tied head and no forward override (SCALE Route); else no weight.
+struct HeadMatrix {
+  torch::Tensor weight;
+  std::optional<double> softcap;
+};
+
+HeadMatrix head_matrix(const CausalLMImpl& model) {
+  HeadMatrix h;
+  if (model.forward_override) return h;
+  const HeadUnit head = model.head();
+  if (const auto* linear = dynamic_cast<const LinearHeadImpl*>(head.get())) {
+    h.weight = linear->weight;
+    h.softcap = linear->softcap;
+  } else if (const auto* tied = dynamic_cast<const TiedHeadImpl*>(head.get())) {
+    if (auto e = tied->embedding.lock()) {
+      h.weight = e->tied_weight();
+      h.softcap = tied->softcap;
+    }
+  }
+  return h;
+}
+
+}  // namespace
+
+int64_t Trainer::ce_chunk_for(const BatchTensors& bt) const {
+  const HeadMatrix head = head_matrix(*m_model);
+  const int64_t vocab = head.weight.defined() ? head.weight.size(0) : m_model->config.vocab_size;
+  const int64_t chunk = ce_chunk_tokens(m_options.ce_chunk, bt.labels.numel(), vocab);
+  if (chunk == 0) return 0;
+  if (!head.weight.defined()) {
+    if (m_options.ce_chunk > 0) {
+      fail("train.ce_chunk: the chunked cross-entropy needs a plain or tied LM head; this "
+           "plan's head is '{}'{} (set ce_chunk to \"auto\" or 0)",
+           m_model->head()->kind(), m_model->forward_override ? " with its own forward pass" : "");
+    }
+    return 0;
+  }
+  return chunk;
+}
+
 StepStats Trainer::step(const std::vector<data::Batch>& micro) {
   return step(micro, m_options.schedule, m_opt->step_count());
 }
@@ -224,8 +268,18 @@ Trainer::PartLoss Trainer::part_loss(const BatchTensors& bt, double share, doubl
   fo.original_domain = bt.original;
   fo.domain_labels = bt.domain_labels;
   fo.original_rows = bt.original_rows;
-  auto logits = m_model->forward(bt.inputs, fo);
-  if (sum_form) {
+  fo.checkpoint_layers = m_options.checkpointing;
+  const int64_t chunk = ce_chunk_for(bt);
+  if (chunk > 0) {
+    // The loss from the final hidden states, never more than one chunk of logits at once.
+    const torch::Tensor h = m_model->hidden_states(bt.inputs, fo);
+    const HeadMatrix head = head_matrix(*m_model);
+    const torch::Tensor sum = chunked_cross_entropy_sum(h.reshape({-1, h.size(-1)}), head.weight,
+                                                        bt.labels.reshape({-1}), chunk,
+                                                        head.softcap);
+    r.lm = sum / static_cast<double>(sum_form ? global_targets : bt.targets);
+  } else if (sum_form) {
+    auto logits = m_model->forward(bt.inputs, fo);
     const int64_t v = logits.size(-1);
     r.lm = torch::nn::functional::cross_entropy(
                logits.reshape({-1, v}).to(torch::kFloat), bt.labels.reshape({-1}),
@@ -233,7 +287,7 @@ Trainer::PartLoss Trainer::part_loss(const BatchTensors& bt, double share, doubl
                    torch::kSum)) /
            static_cast<double>(global_targets);
   } else {
-    r.lm = lm_loss(logits, bt.labels);
+    r.lm = lm_loss(m_model->forward(bt.inputs, fo), bt.labels);
   }
   r.loss = r.lm;
   for (const auto& a : aux) {

@@ -58,6 +58,16 @@ struct TrainOptions {
   // operations of a step scale over cores this way, which they do not inside one pass.
   int64_t row_shards = 1;
   int64_t shard_threads = 0;
+  // Chunked cross-entropy (spec train.ce_chunk; train/chunked_ce.h): kCeChunkAuto (-1)
+  // chunks only where a block's full float32 logits would exceed 256 MiB (never for the
+  // tiny presets, whose numbers stay bit for bit), 0 never, N > 0 N tokens at a time. Needs
+  // a plain or tied LM head (no SCALE Route forward); auto falls back to the plain path
+  // where the head is another, an explicit N fails.
+  int64_t ce_chunk = -1;
+  // Activation checkpointing per decoder layer (spec train.checkpointing; ForwardOptions::
+  // checkpoint_layers): each layer keeps only its input and recomputes its forward pass in
+  // the backward pass. The same numbers as without (tests/tst_memory.cpp).
+  bool checkpointing = false;
 };
 
 struct StepStats {
@@ -136,6 +146,8 @@ class Trainer {
   // model-level terms when `model_terms` (else their names only).
   // `original_share`: this block's share of the micro-batch's original-domain rows, the
   // weight of terms that are means over those rows (AuxTerm::original_rows_only).
+  // Tokens per chunk of the cross-entropy for this block (0: the plain path).
+  int64_t ce_chunk_for(const BatchTensors& bt) const;
   PartLoss part_loss(const BatchTensors& bt, double share, double original_share,
                      int64_t global_targets, bool sum_form, bool model_terms);
   // One micro-batch (`global_targets` target tokens in all its rows) split into

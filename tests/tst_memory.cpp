@@ -1,0 +1,379 @@
+// The trainer's memory savers (issue 38): the chunked cross-entropy and activation
+// checkpointing give the plain path's loss and gradients (within float32 rounding, or bit
+// for bit where the arithmetic is the same), the default leaves the tiny preset's training
+// bit for bit as it was, and the spec keys parse and check.
+#include <QtTest>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "data/packing.h"
+#include "experiment/estimate.h"
+#include "experiment/preset.h"
+#include "experiment/spec.h"
+#include "grow/growth.h"
+#include "grow/plan.h"
+#include "model/config.h"
+#include "model/modules.h"
+#include "train/chunked_ce.h"
+#include "train/trainer.h"
+
+namespace ex = gb::experiment;
+using Json = nlohmann::json;
+
+namespace {
+
+// max |a − b| / max(max |b|, tiny): the difference relative to the reference's scale.
+double rel_diff(const torch::Tensor& a, const torch::Tensor& b) {
+  const double scale = std::max(b.abs().max().item<double>(), 1e-30);
+  return (a - b).abs().max().item<double>() / scale;
+}
+
+gb::ModelConfig tiny_config(int64_t vocab = 512) {
+  return gb::parse_config(ex::tiny_llama_config(vocab, Json::object()), "tiny preset");
+}
+
+// A fresh tiny-preset model (the same weights for the same seed) with `plan` applied.
+std::pair<gb::CausalLM, gb::grow::GrowthResult> tiny_model(const Json& plan, uint64_t seed = 3,
+                                                           int64_t vocab = 512) {
+  torch::manual_seed(seed);
+  gb::CausalLM m(tiny_config(vocab));
+  gb::init_weights(*m, 0.02);
+  auto g = gb::grow::apply_plan(*m, gb::grow::parse_plan(plan));
+  if (plan.value("variant", "") == "lora") {
+    // LoRA's B starts at zero: random values so that every adapter has a gradient path.
+    torch::NoGradGuard ng;
+    for (auto& item : m->named_parameters(true)) {
+      if (item.key().find("lora_B") != std::string::npos) item.value().normal_(0.0, 0.02);
+    }
+  }
+  return {m, g};
+}
+
+gb::data::Batch random_batch(int64_t rows, int64_t len, int64_t vocab, uint64_t seed,
+                             bool masked = false) {
+  gb::data::Batch b;
+  b.rows = rows;
+  b.seq_len = len;
+  b.tokens.resize(static_cast<size_t>(rows * (len + 1)));
+  uint64_t x = seed;
+  for (auto& t : b.tokens) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    t = static_cast<int32_t>((x >> 33) % static_cast<uint64_t>(vocab));
+  }
+  if (masked) {
+    // The first third of every row is a prompt (no loss).
+    b.loss_mask.assign(b.tokens.size(), 1);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t i = 0; i < (len + 1) / 3; ++i) b.loss_mask[static_cast<size_t>(r * (len + 1) + i)] = 0;
+    }
+  }
+  return b;
+}
+
+std::vector<torch::Tensor> trainable(const gb::CausalLM& m) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : m->parameters(true)) {
+    if (p.requires_grad()) out.push_back(p);
+  }
+  return out;
+}
+
+// Loss and gradients of the trainable tensors for one batch: the plain path (logits and
+// trainer's lm_loss) or the chunked one, with or without checkpointing.
+std::pair<torch::Tensor, std::vector<torch::Tensor>> loss_and_grads(gb::CausalLM& m,
+                                                                    const gb::data::Batch& batch,
+                                                                    int64_t chunk, bool checkpoint) {
+  const auto bt = gb::train::to_tensors(batch, torch::kCPU);
+  gb::ForwardOptions fo;
+  fo.checkpoint_layers = checkpoint;
+  torch::Tensor loss;
+  if (chunk > 0) {
+    auto h = m->hidden_states(bt.inputs, fo);
+    auto* tied = dynamic_cast<gb::TiedHeadImpl*>(m->head().get());
+    torch::Tensor w = tied ? tied->embedding.lock()->tied_weight()
+                           : dynamic_cast<gb::LinearHeadImpl*>(m->head().get())->weight;
+    loss = gb::train::chunked_cross_entropy_sum(h.reshape({-1, h.size(-1)}), w, bt.labels, chunk) /
+           static_cast<double>(bt.targets);
+  } else {
+    loss = gb::train::lm_loss(m->logits_from_hidden(m->hidden_states(bt.inputs, fo)), bt.labels);
+  }
+  auto params = trainable(m);
+  auto grads = torch::autograd::grad({loss}, params, {}, false, false, true);
+  return {loss.detach(), grads};
+}
+
+}  // namespace
+
+class TestMemory : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { torch::set_num_threads(1); }
+  void chunkedCrossEntropyEqualsPlain_data();
+  void chunkedCrossEntropyEqualsPlain();
+  void chunkedLossOfTheModelEqualsPlain_data();
+  void chunkedLossOfTheModelEqualsPlain();
+  void checkpointingEqualsPlain_data();
+  void checkpointingEqualsPlain();
+  void trainerOptionsMatchThePlainStep();
+  void defaultIsBitForBitOnTheTinyPreset();
+  void checkpointingRefusesAuxiliaryLosses();
+  void autoChunksOnlyLargeLogits();
+  void specKeys();
+  void estimateShrinks();
+};
+
+void TestMemory::chunkedCrossEntropyEqualsPlain_data() {
+  QTest::addColumn<int>("chunk");
+  QTest::addColumn<double>("softcap");
+  for (int chunk : {1, 7, 37, 100}) {
+    for (double cap : {0.0, 5.0}) {
+      QTest::newRow(QString("chunk %1, softcap %2").arg(chunk).arg(cap).toUtf8()) << chunk << cap;
+    }
+  }
+}
+
+// Against cross_entropy(sum) of cap(h Wᵀ) with ignored labels: the loss and dh, dW.
+void TestMemory::chunkedCrossEntropyEqualsPlain() {
+  QFETCH(int, chunk);
+  QFETCH(double, softcap);
+  torch::manual_seed(11);
+  const int64_t n = 37, d = 16, v = 53;
+  auto h0 = torch::randn({n, d});
+  auto w0 = torch::randn({v, d}) * 0.5;
+  auto labels = torch::randint(0, v, {n}, torch::kLong);
+  labels.index_put_({torch::tensor({0, 5, 6, 30})}, -100);
+  auto h1 = h0.clone().requires_grad_(true), w1 = w0.clone().requires_grad_(true);
+  auto z = torch::matmul(h1, w1.t());
+  if (softcap > 0) z = torch::tanh(z / softcap) * softcap;
+  auto plain = torch::nn::functional::cross_entropy(
+      z, labels,
+      torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100).reduction(torch::kSum));
+  auto g1 = torch::autograd::grad({plain * 0.37}, {h1, w1});
+  auto h2 = h0.clone().requires_grad_(true), w2 = w0.clone().requires_grad_(true);
+  auto chunked = gb::train::chunked_cross_entropy_sum(
+      h2, w2, labels, chunk, softcap > 0 ? std::optional<double>(softcap) : std::nullopt);
+  auto g2 = torch::autograd::grad({chunked * 0.37}, {h2, w2});
+  QVERIFY2(rel_diff(chunked, plain) < 1e-6,
+           qPrintable(QString::number(rel_diff(chunked, plain))));
+  QVERIFY2(rel_diff(g2[0], g1[0]) < 1e-5, qPrintable(QString::number(rel_diff(g2[0], g1[0]))));
+  QVERIFY2(rel_diff(g2[1], g1[1]) < 1e-5, qPrintable(QString::number(rel_diff(g2[1], g1[1]))));
+  // Ignored rows get no gradient.
+  QCOMPARE(g2[0][0].abs().max().item<double>(), 0.0);
+  // A frozen head: no dW is computed, dh is the same.
+  auto h3 = h0.clone().requires_grad_(true);
+  auto g3 = torch::autograd::grad(
+      {gb::train::chunked_cross_entropy_sum(
+           h3, w0, labels, chunk, softcap > 0 ? std::optional<double>(softcap) : std::nullopt) *
+       0.37},
+      {h3});
+  QVERIFY(torch::equal(g3[0], g2[0]));
+}
+
+void TestMemory::chunkedLossOfTheModelEqualsPlain_data() {
+  QTest::addColumn<QString>("plan");
+  QTest::addColumn<bool>("masked");
+  QTest::newRow("full") << R"({"variant": "full"})" << false;
+  QTest::newRow("full, prompt masked") << R"({"variant": "full"})" << true;
+  QTest::newRow("LoRA") << R"({"variant": "lora", "rank": 4})" << false;
+}
+
+// The tiny preset (tied head: the embedding takes both gradients), chunks of 5 tokens of
+// 2 × 32: the loss and every trainable gradient within float32 rounding of the plain path.
+void TestMemory::chunkedLossOfTheModelEqualsPlain() {
+  QFETCH(QString, plan);
+  QFETCH(bool, masked);
+  auto [m, g] = tiny_model(Json::parse(plan.toStdString()));
+  const auto batch = random_batch(2, 32, 512, 99, masked);
+  auto [l0, g0] = loss_and_grads(m, batch, 0, false);
+  auto [l1, g1] = loss_and_grads(m, batch, 5, false);
+  QVERIFY2(rel_diff(l1, l0) < 1e-6, qPrintable(QString::number(rel_diff(l1, l0))));
+  QCOMPARE(g0.size(), g1.size());
+  double worst = 0;
+  for (size_t i = 0; i < g0.size(); ++i) {
+    QVERIFY(g0[i].defined() && g1[i].defined());
+    worst = std::max(worst, rel_diff(g1[i], g0[i]));
+  }
+  qInfo("chunked vs plain: loss %.3g, worst gradient %.3g (relative to scale)", rel_diff(l1, l0),
+        worst);
+  QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
+}
+
+void TestMemory::checkpointingEqualsPlain_data() {
+  QTest::addColumn<QString>("plan");
+  QTest::newRow("full") << R"({"variant": "full"})";
+  QTest::newRow("LoRA") << R"({"variant": "lora", "rank": 4})";
+  QTest::newRow("LoRA on every linear")
+      << R"({"variant": "lora", "rank": 4, "targets": ["q", "k", "v", "o", "gate", "up", "down"]})";
+  QTest::newRow("freeze bottom 2") << R"({"variant": "freeze", "bottom": 2})";
+}
+
+// The recomputed layers do the same arithmetic as the plain pass: the loss and the gradients
+// are equal bit for bit (plain cross-entropy and chunked alike).
+void TestMemory::checkpointingEqualsPlain() {
+  QFETCH(QString, plan);
+  auto [m, g] = tiny_model(Json::parse(plan.toStdString()));
+  const auto batch = random_batch(2, 32, 512, 7);
+  for (int64_t chunk : {0, 9}) {
+    auto [l0, g0] = loss_and_grads(m, batch, chunk, false);
+    auto [l1, g1] = loss_and_grads(m, batch, chunk, true);
+    QVERIFY(torch::equal(l0, l1));
+    QCOMPARE(g0.size(), g1.size());
+    for (size_t i = 0; i < g0.size(); ++i) {
+      QVERIFY(g0[i].defined() == g1[i].defined());
+      if (!g0[i].defined()) continue;
+      QVERIFY2(torch::equal(g0[i], g1[i]),
+               qPrintable(QString("tensor %1: %2").arg(i).arg(rel_diff(g1[i], g0[i]))));
+    }
+  }
+  // Without gradients (evaluation) the option changes nothing.
+  torch::NoGradGuard ng;
+  const auto bt = gb::train::to_tensors(batch, torch::kCPU);
+  gb::ForwardOptions fo;
+  fo.checkpoint_layers = true;
+  QVERIFY(torch::equal(m->forward(bt.inputs, fo), m->forward(bt.inputs)));
+}
+
+// Three trainer steps: checkpointing gives the same parameters bit for bit; an explicit
+// chunk the same losses within float32 rounding.
+void TestMemory::trainerOptionsMatchThePlainStep() {
+  for (const char* plan : {R"({"variant": "full"})", R"({"variant": "lora", "rank": 4})"}) {
+    std::vector<std::vector<torch::Tensor>> params;
+    std::vector<std::vector<double>> losses;
+    for (int variant = 0; variant < 3; ++variant) {
+      auto [m, g] = tiny_model(Json::parse(plan));
+      gb::train::TrainOptions to;
+      to.adamw.lr = 1e-3;
+      to.schedule.kind = "constant";
+      to.ce_chunk = variant == 2 ? 11 : 0;
+      to.checkpointing = variant == 1;
+      gb::train::Trainer trainer(m, g, to, torch::kCPU);
+      std::vector<double> l;
+      for (int s = 0; s < 3; ++s) l.push_back(trainer.step({random_batch(4, 24, 512, 100 + s)}).loss);
+      losses.push_back(l);
+      std::vector<torch::Tensor> p;
+      for (const auto& t : trainable(m)) p.push_back(t.detach().clone());
+      params.push_back(p);
+    }
+    for (size_t i = 0; i < params[0].size(); ++i) QVERIFY(torch::equal(params[0][i], params[1][i]));
+    QVERIFY(losses[0] == losses[1]);
+    for (size_t s = 0; s < losses[0].size(); ++s) {
+      QVERIFY2(std::fabs(losses[2][s] - losses[0][s]) <= 1e-5 * std::fabs(losses[0][s]),
+               qPrintable(QString("%1 vs %2").arg(losses[2][s], 0, 'g', 10).arg(losses[0][s], 0, 'g', 10)));
+    }
+  }
+}
+
+// The default options (ce_chunk auto, no checkpointing) on the tiny preset's vocabulary
+// (4096) at the quickstart's batch: the plain path, bit for bit.
+void TestMemory::defaultIsBitForBitOnTheTinyPreset() {
+  std::vector<std::vector<torch::Tensor>> params;
+  std::vector<std::vector<double>> losses;
+  for (int variant = 0; variant < 2; ++variant) {
+    auto [m, g] = tiny_model(Json{{"variant", "full"}}, 5, 4096);
+    gb::train::TrainOptions to;
+    to.schedule.kind = "constant";
+    if (variant == 1) to.ce_chunk = 0;  // explicitly plain; variant 0 keeps the default
+    gb::train::Trainer trainer(m, g, to, torch::kCPU);
+    std::vector<double> l;
+    for (int s = 0; s < 2; ++s) l.push_back(trainer.step({random_batch(8, 128, 4096, 50 + s)}).loss);
+    losses.push_back(l);
+    std::vector<torch::Tensor> p;
+    for (const auto& t : trainable(m)) p.push_back(t.detach().clone());
+    params.push_back(p);
+  }
+  QVERIFY(losses[0] == losses[1]);
+  for (size_t i = 0; i < params[0].size(); ++i) QVERIFY(torch::equal(params[0][i], params[1][i]));
+  QCOMPARE(gb::train::ce_chunk_tokens(-1, 8 * 128, 4096), int64_t(0));
+}
+
+// A layer that adds an auxiliary loss during its forward pass (a mixture of LoRA experts'
+// load balance) cannot be recomputed: the step fails, naming the term and the option.
+void TestMemory::checkpointingRefusesAuxiliaryLosses() {
+  auto [m, g] = tiny_model(
+      Json{{"variant", "loramoe"}, {"experts", 2}, {"top_k", 1}, {"rank", 2}, {"balance", 0.01}});
+  {
+    auto [m0, g0] = tiny_model(
+        Json{{"variant", "loramoe"}, {"experts", 2}, {"top_k", 1}, {"rank", 2}, {"balance", 0.01}});
+    gb::train::Trainer plain(m0, g0, gb::train::TrainOptions{}, torch::kCPU);
+    const auto st = plain.step({random_batch(2, 16, 512, 1)});
+    QVERIFY2(st.terms.count("balance"), "the plan adds no balance term");
+  }
+  gb::train::TrainOptions to;
+  to.checkpointing = true;
+  gb::train::Trainer trainer(m, g, to, torch::kCPU);
+  std::string err;
+  try {
+    trainer.step({random_batch(2, 16, 512, 1)});
+  } catch (const std::exception& e) {
+    err = e.what();
+  }
+  QVERIFY2(err.find("checkpointing") != std::string::npos && err.find("balance") != std::string::npos,
+           ("error: '" + err + "'").c_str());
+}
+
+void TestMemory::autoChunksOnlyLargeLogits() {
+  // Qwen3's vocabulary at 4 × 256 tokens: 594 MiB of float32 logits, chunked.
+  const int64_t c = gb::train::ce_chunk_tokens(-1, 1024, 151936);
+  QVERIFY(c > 0 && c * 151936 * 4 <= gb::train::kCeChunkAutoChunkBytes);
+  QCOMPARE(gb::train::ce_chunk_tokens(0, 1024, 151936), int64_t(0));
+  QCOMPARE(gb::train::ce_chunk_tokens(64, 1024, 151936), int64_t(64));
+  QCOMPARE(gb::train::ce_chunk_tokens(4096, 1024, 512), int64_t(1024));
+  // A 32k vocabulary at 4 × 256 (125 MiB): not chunked.
+  QCOMPARE(gb::train::ce_chunk_tokens(-1, 1024, 32000), int64_t(0));
+}
+
+void TestMemory::specKeys() {
+  Json j = {{"model", "models/tiny"}, {"data", {{"new", {{"train", "de.txt"}}}}}};
+  ex::ExperimentSpec s = ex::parse_spec(j, "/base", "spec");
+  QCOMPARE(s.train.ce_chunk, int64_t(-1));
+  QCOMPARE(s.train.checkpointing, false);
+  j["train"] = {{"ce_chunk", "auto"}, {"checkpointing", true}};
+  s = ex::parse_spec(j, "/base", "spec");
+  QCOMPARE(s.train.ce_chunk, int64_t(-1));
+  QCOMPARE(s.train.checkpointing, true);
+  j["train"] = {{"ce_chunk", 0}};
+  QCOMPARE(ex::parse_spec(j, "/base", "spec").train.ce_chunk, int64_t(0));
+  j["train"] = {{"ce_chunk", 128}};
+  QCOMPARE(ex::parse_spec(j, "/base", "spec").train.ce_chunk, int64_t(128));
+  QCOMPARE(ex::step_shape(ex::parse_spec(j, "/base", "spec")).ce_chunk, int64_t(128));
+  for (const Json& bad : {Json(-3), Json("big"), Json(1.5), Json(true)}) {
+    j["train"] = {{"ce_chunk", bad}};
+    QVERIFY_EXCEPTION_THROWN(ex::parse_spec(j, "/base", "spec"), std::exception);
+  }
+  j["train"] = {{"checkpointing", "yes"}};
+  QVERIFY_EXCEPTION_THROWN(ex::parse_spec(j, "/base", "spec"), std::exception);
+}
+
+// The estimate counts one chunk of logits and, with checkpointing, one layer's activations
+// plus every layer's input.
+void TestMemory::estimateShrinks() {
+  Json q = {{"architectures", {"Qwen3ForCausalLM"}}, {"model_type", "qwen3"}, {"head_dim", 128},
+            {"hidden_act", "silu"}, {"hidden_size", 1024}, {"intermediate_size", 3072},
+            {"max_position_embeddings", 40960}, {"num_attention_heads", 16},
+            {"num_hidden_layers", 28}, {"num_key_value_heads", 8}, {"rms_norm_eps", 1e-6},
+            {"rope_theta", 1000000}, {"tie_word_embeddings", true}, {"vocab_size", 151936}};
+  const gb::ModelConfig c = gb::parse_config(q, "qwen3-0.6b");
+  const auto plan = gb::grow::parse_plan(Json{{"variant", "lora"}, {"rank", 16}});
+  ex::StepShape shape;
+  shape.batch_size = 4;
+  shape.seq_len = 256;
+  shape.ce_chunk = 0;
+  const auto plain = ex::estimate_memory(c, plan, shape);
+  shape.ce_chunk = -1;
+  const auto chunked = ex::estimate_memory(c, plan, shape);
+  shape.checkpointing = true;
+  const auto both = ex::estimate_memory(c, plan, shape);
+  QVERIFY(chunked.ce_chunk > 0 && plain.ce_chunk == 0);
+  QVERIFY(chunked.logits * 10 < plain.logits);
+  QCOMPARE(chunked.activations, plain.activations);
+  QVERIFY(both.activations * 5 < chunked.activations);
+  QCOMPARE(both.state(), plain.state());
+}
+
+QTEST_GUILESS_MAIN(TestMemory)
+#include "tst_memory.moc"
