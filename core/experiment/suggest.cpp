@@ -1039,12 +1039,13 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
       out["matched"] = {{"error", e.what()}};
     }
   }
-  out["time_s"] = budget.elapsed();
+  const double elapsed = budget.elapsed();
+  out["time_s"] = elapsed;
   out["session_s"] = clock() - session_start;
   // Where the time went: the candidates' training segments, and the rest (preparing data,
   // creating the runs, choosing, segments lost to a kill).
   out["search"]["runs_s"] = runs_s;
-  out["search"]["other_s"] = std::max(0.0, budget.elapsed() - runs_s);
+  out["search"]["other_s"] = std::max(0.0, elapsed - runs_s);
   return out;
 }
 
