@@ -19,14 +19,15 @@ struct SchemaOptions {
 };
 
 void declare_schema(CLI::App& app, SchemaOptions& o) {
-  auto* json = add_flag(app, "--json", o.json,
-                        "print {\"keys\": [{\"path\", \"type\", \"default\", \"help\", and\n"
-                        "where they apply \"min\", \"max\" (\"min_exclusive\"/\"max_exclusive\":\n"
-                        "true when the bound itself is excluded), \"choices\", \"unit\", \"when\",\n"
-                        "\"default_text\" (the default in words), \"forms\" (the forms of its\n"
-                        "object it belongs to: a source's corpus, qa or biography form, a\n"
-                        "model's path or preset form), \"variant\" (a plan key of that variant\n"
-                        "only)}, ...]}");
+  auto* json =
+      add_flag(app, "--json", o.json,
+               "print {\"keys\": [{\"path\", \"type\", \"default\", \"help\", and\n"
+               "where they apply \"min\", \"max\" (\"min_exclusive\"/\"max_exclusive\":\n"
+               "true when the bound itself is excluded), \"choices\", \"unit\", \"when\",\n"
+               "\"default_text\" (the default in words), \"forms\" (the forms of its\n"
+               "object it belongs to: a source's corpus, qa or biography form, a\n"
+               "model's path or preset form), \"variant\" (a plan key of that variant\n"
+               "only)}, ...]}");
   auto* markdown = add_flag(app, "--markdown", o.markdown,
                             "print the key tables of docs/experiments.md, one per section");
   json->excludes(markdown);
@@ -61,15 +62,15 @@ int run_schema(const SchemaOptions& o) {
     wd = std::max(wd, schema::default_text(e.key).size());
   }
   for (const auto& e : entries) wt = std::max(wt, schema::display_type(e.key).size());
-  std::string out = fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "path", wp, "type", wt, "default",
-                                wd, "help");
+  std::string out =
+      fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "path", wp, "type", wt, "default", wd, "help");
   for (const auto& e : entries) {
     std::string help = e.key.help;
     if (!e.variant.empty()) help = "[variant " + e.variant + "] " + help;
     const std::string allowed = schema::allowed_text(e.key);
     if (!allowed.empty()) help += " (" + allowed + ")";
-    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", e.path, wp, schema::display_type(e.key),
-                       wt, schema::default_text(e.key), wd, help);
+    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", e.path, wp, schema::display_type(e.key), wt,
+                       schema::default_text(e.key), wd, help);
   }
   write_schema_text(out);
   return 0;

@@ -22,10 +22,9 @@ namespace js = gb::json;
 namespace {
 
 const std::set<std::string>& figure_kinds() {
-  static const std::set<std::string> k = {"curves",      "bars",           "tradeoff",
-                                          "fronts",      "probe-layers",   "probe-units",
-                                          "effective-rank", "spectrum",    "task-matrix",
-                                          "neff",        "lr-scales"};
+  static const std::set<std::string> k = {
+      "curves",         "bars",     "tradeoff",    "fronts", "probe-layers", "probe-units",
+      "effective-rank", "spectrum", "task-matrix", "neff",   "lr-scales"};
   return k;
 }
 
@@ -130,9 +129,10 @@ MatchedSpec parse_matched(const Json& j, const std::string& ctx, const MatchedSp
   for (const auto* k : {&m.learning, &m.forgetting}) {
     if (!metrics::find(*k)) fail("{}: unknown metric '{}'", ctx, *k);
     if (!metrics::is_eval(*k)) {
-      fail("{}: '{}' must be a validation metric (eval/...): the level and the point are "
-           "chosen on the validation sets, the forgetting reported on the test sets",
-           ctx, *k);
+      fail(
+          "{}: '{}' must be a validation metric (eval/...): the level and the point are "
+          "chosen on the validation sets, the forgetting reported on the test sets",
+          ctx, *k);
     }
   }
   m.value.reset();
@@ -186,9 +186,9 @@ std::pair<std::string, std::string> judge(const Condition& c, const std::string&
   const bool has_b = !b_name.empty();
   const double d = sa.mean - sb.mean;
   const double spread = std::sqrt(sa.std * sa.std + sb.std * sb.std);
-  const std::string rhs = has_b ? fmt::format("{} ({} ± {}, n = {})", b_name, fmt_num(sb.mean),
-                                              fmt_num(sb.std), sb.n)
-                                : fmt_num(*c.value);
+  const std::string rhs =
+      has_b ? fmt::format("{} ({} ± {}, n = {})", b_name, fmt_num(sb.mean), fmt_num(sb.std), sb.n)
+            : fmt_num(*c.value);
   const std::string lhs =
       fmt::format("{} ({} ± {}, n = {})", a_name, fmt_num(sa.mean), fmt_num(sa.std), sa.n);
   const bool enough = sa.n >= 2 && (!has_b || sb.n >= 2) && std::isfinite(d);
@@ -200,8 +200,8 @@ std::pair<std::string, std::string> judge(const Condition& c, const std::string&
         verdict = kDoesNotHold;
       }
     }
-    what = fmt::format("{}: |{} − {}| = {} against tolerance {} (seed spread {})", label, lhs,
-                       rhs, fmt_num(std::fabs(d)), fmt_num(c.tolerance), fmt_num(spread));
+    what = fmt::format("{}: |{} − {}| = {} against tolerance {} (seed spread {})", label, lhs, rhs,
+                       fmt_num(std::fabs(d)), fmt_num(c.tolerance), fmt_num(spread));
   } else {
     const double signed_d = c.kind == "less" ? -d : d;  // > 0 when the claim's way
     if (enough) {
@@ -237,10 +237,10 @@ std::string MetricRef::label() const {
   const std::string at = step ? fmt::format(" at step {}", *step) : std::string();
   if (of == "final") return metric + at;
   if (of == "start") return metric + " at step 0";
-  if (of == "change") return "change of " + metric + (step ? " from step 0 to step " +
-                                                              std::to_string(*step) : "");
-  return "relative change of " + metric + (step ? " from step 0 to step " +
-                                                      std::to_string(*step) : "");
+  if (of == "change")
+    return "change of " + metric + (step ? " from step 0 to step " + std::to_string(*step) : "");
+  return "relative change of " + metric +
+         (step ? " from step 0 to step " + std::to_string(*step) : "");
 }
 
 ReportSpec parse_report_spec(const Json& j, const std::string& ctx) {
@@ -275,9 +275,10 @@ ReportSpec parse_report_spec(const Json& j, const std::string& ctx) {
       cs.text = js::get<std::string>(c, "text", cctx);
       if (!ids.insert(cs.id).second) fail("{}.id: '{}' appears twice", cctx, cs.id);
       if (!c.contains("all") && !c.contains("matched")) {
-        fail("{}: give 'all' (conditions on the protocol's runs) and/or 'matched' (conditions "
-             "at matched learning)",
-             cctx);
+        fail(
+            "{}: give 'all' (conditions on the protocol's runs) and/or 'matched' (conditions "
+            "at matched learning)",
+            cctx);
       }
       for (const char* view : {"all", "matched"}) {
         if (!c.contains(view)) continue;
@@ -515,8 +516,8 @@ Json ClaimResult::to_json() const {
   Json views = Json::object();
   if (protocol.defined) views["protocol"] = protocol.to_json();
   if (matched.defined) views["matched"] = matched.to_json();
-  return {{"id", id},          {"text", text}, {"verdict", verdict},
-          {"evidence", ev},    {"rule", rule}, {"views", views}};
+  return {{"id", id},       {"text", text}, {"verdict", verdict},
+          {"evidence", ev}, {"rule", rule}, {"views", views}};
 }
 
 namespace {
@@ -585,9 +586,8 @@ ViewResult matched_view(store::Store& store, const std::string& group, const Cla
   o.forgetting = m.forgetting;
   o.level_plans = m.level_plans;
   const MatchedResult r = compare_at(store, o, m.value);
-  const std::string label =
-      fmt::format("{} at matched learning ({} = {}{})", r.forgetting, r.learning,
-                  fmt_num(r.value), r.value_auto ? ", auto" : "");
+  const std::string label = fmt::format("{} at matched learning ({} = {}{})", r.forgetting,
+                                        r.learning, fmt_num(r.value), r.value_auto ? ", auto" : "");
   auto row_of = [&](const std::string& plan) -> const MatchedRow* {
     for (const auto& x : r.rows) {
       if (x.plan == plan) return &x;
@@ -626,10 +626,9 @@ ViewResult matched_view(store::Store& store, const std::string& group, const Cla
     const Stat sb = b ? b->forgetting : Stat{*c.value, 0, 0};
     auto part = judge(c, label, a->plan, a->forgetting, b ? b->plan : "", sb);
     if (a->n < a->seeds || (b && b->n < b->seeds)) {
-      part.second += fmt::format(" ({} of {} seeds of '{}' reach the level)",
-                                 a->n < a->seeds ? a->n : b->n,
-                                 a->n < a->seeds ? a->seeds : b->seeds,
-                                 a->n < a->seeds ? a->plan : b->plan);
+      part.second +=
+          fmt::format(" ({} of {} seeds of '{}' reach the level)", a->n < a->seeds ? a->n : b->n,
+                      a->n < a->seeds ? a->seeds : b->seeds, a->n < a->seeds ? a->plan : b->plan);
     }
     parts.push_back(std::move(part));
   }

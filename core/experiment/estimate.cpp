@@ -112,8 +112,8 @@ MemoryEstimate estimate_memory(const ModelConfig& c, const grow::GrowthPlan& pla
     // Activation checkpointing: every layer keeps its input, and one layer at a time its
     // whole graph (recomputed in the backward pass).
     const int64_t touched = std::max(1, e.layers_touched);
-    const int64_t extra_one = p.variant == grow::Variant::Lora ? extra / touched
-                                                               : extra / std::max<int64_t>(1, layers);
+    const int64_t extra_one =
+        p.variant == grow::Variant::Lora ? extra / touched : extra / std::max<int64_t>(1, layers);
     elements = layers * d + layer_elements_per_token(c, t) * kKeptPercent / 100 + extra_one + 2 * d;
   }
   e.activations_per_token = bytes * elements;

@@ -149,9 +149,9 @@ std::string value_text(const Json& v) {
 const std::vector<std::string>& sweepable_train_keys() {
   // seq_len and batch_tokens shape the evaluation sets, prepared once per experiment.
   static const std::vector<std::string> k = {
-      "steps",        "batch_size",    "accumulation", "lr",    "schedule", "warmup",
-      "min_lr_ratio", "weight_decay",  "clip",         "beta1", "beta2",    "eps",
-      "replay",       "replay_mode",   "diverge_factor"};
+      "steps",  "batch_size",   "accumulation", "lr",          "schedule",
+      "warmup", "min_lr_ratio", "weight_decay", "clip",        "beta1",
+      "beta2",  "eps",          "replay",       "replay_mode", "diverge_factor"};
   return k;
 }
 

@@ -1173,8 +1173,8 @@ RunExecutor::TaskScores RunExecutor::task_scores(const TaskData& t) {
   return {{mk::kLoss, r.loss}, {mk::kPpl, r.ppl}};
 }
 
-void RunExecutor::evaluate_frozen_head(
-    const std::function<void(const std::string&, double)>& put_m, bool with_tests) {
+void RunExecutor::evaluate_frozen_head(const std::function<void(const std::string&, double)>& put_m,
+                                       bool with_tests) {
   auto& model = *m_model.model;
   grow::FrozenHeadLogits frozen(model);
   auto acc = [&](const TaskData& t) -> std::optional<double> {

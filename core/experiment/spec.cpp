@@ -65,8 +65,7 @@ int64_t int_key(const Json& j, const char* path, const std::string& ctx) {
 }
 double number_key(const Json& j, const char* path, const std::string& ctx) {
   const schema::Key& k = spec_key(path);
-  return ranged(j, k.name.c_str(), k.default_value.get<double>(), ctx, *k.min, *k.max,
-                k.min_open);
+  return ranged(j, k.name.c_str(), k.default_value.get<double>(), ctx, *k.min, *k.max, k.min_open);
 }
 template <typename T>
 T value_key(const Json& j, const char* path, const std::string& ctx) {
@@ -561,9 +560,10 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   s.eval.exact_match = value_key<bool>(e, "eval.exact_match", ectx);
   s.eval.test = value_key<std::string>(e, "eval.test", ectx);
   if (s.eval.test != "ends" && s.eval.test != "every") {
-    fail("{}.test: must be \"ends\" (the test sets at step 0 and the end) or \"every\" (at "
-         "every evaluation), found '{}'",
-         ectx, s.eval.test);
+    fail(
+        "{}.test: must be \"ends\" (the test sets at step 0 and the end) or \"every\" (at "
+        "every evaluation), found '{}'",
+        ectx, s.eval.test);
   }
   const std::string pctx = ctx + ".probe";
   const Json& p = object_at(j, "probe", ctx);

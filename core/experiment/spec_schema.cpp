@@ -119,64 +119,55 @@ K source(std::string name, std::string help) {
 
 Key source_type() {
   const std::vector<std::string> corpus = {"corpus"}, qa = {"qa"}, bio = {"biography"};
-  Key t = object("SOURCE",
-                 "a data source: a path string, a text corpus, a QA file or a biography part",
-                 {
-                     text("path", nullptr, "a text file or folder (text corpus)")
-                         .shown("required")
-                         .forms(corpus),
-                     choice("format", "auto", {"auto", "text", "jsonl", "fortunes"},
-                            "how the corpus is read")
-                         .forms(corpus),
-                     text("field", "text", "JSONL: the field holding the text").forms(corpus),
-                     choice("unit", "file", {"file", "paragraph", "line"},
-                            "text files: what one document is")
-                         .forms(corpus),
-                     boolean("recursive", true, "folders: descend into sub-folders")
-                         .forms(corpus),
-                     boolean("strip_overstrike", true,
-                             "fortunes: remove \"x\\b\" overstrike pairs")
-                         .forms(corpus),
-                     integer("min_chars", 1, "drop documents with fewer non-blank bytes")
-                         .min(0)
-                         .forms(corpus),
-                     choice("part", "all", {"all", "train", "heldout", "validation", "test"},
-                            "a document-level split seeded by the spec's seed; validation and "
-                            "test are the two halves of the held-out part")
-                         .forms(corpus),
-                     number("heldout", nullptr, "the held-out fraction of the documents")
-                         .range(0, 1)
-                         .shown("0.1 (0 with part all)")
-                         .forms(corpus),
-                     text("qa", nullptr, "a QA JSONL file ({\"question\", \"answer\"} lines)")
-                         .shown("required")
-                         .forms(qa),
-                     boolean("mask_prompt", true, "QA: the loss on the answer only").forms(qa),
-                     object("biography",
-                            "the biography benchmark's options (SCALE §5.1, data/biography.h)",
-                            {
-                                integer("seed", 0, "the generator's seed").min(0),
-                                integer("num_people", 200000, "people generated").min(1),
-                                integer("bios_per_person", 5, "biographies per person").min(1),
-                                number("pretrain_fraction", 0.5,
-                                       "people with biographies in pretraining")
-                                    .range(0, 1),
-                                number("task0_train_fraction", 0.5,
-                                       "of those, people whose QA trains task 0")
-                                    .range(0, 1),
-                                number("task1_fraction", 0.1,
-                                       "new people for task 1, a fraction of num_people")
-                                    .range(0, 1),
-                            })
-                         .forms(bio),
-                     choice("part", nullptr, {"pretrain", "task0_train", "task0_test", "task1"},
-                            "the part of the benchmark")
-                         .shown("required")
-                         .forms(bio),
-                     integer("max_docs", -1, "at most this many documents (-1: all)"),
-                     integer("max_tokens", -1, "at most this many tokens (-1: all)")
-                         .forms({"corpus", "biography"}),
-                 });
+  Key t = object(
+      "SOURCE", "a data source: a path string, a text corpus, a QA file or a biography part",
+      {
+          text("path", nullptr, "a text file or folder (text corpus)")
+              .shown("required")
+              .forms(corpus),
+          choice("format", "auto", {"auto", "text", "jsonl", "fortunes"}, "how the corpus is read")
+              .forms(corpus),
+          text("field", "text", "JSONL: the field holding the text").forms(corpus),
+          choice("unit", "file", {"file", "paragraph", "line"}, "text files: what one document is")
+              .forms(corpus),
+          boolean("recursive", true, "folders: descend into sub-folders").forms(corpus),
+          boolean("strip_overstrike", true, "fortunes: remove \"x\\b\" overstrike pairs")
+              .forms(corpus),
+          integer("min_chars", 1, "drop documents with fewer non-blank bytes").min(0).forms(corpus),
+          choice("part", "all", {"all", "train", "heldout", "validation", "test"},
+                 "a document-level split seeded by the spec's seed; validation and "
+                 "test are the two halves of the held-out part")
+              .forms(corpus),
+          number("heldout", nullptr, "the held-out fraction of the documents")
+              .range(0, 1)
+              .shown("0.1 (0 with part all)")
+              .forms(corpus),
+          text("qa", nullptr, "a QA JSONL file ({\"question\", \"answer\"} lines)")
+              .shown("required")
+              .forms(qa),
+          boolean("mask_prompt", true, "QA: the loss on the answer only").forms(qa),
+          object(
+              "biography", "the biography benchmark's options (SCALE §5.1, data/biography.h)",
+              {
+                  integer("seed", 0, "the generator's seed").min(0),
+                  integer("num_people", 200000, "people generated").min(1),
+                  integer("bios_per_person", 5, "biographies per person").min(1),
+                  number("pretrain_fraction", 0.5, "people with biographies in pretraining")
+                      .range(0, 1),
+                  number("task0_train_fraction", 0.5, "of those, people whose QA trains task 0")
+                      .range(0, 1),
+                  number("task1_fraction", 0.1, "new people for task 1, a fraction of num_people")
+                      .range(0, 1),
+              })
+              .forms(bio),
+          choice("part", nullptr, {"pretrain", "task0_train", "task0_test", "task1"},
+                 "the part of the benchmark")
+              .shown("required")
+              .forms(bio),
+          integer("max_docs", -1, "at most this many documents (-1: all)"),
+          integer("max_tokens", -1, "at most this many tokens (-1: all)")
+              .forms({"corpus", "biography"}),
+      });
   t.form_of = [](const Json& j) -> std::string {
     if (j.contains("qa")) return "qa";
     if (j.contains("biography")) return "biography";
@@ -187,8 +178,7 @@ Key source_type() {
 
 Key cloze_key() {
   return object(
-      "cloze",
-      "a multiple-choice task built at run time from a corpus (data/cloze.h)",
+      "cloze", "a multiple-choice task built at run time from a corpus (data/cloze.h)",
       {
           source("source", "the corpus to cut passages from").shown("required"),
           integer("items", 200, "at most this many items").min(1),
@@ -281,8 +271,7 @@ Key plan_type() {
 
 Key model_key() {
   Key m = object(
-      "model",
-      "a Hugging Face or GrowBench folder (a path string or {\"path\": ...}), or a preset",
+      "model", "a Hugging Face or GrowBench folder (a path string or {\"path\": ...}), or a preset",
       {
           text("path", nullptr, "the model folder").forms({"path"}),
           choice("preset", nullptr, {"tiny-llama"}, "a built-in model trained from scratch")
@@ -324,26 +313,21 @@ Key data_key() {
                {
                    object("original", "the original domain (forgetting)",
                           {
-                              source("eval",
-                                     "forgetting: eval/orig/loss, ppl and drift/cosine"),
+                              source("eval", "forgetting: eval/orig/loss, ppl and drift/cosine"),
                               source("replay",
                                      "original-domain text mixed into training (train.replay)"),
-                              source("probe",
-                                     "the general probe set for importance")
+                              source("probe", "the general probe set for importance")
                                   .shown("original.eval"),
-                              source("test",
-                                     "held-out test set, evaluated at step 0 and the end"),
+                              source("test", "held-out test set, evaluated at step 0 and the end"),
                           }),
                    object("new", "the new domain (learning)",
                           {
                               source("train", "the new-domain training data")
                                   .shown("required without sequence"),
                               source("eval", "learning: eval/new/loss and ppl"),
-                              source("test",
-                                     "held-out test set, evaluated at step 0 and the end"),
+                              source("test", "held-out test set, evaluated at step 0 and the end"),
                           }),
-                   K("tasks", Type::List, nullptr,
-                     "evaluation tasks, scored at every evaluation")
+                   K("tasks", Type::List, nullptr, "evaluation tasks, scored at every evaluation")
                        .ref("TASK"),
                }))
       .shown("required");
@@ -477,8 +461,7 @@ Key adept_key() {
   for (const auto& m : importance::method_names()) {
     if (importance::is_unit_method(m)) unit_methods.push_back(m);
   }
-  return object("adept",
-                "defaults for ADEPT plans' stage 2 (earlier specs; the plan's keys win)",
+  return object("adept", "defaults for ADEPT plans' stage 2 (earlier specs; the plan's keys win)",
                 {
                     boolean("unit_lr", false, "unit-wise learning rates (the plans' unit_lr)"),
                     integer("t_update", 500, "steps between unit-rate assignments").min(1),
@@ -527,17 +510,17 @@ Key suggest_key() {
       "a search over growth plans for `growbench-cli suggest --spec` (docs/suggest.md); `run` "
       "ignores it",
       {
-          object("budget", "the search's budgets",
-                 {
-                     K("forgetting", Type::Number, 0.05,
-                       "the largest relative rise of eval/orig/ppl")
-                         .type_text("number | string")
-                         .shown("5%"),
-                     K("params", Type::Number, 0.1,
-                       "the largest added parameters, a fraction of the base model")
-                         .type_text("number | string")
-                         .shown("10%"),
-                 }),
+          object(
+              "budget", "the search's budgets",
+              {
+                  K("forgetting", Type::Number, 0.05, "the largest relative rise of eval/orig/ppl")
+                      .type_text("number | string")
+                      .shown("5%"),
+                  K("params", Type::Number, 0.1,
+                    "the largest added parameters, a fraction of the base model")
+                      .type_text("number | string")
+                      .shown("10%"),
+              }),
           K("time", Type::Number, 1800.0, "wall-clock budget of the search")
               .type_text("number | string")
               .unit("s, or \"30m\", \"1.5h\""),
@@ -591,8 +574,7 @@ schema::Schema build() {
           .when("with sweep_mode random"),
       text("device", "cpu", "`cpu`, `cuda` or `cuda:N`"),
       choice("dtype", "float32", {"float32", "bfloat16", "float16"}, "weights' dtype"),
-      integer("threads", 1,
-              "LibTorch intra-op threads (1 is fastest with OpenBLAS on 2 cores)")
+      integer("threads", 1, "LibTorch intra-op threads (1 is fastest with OpenBLAS on 2 cores)")
           .min(1),
       model_key(),
       data_key(),

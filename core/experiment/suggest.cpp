@@ -608,7 +608,8 @@ double segment_seconds(store::Store& store, int64_t run_id) {
   const std::string prefix = kSegment;
   double sum = 0;
   for (const auto& e : store.events(run_id)) {
-    if (e.message.rfind(prefix, 0) == 0) sum += std::strtod(e.message.c_str() + prefix.size(), nullptr);
+    if (e.message.rfind(prefix, 0) == 0)
+      sum += std::strtod(e.message.c_str() + prefix.size(), nullptr);
   }
   return sum;
 }
@@ -1013,8 +1014,8 @@ Json run_suggest(const SuggestRequest& request, const RunnerOptions& runner,
     const Score& s = scores[order[i]];
     const SearchCandidate& fc = cands[h.finalists[order[i]]];
     if (!s.valid) continue;
-    const size_t ri = static_cast<size_t>(
-        std::find(fc.runs.begin(), fc.runs.end(), s.run_id) - fc.runs.begin());
+    const size_t ri =
+        static_cast<size_t>(std::find(fc.runs.begin(), fc.runs.end(), s.run_id) - fc.runs.begin());
     finalists.push_back({{"label", fc.label},
                          {"run", s.run_id},
                          {"step", s.step},

@@ -20,7 +20,8 @@ std::string html_esc(const std::string& s) {
   return svg::escape(s);
 }
 
-double num(const Json& j, const char* key, double fallback = std::numeric_limits<double>::quiet_NaN()) {
+double num(const Json& j, const char* key,
+           double fallback = std::numeric_limits<double>::quiet_NaN()) {
   if (!j.is_object()) return fallback;
   auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : fallback;
@@ -51,7 +52,8 @@ std::string recommendation_html(const Json& r, const Json& search, double budget
   h += fmt::format(
       "<p><b>{}</b> at learning rate {:g}, step {} of {} (run {}).</p>\n<pre>{}</pre>\n",
       html_esc(rec.value("label", "")), num(rec, "lr"), rec.value("step", int64_t{0}),
-      rec.value("steps", int64_t{0}), rec.value("run", int64_t{0}), html_esc(rec.at("plan").dump(2)));
+      rec.value("steps", int64_t{0}), rec.value("run", int64_t{0}),
+      html_esc(rec.at("plan").dump(2)));
   const Json& v = rec.at("validation");
   const Json& t = rec.at("test");
   h += "<table><tr><th></th><th>new-domain loss (learning)</th><th>original-domain perplexity "
@@ -110,14 +112,15 @@ std::string why_html(const Json& r, double budget) {
         html_esc(b.value("label", "")), fixed(gap), fixed(num(a, "learning")),
         fixed(num(b, "learning")), pct(num(a, "forgetting")), pct(num(b, "forgetting")));
   } else if (a.value("within_budget", false)) {
-    h += fmt::format("<p>The next best, <b>{}</b>, has no point within the budget (its least "
-                     "forgetting {}).</p>\n",
-                     html_esc(b.value("label", "")), pct(num(b, "forgetting")));
+    h += fmt::format(
+        "<p>The next best, <b>{}</b>, has no point within the budget (its least "
+        "forgetting {}).</p>\n",
+        html_esc(b.value("label", "")), pct(num(b, "forgetting")));
   } else {
-    h += fmt::format("<p>Neither stays within the budget; the recommendation forgets {} "
-                     "against the next best's ({}) {}.</p>\n",
-                     pct(num(a, "forgetting")), html_esc(b.value("label", "")),
-                     pct(num(b, "forgetting")));
+    h += fmt::format(
+        "<p>Neither stays within the budget; the recommendation forgets {} "
+        "against the next best's ({}) {}.</p>\n",
+        pct(num(a, "forgetting")), html_esc(b.value("label", "")), pct(num(b, "forgetting")));
   }
   h += "<p>The search runs one seed, so it cannot tell whether this gap is within the seed "
        "spread. To find out, run the two plans over seeds (their plan JSON is in the "
@@ -150,10 +153,9 @@ std::string time_html(const Json& r) {
   std::vector<svg::BarGroup> bars;
   for (const auto& c : cands) {
     const double s = num(c, "seconds", 0);
-    h += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.1f} %</td></tr>\n",
-        html_esc(c.value("label", "")), c.at("runs").size(), html_esc(where_it_ended(c, steps)), s,
-        total > 0 ? 100 * s / total : 0.0);
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.1f} %</td></tr>\n",
+                     html_esc(c.value("label", "")), c.at("runs").size(),
+                     html_esc(where_it_ended(c, steps)), s, total > 0 ? 100 * s / total : 0.0);
     if (s > 0) bars.push_back({c.value("label", ""), {s}, {0}});
   }
   h += "</table>\n";
@@ -213,8 +215,8 @@ std::string suggest_section(const Json& r) {
   const Json& search = r.at("search");
   const Json& options = search.value("options", Json::object());
   const double budget = num(options, "forgetting_budget", 0);
-  std::string h = fmt::format("<section>\n<h2>Suggest a plan: {}</h2>\n",
-                              html_esc(search.value("group", "")));
+  std::string h =
+      fmt::format("<section>\n<h2>Suggest a plan: {}</h2>\n", html_esc(search.value("group", "")));
   std::string rungs;
   for (const auto& g : search.value("rungs", Json::array())) {
     rungs += fmt::format("{}{} alive to step {}", rungs.empty() ? "" : ", ",
@@ -226,7 +228,8 @@ std::string suggest_section(const Json& r) {
       "Successive halving with eta = {}: {}. Learning is {}, forgetting {}.</p>\n",
       budget * 100, num(options, "params_budget", 0) * 100, num(options, "time_s", 0),
       html_esc(options.value("rates", Json::array()).dump()), options.value("eta", int64_t{2}),
-      html_esc(rungs), html_esc(search.value("learning", "")), html_esc(search.value("forgetting", "")));
+      html_esc(rungs), html_esc(search.value("learning", "")),
+      html_esc(search.value("forgetting", "")));
   h += recommendation_html(r, search, budget);
   h += why_html(r, budget);
   h += fronts_html(r, budget);
