@@ -11,6 +11,7 @@
 #include "grow/variant.h"
 #include "importance/result.h"
 #include "util/error.h"
+#include "util/metrics.h"
 
 namespace gb::experiment {
 
@@ -474,7 +475,8 @@ Key guard_key() {
   return object(
       "guard", "a forgetting guard per run",
       {
-          text("metric", "eval/orig/ppl", "the evaluation metric compared with its step-0 value"),
+          text("metric", metrics::kEvalOrigPpl,
+               "the evaluation metric compared with its step-0 value"),
           number("max_increase", 0.05, "the largest relative change in the bad direction")
               .range(0, 1e9),
           choice("action", "stop", {"stop", "rollback"},
