@@ -30,24 +30,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.checkpoint
 
-
-def status_bytes(key):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) * 1024
-    return -1
-
-
-class RMSNorm(nn.Module):
-    def __init__(self, dim, eps):
-        super().__init__()
-        self.weight = nn.Parameter(torch.ones(dim))
-        self.eps = eps
-
-    def forward(self, x):
-        v = x.pow(2).mean(-1, keepdim=True)
-        return self.weight * (x * torch.rsqrt(v + self.eps))
+from torch_ref import RMSNorm, batches, rotate_half, status_bytes
 
 
 class Linear(nn.Module):
@@ -66,11 +49,6 @@ class Linear(nn.Module):
         if self.rank:
             y = y + F.linear(F.linear(x, self.lora_A), self.lora_B) * self.scale
         return y
-
-
-def rotate_half(x):
-    h = x.shape[-1] // 2
-    return torch.cat((-x[..., h:], x[..., :h]), -1)
 
 
 class Layer(nn.Module):
@@ -140,18 +118,6 @@ class Model(nn.Module):
             else:
                 x = layer(x, cos, sin, mask)
         return F.linear(self.norm(x), self.embed.weight)
-
-
-def batches(vocab, rows, length, count):
-    x = 12345
-    out = []
-    for _ in range(count):
-        ids = []
-        for _ in range(rows * (length + 1)):
-            x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
-            ids.append((x >> 33) % vocab)
-        out.append(torch.tensor(ids, dtype=torch.long).view(rows, length + 1))
-    return out
 
 
 def main():

@@ -53,22 +53,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-
-class RMSNorm(nn.Module):
-    def __init__(self, dim, eps):
-        super().__init__()
-        self.weight = nn.Parameter(torch.ones(dim))
-        self.eps = eps
-
-    def forward(self, x):
-        x32 = x.float()
-        x32 = x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + self.eps)
-        return self.weight * x32.to(x.dtype)
-
-
-def rotate_half(x):
-    half = x.shape[-1] // 2
-    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+from torch_ref import RMSNorm, batches, rotate_half
 
 
 class Attention(nn.Module):
@@ -374,18 +359,6 @@ def load_safetensors(path):
         buf = bytearray(data[base + start : base + end])
         tensors[name] = torch.frombuffer(buf, dtype=torch.float32).reshape(info["shape"])
     return tensors
-
-
-def batches(vocab, batch, seq_len, count):
-    """(batch, seq_len + 1) ids from the LCG that bench_train_step.cpp uses."""
-    x, mask, out = 12345, (1 << 64) - 1, []
-    for _ in range(count):
-        ids = []
-        for _ in range(batch * (seq_len + 1)):
-            x = (x * 6364136223846793005 + 1442695040888963407) & mask
-            ids.append((x >> 33) % vocab)
-        out.append(torch.tensor(ids, dtype=torch.long).view(batch, seq_len + 1))
-    return out
 
 
 def main():
