@@ -165,6 +165,7 @@ class TestCli : public QObject {
   void logLevelOptionAndEnvironment();
   void versionBeforeAndAfterACommand();
   void runProgressForPeopleOnATerminal();
+  void probeGrowEvalProgressOnATerminal();
 
  private:
   // Greedy continuation by full forward passes without a cache (the reference), with the
@@ -957,6 +958,67 @@ void TestCli::runProgressForPeopleOnATerminal() {
   QVERIFY2(human.code == 0, human.err.constData());
   QVERIFY2(!human.out.contains("{\"event\""), human.out.constData());
   QVERIFY2(human.out.contains("done: 1 run (1 finished)"), human.out.constData());
+}
+
+// probe, grow and eval on a terminal show their stages and progress on one line rewritten in
+// place; through a pipe their stderr has no progress at all (as before), and probe's
+// --progress keeps its lines (the GUI reads them).
+void TestCli::probeGrowEvalProgressOnATerminal() {
+  const std::string root = m_tmp.path().toStdString();
+  const std::string data = write_text("tty-probe.txt", sentences(80, 11));
+  nlohmann::json item = {
+      {"context", "The cat sat on the"}, {"choices", {" mat", " sky"}}, {"answer", 0}};
+  const std::string task = write_text("tty-task.jsonl", item.dump() + "\n" + item.dump() + "\n");
+  struct Case {
+    const char* name;
+    std::vector<std::string> args;
+    std::vector<const char*> shown;  // on the terminal
+    const char* result;              // the command's own output, after the line is cleared
+  };
+  const std::vector<Case> cases = {
+      {"probe",
+       {"probe", m_model, "--data", data, "--method", "masking", "--seq-len", "16", "--tokens",
+        "256", "--log-level", "warn"},
+       {"loading ", "reading the probe data", "probe/masking", "memory"},
+       "method: masking"},
+      {"grow",
+       {"grow", m_model, "--plan", R"({"variant":"lora","rank":2})", "--out", root + "/tty-grown",
+        "--log-level", "warn"},
+       {"loading ", "applying ", "writing "},
+       "max |logit diff|"},
+      {"eval",
+       {"eval", m_model, "--tasks", task, "--log-level", "warn"},
+       {"loading ", "eval/tty-task", " %", "memory"},
+       "|tty-task"}};
+  for (const Case& c : cases) {
+    auto [code, tty] = run_on_terminal(GB_CLI_PATH, c.args);
+    QVERIFY2(code == 0, (std::string(c.name) + ":\n" + tty).c_str());
+    QVERIFY2(tty.find('\r') != std::string::npos, tty.c_str());
+    for (const char* s : c.shown) {
+      QVERIFY2(tty.find(s) != std::string::npos,
+               (std::string(c.name) + ": '" + s + "' not in:\n" + tty).c_str());
+    }
+    // The line is cleared (\r and erase to the end) before the result.
+    const size_t result = tty.find(c.result);
+    QVERIFY2(result != std::string::npos, tty.c_str());
+    QVERIFY2(tty.rfind("\r\033[K", result) != std::string::npos, tty.c_str());
+    // Through a pipe: no progress on stderr.
+    QStringList args;
+    for (const auto& a : c.args) args << q(a == root + "/tty-grown" ? a + "-pipe" : a);
+    CliResult piped = run_cli(args);
+    QVERIFY2(piped.code == 0, piped.err.constData());
+    QVERIFY2(!piped.err.contains('\r') && !piped.err.contains("loading "), piped.err.constData());
+    QVERIFY2(piped.out.contains(c.result), piped.out.constData());
+  }
+  // probe --progress: its lines on stderr, through a pipe too.
+  CliResult lines =
+      run_cli({QStringLiteral("probe"), q(m_model), QStringLiteral("--data"), q(data),
+               QStringLiteral("--method"), QStringLiteral("masking"), QStringLiteral("--seq-len"),
+               QStringLiteral("16"), QStringLiteral("--tokens"), QStringLiteral("256"),
+               QStringLiteral("--progress")});
+  QVERIFY2(lines.code == 0, lines.err.constData());
+  QVERIFY2(lines.err.contains("[probe/masking]"), lines.err.constData());
+  QVERIFY2(!lines.err.contains('\r'), lines.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

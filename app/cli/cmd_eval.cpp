@@ -14,6 +14,7 @@
 #include <torch/torch.h>
 
 #include "common.h"
+#include "human_events.h"
 #include "data/tasks.h"
 #include "data/tokenized.h"
 #include "eval/evaluate.h"
@@ -124,6 +125,9 @@ int run_eval(const EvalOptions& o) {
   }
 
   const auto start = std::chrono::system_clock::now();
+  // On a terminal: the stage, then the items scored of each task, on one line in place.
+  TerminalProgress terminal = TerminalProgress::on_terminal();
+  terminal.stage(o.run ? fmt::format("loading run {}", *o.run) : "loading " + o.model.path);
   LoadedModel m;
   std::string what, tok_path;
   Json extra = Json::object();
@@ -159,6 +163,12 @@ int run_eval(const EvalOptions& o) {
     eval::HarnessTask t;
     t.name = f.name;
     t.path = fs::absolute(f.path).lexically_normal().string();
+    Progress progress = terminal.progress();
+    progress.begin("eval/" + t.name);
+    const auto report = [&](size_t done, size_t total) {
+      progress.report(total ? double(done) / double(total) : 1.0,
+                      fmt::format("item {}/{}", done, total));
+    };
     if (f.kind == "mc") {
       auto items = data::read_mc_jsonl(f.path);
       t.original = static_cast<int64_t>(items.size());
@@ -171,6 +181,7 @@ int run_eval(const EvalOptions& o) {
         if (std::isnan(r.acc)) non_finite(f.path, i);
         acc.push_back(r.acc > 0.5);
         acc_norm.push_back(r.acc_norm > 0.5);
+        report(i + 1, tokens.size());
       }
       t.output_type = "multiple_choice";
       t.metrics = {{"acc", as_values(acc), true,
@@ -188,6 +199,7 @@ int run_eval(const EvalOptions& o) {
         if (std::isnan(r.first_token_acc)) non_finite(f.path, i);
         first.push_back(r.first_token_acc > 0.5);
         exact.push_back(r.exact_match > 0.5);
+        report(i + 1, tokens.size());
       }
       t.output_type = "generate_until";
       t.metrics = {{"acc", as_values(first), true,
@@ -198,6 +210,7 @@ int run_eval(const EvalOptions& o) {
     }
     tasks.push_back(std::move(t));
   }
+  terminal.clear();
   const auto end = std::chrono::system_clock::now();
 
   eval::HarnessRun run;

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "common.h"
+#include "human_events.h"
 #include "grow/checkpoint.h"
 #include "grow/growth.h"
 #include "grow/lora.h"
@@ -126,6 +127,9 @@ int run_grow(const GrowOptions& o) {
     }
   }
 
+  // On a terminal: each stage on one line in place, cleared before the summary.
+  TerminalProgress terminal = TerminalProgress::on_terminal();
+  terminal.stage("loading " + model_path);
   LoadedModel m = grow::load_model(model_path, load_options(o.model));
   if (!m.plan.is_null()) {
     fail(
@@ -142,6 +146,7 @@ int run_grow(const GrowOptions& o) {
   auto gen = at::detail::createCPUGenerator(static_cast<uint64_t>(seed));
   auto ids = torch::randint(0, m.config.vocab_size, {kBatch, length}, gen, torch::kLong).to(device);
   torch::Tensor base_logits;
+  terminal.stage("the base model's logits on a random batch");
   {
     torch::NoGradGuard no_grad;
     base_logits = model.forward(ids).to(torch::kFloat);
@@ -150,7 +155,9 @@ int run_grow(const GrowOptions& o) {
 
   grow::ApplyContext ctx;
   ctx.seed = static_cast<uint64_t>(seed);
+  terminal.stage("applying " + plan.label());
   grow::GrowthResult r = grow::apply_plan(model, plan, ctx);
+  terminal.stage("the grown model's logits");
   model.eval();
   double max_diff = 0;
   {
@@ -163,7 +170,9 @@ int run_grow(const GrowOptions& o) {
     // Merged: every LoRA unit becomes a dense W + (alpha / r) B A.
     grow::merge_lora(model);
   }
+  terminal.stage("writing " + out);
   grow::SavedModel saved = grow::save_model(model, base_config, &r.plan, out, m.folder, format);
+  terminal.clear();
   const double share = r.base_params > 0 ? double(r.trainable_params) / r.base_params : 0.0;
   const double added_share = r.base_params > 0 ? double(r.added_params()) / r.base_params : 0.0;
   nlohmann::json summary = r.to_json();

@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "common.h"
+#include "human_events.h"
 #include "data/tokenized.h"
 #include "importance/probe.h"
 #include "importance/probe_set.h"
@@ -182,6 +183,9 @@ int run_probe(const ProbeCommandOptions& args) {
   po.max_examples = args.examples;
   po.seed = static_cast<uint64_t>(args.seed);
 
+  // On a terminal (and without --progress, whose lines the GUI reads): one line in place.
+  TerminalProgress terminal(!show_progress && TerminalProgress::on_terminal().enabled());
+  terminal.stage("loading " + args.model.path);
   LoadedModel m = load_model_arg(args.model);
   CausalLMImpl& model = *m.model;
   model.eval();
@@ -201,6 +205,7 @@ int run_probe(const ProbeCommandOptions& args) {
                tokenizer.vocab_size(), model.config.vocab_size);
   }
 
+  terminal.stage("reading the probe data " + data_path);
   ProbeData general = load_data(data_path, encoder, po);
   std::optional<ProbeData> domain;
   if (!args.domain_data.empty()) domain = load_data(args.domain_data, encoder, po);
@@ -216,7 +221,7 @@ int run_probe(const ProbeCommandOptions& args) {
   options.seed = po.seed;
   options.checkpoints = args.checkpoints;
   imp::validate(options, "probe");
-  Progress progress = make_progress(show_progress);
+  Progress progress = show_progress ? make_progress(true) : terminal.progress();
   const auto start = std::chrono::steady_clock::now();
 
   // Update-magnitude and effective-rank fine-tune on --domain-data when given (Grow §4.2);
@@ -240,6 +245,7 @@ int run_probe(const ProbeCommandOptions& args) {
   const double duration =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
+  terminal.clear();
   Json out = imp::probe_json(result);
   out["probe_set"] = recorded_data->set.summary();
   out["duration_s"] = duration;

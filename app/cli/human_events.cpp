@@ -114,8 +114,11 @@ void HumanEvents::progress(const events::Progress& p) {
     text += " · memory " + experiment::format_bytes(rss);
   }
   if (p.message && !p.message->empty()) text += " · " + *p.message;
+  // The last step, and the first update of each stage, are always shown.
   const bool last = p.step && p.total && *p.step == *p.total;
-  show(text, last);
+  const bool new_stage = p.stage != m_progress_stage;
+  m_progress_stage = p.stage;
+  show(text, last || new_stage);
 }
 
 void HumanEvents::operator()(const events::Event& ev) {
@@ -163,6 +166,34 @@ void HumanEvents::operator()(const events::Event& ev) {
     line(text);
   }
   // eval, grown and checkpoint events: in the store (`growbench-cli runs show`).
+}
+
+TerminalProgress::TerminalProgress(bool enabled) {
+  if (enabled) m_events = std::make_shared<HumanEvents>(stderr, true);
+}
+
+TerminalProgress TerminalProgress::on_terminal() {
+  return TerminalProgress(::isatty(::fileno(stderr)) != 0);
+}
+
+void TerminalProgress::stage(const std::string& text) {
+  if (m_events) (*m_events)(events::Event{events::Stage(text)});
+}
+
+Progress TerminalProgress::progress() const {
+  if (!m_events) return Progress();
+  return Progress([events = m_events](const ProgressUpdate& u) {
+    events::Progress p;
+    p.stage = u.stage;
+    p.fraction = u.fraction;
+    if (u.eta_s >= 0) p.eta_s = u.eta_s;
+    if (!u.message.empty()) p.message = u.message;
+    (*events)(events::Event{p});
+  });
+}
+
+void TerminalProgress::clear() {
+  if (m_events) m_events->clear();
 }
 
 }  // namespace gb::cli

@@ -7,9 +7,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "util/events.h"
+#include "util/progress.h"
 
 namespace gb::cli {
 
@@ -40,7 +42,31 @@ class HumanEvents {
   std::string m_prefix;  // "run 12 (2/6)", for the progress line
   std::string m_run;     // "run 12 (2/6) lora r=16", for the lines of the run
   std::string m_stage;
+  std::string m_progress_stage;  // the stage of the last progress update
   std::chrono::steady_clock::time_point m_last{};
+};
+
+// Progress for people on stderr for the commands that are not runs (probe, grow, eval):
+// when enabled (stderr is a terminal), one line rewritten in place with the stage, the share
+// done, the ETA and the process's memory, cleared before the command prints its result.
+// Disabled, it prints nothing, so pipes, scripts and the GUI read exactly what they read
+// before.
+class TerminalProgress {
+ public:
+  explicit TerminalProgress(bool enabled);
+  // Enabled when stderr is a terminal.
+  static TerminalProgress on_terminal();
+  bool enabled() const { return m_events != nullptr; }
+  // A stage without a share done ("loading model"): "<text> ..." on the line.
+  void stage(const std::string& text);
+  // A gb::Progress whose updates (stage, fraction, ETA, message) land on the line; an empty
+  // Progress (reports nothing, never cancels) when disabled.
+  Progress progress() const;
+  // Clears the line (before the command's own output).
+  void clear();
+
+ private:
+  std::shared_ptr<HumanEvents> m_events;
 };
 
 // Formats seconds as "45 s", "3 min 05 s", "2 h 07 min".
