@@ -557,6 +557,23 @@ class TstGuiSuggest : public QObject {
     QVERIFY(continueOffered);
   }
 
+  // Closing the window cancels a running search cleanly (it continues when started again).
+  void closingTheWindowCancelsARunningSearch() {
+    auto* w = new MainWindow;
+    w->setConfirmClose(false);
+    w->show();
+    SuggestDialog* d = w->planner()->openSuggestDialog();
+    d->setSettings(goodSettings());
+    d->setProgram(writeScript(QDir(m_tmp).filePath(u"waiting.sh"_s),
+                              "echo '{\"event\": \"stage\", \"stage\": \"data\"}' >&2\n"
+                              "exec sleep 120\n"));
+    QVERIFY(d->start());
+    QTRY_VERIFY_WITH_TIMEOUT(d->progressText().contains(u"Preparing: data"_s), 30000);
+    QVERIFY(w->close());
+    QCOMPARE(d->state(), SuggestDialog::State::Cancelled);
+    delete w;
+  }
+
   void elapsedTextSaysWhatIsLeft() {
     QCOMPARE(SuggestDialog::elapsedText(65, 1800),
              u"Elapsed 1 min 05 s of 30 min 00 s · at most 28 min 55 s left"_s);

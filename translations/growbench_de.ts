@@ -3905,6 +3905,14 @@ Sondierungsmenge: %2</translation>
         <source>&amp;Suggest a plan…</source>
         <translation>Plan &amp;vorschlagen…</translation>
     </message>
+    <message>
+        <source>A search is running</source>
+        <translation>Eine Suche läuft</translation>
+    </message>
+    <message>
+        <source>“Suggest a plan” is still searching. Closing cancels it cleanly; started again with the same fields, it continues. Close anyway?</source>
+        <translation>„Plan vorschlagen“ sucht noch. Schließen bricht die Suche sauber ab; mit denselben Feldern erneut gestartet, setzt sie fort. Trotzdem schließen?</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::ModelEditor</name>

@@ -3889,6 +3889,14 @@ Probe set: %2</source>
         <source>&amp;Suggest a plan…</source>
         <translation>建议计划(&amp;S)…</translation>
     </message>
+    <message>
+        <source>A search is running</source>
+        <translation>搜索正在运行</translation>
+    </message>
+    <message>
+        <source>“Suggest a plan” is still searching. Closing cancels it cleanly; started again with the same fields, it continues. Close anyway?</source>
+        <translation>“建议计划”仍在搜索。关闭会干净地取消它；用相同的字段再次启动时会继续。仍要关闭吗？</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::ModelEditor</name>

@@ -489,6 +489,26 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  // A plan search ("Suggest a plan…") is one worker of its own.
+  SuggestDialog* search = m_planner->suggestDialog();
+  if (search && search->isRunning() && m_confirmClose) {
+    const auto answer = QMessageBox::question(
+        this, tr("A search is running"),
+        tr("“Suggest a plan” is still searching. Closing cancels it cleanly; started again with "
+           "the same fields, it continues. Close anyway?"));
+    if (answer != QMessageBox::Yes) {
+      event->ignore();
+      return;
+    }
+  }
+  if (search && search->isRunning()) {
+    search->cancel();
+    QElapsedTimer t;
+    t.start();
+    while (search->isRunning() && t.elapsed() < 15000) {
+      QApplication::processEvents(QEventLoop::AllEvents, 50);
+    }
+  }
   RunManager* rm = m_session->runs();
   if (rm->activeCount() > 0 && m_confirmClose) {
     const auto answer = QMessageBox::question(
