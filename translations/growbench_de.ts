@@ -2888,6 +2888,58 @@
         <source>Whole batches: each batch is original-domain with probability p. Rows in every batch: round(p · batch size) original-domain rows in each batch (the fraction carried over), so neutral residues&apos; local loss applies at every step.</source>
         <translation>Ganze Batches: jeder Batch stammt mit Wahrscheinlichkeit p aus der Ursprungsdomäne. Zeilen in jedem Batch: round(p · Batchgröße) Zeilen der Ursprungsdomäne in jedem Batch (der Bruchteil wird übertragen), sodass der lokale Verlust von Neutral Residues in jedem Schritt wirkt.</translation>
     </message>
+    <message>
+        <source>Suggest a plan…</source>
+        <translation>Plan vorschlagen…</translation>
+    </message>
+    <message>
+        <source>Let a budgeted search over the variants, layers and rates recommend a plan for the workspace&apos;s model and data (growbench-cli suggest)</source>
+        <translation>Eine budgetierte Suche über Varianten, Schichten und Lernraten einen Plan für Modell und Daten des Arbeitsbereichs empfehlen lassen (growbench-cli suggest)</translation>
+    </message>
+    <message>
+        <source>Policy of the loaded plan</source>
+        <translation>Richtlinie des geladenen Plans</translation>
+    </message>
+    <message>
+        <source>The layer policy of the plan loaded (e.g. from “Suggest a plan”), as it was</source>
+        <translation>Die Schichtrichtlinie des geladenen Plans (z. B. aus „Plan vorschlagen“), unverändert</translation>
+    </message>
+    <message>
+        <source>The plan has no variant.</source>
+        <translation>Der Plan hat keine Variante.</translation>
+    </message>
+    <message>
+        <source>The plan is not valid: %1</source>
+        <translation>Der Plan ist ungültig: %1</translation>
+    </message>
+    <message>
+        <source>The planner has no variant %1.</source>
+        <translation>Der Planer kennt keine Variante %1.</translation>
+    </message>
+    <message>
+        <source>The form cannot hold this plan: %1</source>
+        <translation>Das Formular kann diesen Plan nicht darstellen: %1</translation>
+    </message>
+    <message>
+        <source>The form cannot hold every value of this plan: %1</source>
+        <translation>Das Formular kann nicht jeden Wert dieses Plans darstellen: %1</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#c62828&apos;&gt;The recommended plan was not loaded: %1&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#c62828&apos;&gt;Der empfohlene Plan wurde nicht geladen: %1&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>Recommended by “Suggest a plan” with learning rate %1 over %2 steps (the Runs view&apos;s launch form takes both).</source>
+        <translation>Empfohlen von „Plan vorschlagen“ mit Lernrate %1 über %2 Schritte (das Startformular der Ansicht „Läufe“ übernimmt beide).</translation>
+    </message>
+    <message>
+        <source>Loaded into the Grow planner as its current plan: edit it there, add it to the comparison or launch it from the Runs view.</source>
+        <translation>Als aktueller Plan in den Wachstumsplaner geladen: dort bearbeiten, zum Vergleich hinzufügen oder in der Ansicht „Läufe“ starten.</translation>
+    </message>
+    <message>
+        <source>Not loaded into the planner: %1</source>
+        <translation>Nicht in den Planer geladen: %1</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::HeatmapPlot</name>
@@ -3844,6 +3896,22 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Not a model folder, an experiment spec or a run store: %1</source>
         <translation>Kein Modellordner, keine Experimentspezifikation und kein Laufspeicher: %1</translation>
+    </message>
+    <message>
+        <source>The recommended plan is in the Grow planner; the launch form&apos;s learning rate is %1 and its steps %2.</source>
+        <translation>Der empfohlene Plan ist im Wachstumsplaner; das Startformular hat die Lernrate %1 und %2 Schritte.</translation>
+    </message>
+    <message>
+        <source>&amp;Suggest a plan…</source>
+        <translation>Plan &amp;vorschlagen…</translation>
+    </message>
+    <message>
+        <source>A search is running</source>
+        <translation>Eine Suche läuft</translation>
+    </message>
+    <message>
+        <source>“Suggest a plan” is still searching. Closing cancels it cleanly; started again with the same fields, it continues. Close anyway?</source>
+        <translation>„Plan vorschlagen“ sucht noch. Schließen bricht die Suche sauber ab; mit denselben Feldern erneut gestartet, setzt sie fort. Trotzdem schließen?</translation>
     </message>
 </context>
 <context>
@@ -5265,6 +5333,377 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Required.</source>
         <translation>Erforderlich.</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::SuggestDialog</name>
+    <message>
+        <source>Choose the model: open one in the Model view.</source>
+        <translation>Wählen Sie das Modell: öffnen Sie eines in der Ansicht „Modell“.</translation>
+    </message>
+    <message>
+        <source>The model folder has no config.json: %1</source>
+        <translation>Der Modellordner hat keine config.json: %1</translation>
+    </message>
+    <message>
+        <source>Choose the new-domain data (a file or a folder).</source>
+        <translation>Wählen Sie die Daten der neuen Domäne (eine Datei oder einen Ordner).</translation>
+    </message>
+    <message>
+        <source>The new-domain data does not exist: %1</source>
+        <translation>Die Daten der neuen Domäne existieren nicht: %1</translation>
+    </message>
+    <message>
+        <source>Choose the original-domain data: the forgetting is measured on it.</source>
+        <translation>Wählen Sie die Daten der Ursprungsdomäne: an ihnen wird das Vergessen gemessen.</translation>
+    </message>
+    <message>
+        <source>The original-domain data does not exist: %1</source>
+        <translation>Die Daten der Ursprungsdomäne existieren nicht: %1</translation>
+    </message>
+    <message>
+        <source>The forgetting budget must be a percentage such as 5 % (found “%1”).</source>
+        <translation>Das Vergessensbudget muss ein Prozentwert wie 5 % sein (gefunden: „%1“).</translation>
+    </message>
+    <message>
+        <source>The parameter budget must be a percentage such as 10 % (found “%1”).</source>
+        <translation>Das Parameterbudget muss ein Prozentwert wie 10 % sein (gefunden: „%1“).</translation>
+    </message>
+    <message>
+        <source>The time budget must be a duration such as 30m, 90s or 1.5h (found “%1”).</source>
+        <translation>Das Zeitbudget muss eine Dauer wie 30m, 90s oder 1.5h sein (gefunden: „%1“).</translation>
+    </message>
+    <message>
+        <source>The steps must be at least 1.</source>
+        <translation>Die Schritte müssen mindestens 1 sein.</translation>
+    </message>
+    <message>
+        <source>Open a workspace first: the search&apos;s runs go to its store.</source>
+        <translation>Öffnen Sie zuerst einen Arbeitsbereich: die Läufe der Suche kommen in seinen Speicher.</translation>
+    </message>
+    <message>
+        <source>No file for the search&apos;s result.</source>
+        <translation>Keine Datei für das Ergebnis der Suche.</translation>
+    </message>
+    <message>
+        <source>The result is not a JSON object.</source>
+        <translation>Das Ergebnis ist kein JSON-Objekt.</translation>
+    </message>
+    <message>
+        <source>The result has no recommendation.</source>
+        <translation>Das Ergebnis enthält keine Empfehlung.</translation>
+    </message>
+    <message>
+        <source>The recommendation has no plan.</source>
+        <translation>Die Empfehlung enthält keinen Plan.</translation>
+    </message>
+    <message>
+        <source>The recommendation has no learning rate.</source>
+        <translation>Die Empfehlung enthält keine Lernrate.</translation>
+    </message>
+    <message>
+        <source>Suggest a plan</source>
+        <translation>Plan vorschlagen</translation>
+    </message>
+    <message>
+        <source>A budgeted search over every variant, layer policy, size and a rate grid: short pilot runs in one run group of the store, successive halving on validation data, and one recommended plan with its learning rate (docs/suggest.md).</source>
+        <translation>Eine budgetierte Suche über jede Variante, Schichtrichtlinie, Größe und ein Lernratenraster: kurze Pilotläufe in einer Lauf-Gruppe des Speichers, Successive Halving auf Validierungsdaten und ein empfohlener Plan mit seiner Lernrate (docs/suggest.md).</translation>
+    </message>
+    <message>
+        <source>File…</source>
+        <translation>Datei…</translation>
+    </message>
+    <message>
+        <source>Choose a file (files without an extension are shown too)</source>
+        <translation>Eine Datei wählen (Dateien ohne Endung werden auch gezeigt)</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>Daten</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>Ordner…</translation>
+    </message>
+    <message>
+        <source>Choose a folder</source>
+        <translation>Einen Ordner wählen</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Ordner</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>Modell:</translation>
+    </message>
+    <message>
+        <source>a model folder</source>
+        <translation>ein Modellordner</translation>
+    </message>
+    <message>
+        <source>The base model (the one open in the Model view)</source>
+        <translation>Das Basismodell (das in der Ansicht „Modell“ geöffnete)</translation>
+    </message>
+    <message>
+        <source>New-domain data:</source>
+        <translation>Daten der neuen Domäne:</translation>
+    </message>
+    <message>
+        <source>new-domain text (file or folder)</source>
+        <translation>Text der neuen Domäne (Datei oder Ordner)</translation>
+    </message>
+    <message>
+        <source>Split at the document level into training, validation and test parts</source>
+        <translation>Nach Dokumenten in Trainings-, Validierungs- und Testteil aufgeteilt</translation>
+    </message>
+    <message>
+        <source>Original-domain data:</source>
+        <translation>Daten der Ursprungsdomäne:</translation>
+    </message>
+    <message>
+        <source>original-domain text (file or folder)</source>
+        <translation>Text der Ursprungsdomäne (Datei oder Ordner)</translation>
+    </message>
+    <message>
+        <source>The forgetting is measured on it (validation and test parts)</source>
+        <translation>An ihm wird das Vergessen gemessen (Validierungs- und Testteil)</translation>
+    </message>
+    <message>
+        <source>text (paragraphs)</source>
+        <translation>Text (Absätze)</translation>
+    </message>
+    <message>
+        <source>fortunes</source>
+        <translation>Fortunes</translation>
+    </message>
+    <message>
+        <source>JSONL</source>
+        <translation>JSONL</translation>
+    </message>
+    <message>
+        <source>The corpus format of both data sets</source>
+        <translation>Das Korpusformat beider Datensätze</translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation>Format:</translation>
+    </message>
+    <message>
+        <source>The most the original-domain validation perplexity may rise, in percent (5 %: at most 5 % above the base model&apos;s)</source>
+        <translation>Wie stark die Validierungs-Perplexität der Ursprungsdomäne höchstens steigen darf, in Prozent (5 %: höchstens 5 % über der des Basismodells)</translation>
+    </message>
+    <message>
+        <source>Forgetting budget:</source>
+        <translation>Vergessensbudget:</translation>
+    </message>
+    <message>
+        <source>The most parameters a plan may add, in percent of the base model</source>
+        <translation>Wie viele Parameter ein Plan höchstens hinzufügen darf, in Prozent des Basismodells</translation>
+    </message>
+    <message>
+        <source>Parameter budget:</source>
+        <translation>Parameterbudget:</translation>
+    </message>
+    <message>
+        <source>How long the search may take: 30m, 90s, 1.5h or seconds. It affords as many candidates as it can and ends within a few seconds of the budget.</source>
+        <translation>Wie lange die Suche dauern darf: 30m, 90s, 1.5h oder Sekunden. Sie nimmt so viele Kandidaten, wie das Budget erlaubt, und endet wenige Sekunden nach dessen Ablauf.</translation>
+    </message>
+    <message>
+        <source>Time budget:</source>
+        <translation>Zeitbudget:</translation>
+    </message>
+    <message>
+        <source>The full length of a run; the halving&apos;s rungs divide it</source>
+        <translation>Die volle Länge eines Laufs; die Stufen des Halbierens teilen sie</translation>
+    </message>
+    <message>
+        <source>Steps:</source>
+        <translation>Schritte:</translation>
+    </message>
+    <message>
+        <source>as many as the time affords</source>
+        <translation>so viele, wie die Zeit erlaubt</translation>
+    </message>
+    <message>
+        <source>At most this many candidate plans</source>
+        <translation>Höchstens so viele Kandidatenpläne</translation>
+    </message>
+    <message>
+        <source>Candidates:</source>
+        <translation>Kandidaten:</translation>
+    </message>
+    <message>
+        <source>Run store:</source>
+        <translation>Laufspeicher:</translation>
+    </message>
+    <message>
+        <source>The command the search runs</source>
+        <translation>Der Befehl, den die Suche ausführt</translation>
+    </message>
+    <message>
+        <source>Command:</source>
+        <translation>Befehl:</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>Fortschritt</translation>
+    </message>
+    <message>
+        <source>Messages of growbench-cli</source>
+        <translation>Meldungen von growbench-cli</translation>
+    </message>
+    <message>
+        <source>Recommendation</source>
+        <translation>Empfehlung</translation>
+    </message>
+    <message>
+        <source>The recommended plan as JSON (docs/plans.md)</source>
+        <translation>Der empfohlene Plan als JSON (docs/plans.md)</translation>
+    </message>
+    <message>
+        <source>Start search</source>
+        <translation>Suche starten</translation>
+    </message>
+    <message>
+        <source>Run the search; started again with the same fields, a cancelled search continues</source>
+        <translation>Die Suche ausführen; mit denselben Feldern erneut gestartet, setzt eine abgebrochene Suche fort</translation>
+    </message>
+    <message>
+        <source>Cancel search</source>
+        <translation>Suche abbrechen</translation>
+    </message>
+    <message>
+        <source>Stop the search cleanly; its runs stay in the store and it continues when started again with the same fields</source>
+        <translation>Die Suche sauber beenden; ihre Läufe bleiben im Speicher, und sie setzt fort, wenn sie mit denselben Feldern erneut gestartet wird</translation>
+    </message>
+    <message>
+        <source>Hide this window; a running search goes on</source>
+        <translation>Dieses Fenster ausblenden; eine laufende Suche geht weiter</translation>
+    </message>
+    <message>
+        <source>none: open a workspace</source>
+        <translation>keiner: öffnen Sie einen Arbeitsbereich</translation>
+    </message>
+    <message>
+        <source>– (%1)</source>
+        <translation>– (%1)</translation>
+    </message>
+    <message>
+        <source>Continue search</source>
+        <translation>Suche fortsetzen</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>Suche läuft…</translation>
+    </message>
+    <message>
+        <source>Cancelling: the current run stops at its next step…</source>
+        <translation>Wird abgebrochen: der aktuelle Lauf hält bei seinem nächsten Schritt…</translation>
+    </message>
+    <message>
+        <source>Elapsed %1 of %2 · at most %3 left</source>
+        <translation>%1 von %2 vergangen · höchstens %3 übrig</translation>
+    </message>
+    <message>
+        <source>Elapsed %1 of %2 · the time is up: the search ends its current run</source>
+        <translation>%1 von %2 vergangen · die Zeit ist um: die Suche beendet ihren aktuellen Lauf</translation>
+    </message>
+    <message>
+        <source>Run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+    <message>
+        <source>step %1 of %2</source>
+        <translation>Schritt %1 von %2</translation>
+    </message>
+    <message>
+        <source>%1 left</source>
+        <translation>noch %1</translation>
+    </message>
+    <message>
+        <source>Preparing: %1</source>
+        <translation>Vorbereitung: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) started</source>
+        <translation>
+            <numerusform>%n Lauf gestartet</numerusform>
+            <numerusform>%n Läufe gestartet</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n ended</source>
+        <translation>
+            <numerusform>%n beendet</numerusform>
+            <numerusform>%n beendet</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n evaluation(s)</source>
+        <translation>
+            <numerusform>%n Auswertung</numerusform>
+            <numerusform>%n Auswertungen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Took %1 (time budget %2)</source>
+        <translation>Dauer %1 (Zeitbudget %2)</translation>
+    </message>
+    <message>
+        <source>Cancelled. The runs so far stay in the store: start the search again with the same fields to continue it.</source>
+        <translation>Abgebrochen. Die bisherigen Läufe bleiben im Speicher: starten Sie die Suche mit denselben Feldern erneut, um sie fortzusetzen.</translation>
+    </message>
+    <message>
+        <source>growbench-cli crashed: %1</source>
+        <translation>growbench-cli ist abgestürzt: %1</translation>
+    </message>
+    <message>
+        <source>The search failed (exit code %1): %2</source>
+        <translation>Die Suche ist fehlgeschlagen (Exit-Code %1): %2</translation>
+    </message>
+    <message>
+        <source>The search ended but its result %1 could not be read: %2</source>
+        <translation>Die Suche ist beendet, aber ihr Ergebnis %1 konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>The search&apos;s result %1 could not be read: %2</source>
+        <translation>Das Ergebnis der Suche %1 konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Recommended: %1&lt;/b&gt; (variant %2), learning rate %3, at step %4 of %5.</source>
+        <translation>&lt;b&gt;Empfohlen: %1&lt;/b&gt; (Variante %2), Lernrate %3, bei Schritt %4 von %5.</translation>
+    </message>
+    <message>
+        <source>Validation: new-domain loss %1, original-domain perplexity %2.</source>
+        <translation>Validierung: Verlust der neuen Domäne %1, Perplexität der Ursprungsdomäne %2.</translation>
+    </message>
+    <message>
+        <source>Test: new-domain loss %1, original-domain perplexity %2.</source>
+        <translation>Test: Verlust der neuen Domäne %1, Perplexität der Ursprungsdomäne %2.</translation>
+    </message>
+    <message>
+        <source>Within the forgetting budget of %1 % on the validation data.</source>
+        <translation>Innerhalb des Vergessensbudgets von %1 % auf den Validierungsdaten.</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#c62828&apos;&gt;No candidate stays within the forgetting budget of %1 %: this is the one that forgets least.&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#c62828&apos;&gt;Kein Kandidat bleibt innerhalb des Vergessensbudgets von %1 %: dies ist der, der am wenigsten vergisst.&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>The time ran out before the full length: chosen at step %1 of %2.</source>
+        <translation>Die Zeit lief vor der vollen Länge ab: gewählt bei Schritt %1 von %2.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n candidate(s) in group %1, %2 spent.</source>
+        <translation>
+            <numerusform>%n Kandidat in Gruppe %1, %2 verbraucht.</numerusform>
+            <numerusform>%n Kandidaten in Gruppe %1, %2 verbraucht.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The search is done.</source>
+        <translation>Die Suche ist fertig.</translation>
     </message>
 </context>
 <context>

@@ -2874,6 +2874,58 @@
         <source>Whole batches: each batch is original-domain with probability p. Rows in every batch: round(p · batch size) original-domain rows in each batch (the fraction carried over), so neutral residues&apos; local loss applies at every step.</source>
         <translation>整个批次：每个批次以概率 p 来自原始领域。每个批次中的行：每个批次含 round(p · 批大小) 行原始领域数据（小数部分顺延），使 Neutral Residues 的局部损失在每一步都生效。</translation>
     </message>
+    <message>
+        <source>Suggest a plan…</source>
+        <translation>建议计划…</translation>
+    </message>
+    <message>
+        <source>Let a budgeted search over the variants, layers and rates recommend a plan for the workspace&apos;s model and data (growbench-cli suggest)</source>
+        <translation>让一次有预算的搜索在变体、层和学习率之间为工作区的模型和数据推荐一个计划（growbench-cli suggest）</translation>
+    </message>
+    <message>
+        <source>Policy of the loaded plan</source>
+        <translation>已加载计划的策略</translation>
+    </message>
+    <message>
+        <source>The layer policy of the plan loaded (e.g. from “Suggest a plan”), as it was</source>
+        <translation>已加载计划（例如来自“建议计划”）的层选择策略，保持原样</translation>
+    </message>
+    <message>
+        <source>The plan has no variant.</source>
+        <translation>该计划没有变体。</translation>
+    </message>
+    <message>
+        <source>The plan is not valid: %1</source>
+        <translation>该计划无效：%1</translation>
+    </message>
+    <message>
+        <source>The planner has no variant %1.</source>
+        <translation>规划器没有变体 %1。</translation>
+    </message>
+    <message>
+        <source>The form cannot hold this plan: %1</source>
+        <translation>表单无法容纳此计划：%1</translation>
+    </message>
+    <message>
+        <source>The form cannot hold every value of this plan: %1</source>
+        <translation>表单无法容纳此计划的所有值：%1</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#c62828&apos;&gt;The recommended plan was not loaded: %1&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#c62828&apos;&gt;推荐的计划未加载：%1&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>Recommended by “Suggest a plan” with learning rate %1 over %2 steps (the Runs view&apos;s launch form takes both).</source>
+        <translation>由“建议计划”推荐，学习率 %1，共 %2 步（“运行”视图的启动表单会采用这两个值）。</translation>
+    </message>
+    <message>
+        <source>Loaded into the Grow planner as its current plan: edit it there, add it to the comparison or launch it from the Runs view.</source>
+        <translation>已作为当前计划载入增长规划器：可在其中编辑、加入对比，或在“运行”视图中启动。</translation>
+    </message>
+    <message>
+        <source>Not loaded into the planner: %1</source>
+        <translation>未载入规划器：%1</translation>
+    </message>
 </context>
 <context>
     <name>gb::gui::HeatmapPlot</name>
@@ -3828,6 +3880,22 @@ Probe set: %2</source>
     <message>
         <source>Not a model folder, an experiment spec or a run store: %1</source>
         <translation>不是模型文件夹、实验规格或运行存储：%1</translation>
+    </message>
+    <message>
+        <source>The recommended plan is in the Grow planner; the launch form&apos;s learning rate is %1 and its steps %2.</source>
+        <translation>推荐的计划已在增长规划器中；启动表单的学习率为 %1，步数为 %2。</translation>
+    </message>
+    <message>
+        <source>&amp;Suggest a plan…</source>
+        <translation>建议计划(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>A search is running</source>
+        <translation>搜索正在运行</translation>
+    </message>
+    <message>
+        <source>“Suggest a plan” is still searching. Closing cancels it cleanly; started again with the same fields, it continues. Close anyway?</source>
+        <translation>“建议计划”仍在搜索。关闭会干净地取消它；用相同的字段再次启动时会继续。仍要关闭吗？</translation>
     </message>
 </context>
 <context>
@@ -5246,6 +5314,373 @@ Probe set: %2</source>
     <message>
         <source>Required.</source>
         <translation>必填。</translation>
+    </message>
+</context>
+<context>
+    <name>gb::gui::SuggestDialog</name>
+    <message>
+        <source>Choose the model: open one in the Model view.</source>
+        <translation>请选择模型：在“模型”视图中打开一个。</translation>
+    </message>
+    <message>
+        <source>The model folder has no config.json: %1</source>
+        <translation>模型文件夹中没有 config.json：%1</translation>
+    </message>
+    <message>
+        <source>Choose the new-domain data (a file or a folder).</source>
+        <translation>请选择新领域数据（文件或文件夹）。</translation>
+    </message>
+    <message>
+        <source>The new-domain data does not exist: %1</source>
+        <translation>新领域数据不存在：%1</translation>
+    </message>
+    <message>
+        <source>Choose the original-domain data: the forgetting is measured on it.</source>
+        <translation>请选择原始领域数据：遗忘在其上衡量。</translation>
+    </message>
+    <message>
+        <source>The original-domain data does not exist: %1</source>
+        <translation>原始领域数据不存在：%1</translation>
+    </message>
+    <message>
+        <source>The forgetting budget must be a percentage such as 5 % (found “%1”).</source>
+        <translation>遗忘预算必须是百分比，例如 5 %（当前为“%1”）。</translation>
+    </message>
+    <message>
+        <source>The parameter budget must be a percentage such as 10 % (found “%1”).</source>
+        <translation>参数预算必须是百分比，例如 10 %（当前为“%1”）。</translation>
+    </message>
+    <message>
+        <source>The time budget must be a duration such as 30m, 90s or 1.5h (found “%1”).</source>
+        <translation>时间预算必须是时长，例如 30m、90s 或 1.5h（当前为“%1”）。</translation>
+    </message>
+    <message>
+        <source>The steps must be at least 1.</source>
+        <translation>步数至少为 1。</translation>
+    </message>
+    <message>
+        <source>Open a workspace first: the search&apos;s runs go to its store.</source>
+        <translation>请先打开一个工作区：搜索的运行会写入其存储。</translation>
+    </message>
+    <message>
+        <source>No file for the search&apos;s result.</source>
+        <translation>没有用于搜索结果的文件。</translation>
+    </message>
+    <message>
+        <source>The result is not a JSON object.</source>
+        <translation>结果不是 JSON 对象。</translation>
+    </message>
+    <message>
+        <source>The result has no recommendation.</source>
+        <translation>结果中没有推荐。</translation>
+    </message>
+    <message>
+        <source>The recommendation has no plan.</source>
+        <translation>推荐中没有计划。</translation>
+    </message>
+    <message>
+        <source>The recommendation has no learning rate.</source>
+        <translation>推荐中没有学习率。</translation>
+    </message>
+    <message>
+        <source>Suggest a plan</source>
+        <translation>建议计划</translation>
+    </message>
+    <message>
+        <source>A budgeted search over every variant, layer policy, size and a rate grid: short pilot runs in one run group of the store, successive halving on validation data, and one recommended plan with its learning rate (docs/suggest.md).</source>
+        <translation>在所有变体、层选择策略、规模和一组学习率上进行有预算的搜索：在存储的一个运行组中做简短的试跑，在验证数据上逐次减半，最终给出一个推荐计划及其学习率（docs/suggest.md）。</translation>
+    </message>
+    <message>
+        <source>File…</source>
+        <translation>文件…</translation>
+    </message>
+    <message>
+        <source>Choose a file (files without an extension are shown too)</source>
+        <translation>选择文件（也会显示没有扩展名的文件）</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>文件夹…</translation>
+    </message>
+    <message>
+        <source>Choose a folder</source>
+        <translation>选择文件夹</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>a model folder</source>
+        <translation>模型文件夹</translation>
+    </message>
+    <message>
+        <source>The base model (the one open in the Model view)</source>
+        <translation>基础模型（“模型”视图中打开的模型）</translation>
+    </message>
+    <message>
+        <source>New-domain data:</source>
+        <translation>新领域数据：</translation>
+    </message>
+    <message>
+        <source>new-domain text (file or folder)</source>
+        <translation>新领域文本（文件或文件夹）</translation>
+    </message>
+    <message>
+        <source>Split at the document level into training, validation and test parts</source>
+        <translation>按文档划分为训练、验证和测试部分</translation>
+    </message>
+    <message>
+        <source>Original-domain data:</source>
+        <translation>原始领域数据：</translation>
+    </message>
+    <message>
+        <source>original-domain text (file or folder)</source>
+        <translation>原始领域文本（文件或文件夹）</translation>
+    </message>
+    <message>
+        <source>The forgetting is measured on it (validation and test parts)</source>
+        <translation>在其上衡量遗忘（验证和测试部分）</translation>
+    </message>
+    <message>
+        <source>text (paragraphs)</source>
+        <translation>文本（段落）</translation>
+    </message>
+    <message>
+        <source>fortunes</source>
+        <translation>fortunes</translation>
+    </message>
+    <message>
+        <source>JSONL</source>
+        <translation>JSONL</translation>
+    </message>
+    <message>
+        <source>The corpus format of both data sets</source>
+        <translation>两个数据集的语料格式</translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation>格式：</translation>
+    </message>
+    <message>
+        <source>The most the original-domain validation perplexity may rise, in percent (5 %: at most 5 % above the base model&apos;s)</source>
+        <translation>原始领域验证困惑度最多允许上升的百分比（5 %：最多比基础模型高 5 %）</translation>
+    </message>
+    <message>
+        <source>Forgetting budget:</source>
+        <translation>遗忘预算：</translation>
+    </message>
+    <message>
+        <source>The most parameters a plan may add, in percent of the base model</source>
+        <translation>一个计划最多可增加的参数，占基础模型的百分比</translation>
+    </message>
+    <message>
+        <source>Parameter budget:</source>
+        <translation>参数预算：</translation>
+    </message>
+    <message>
+        <source>How long the search may take: 30m, 90s, 1.5h or seconds. It affords as many candidates as it can and ends within a few seconds of the budget.</source>
+        <translation>搜索可用的时长：30m、90s、1.5h 或秒数。它会尽量多地尝试候选，并在预算用完后几秒内结束。</translation>
+    </message>
+    <message>
+        <source>Time budget:</source>
+        <translation>时间预算：</translation>
+    </message>
+    <message>
+        <source>The full length of a run; the halving&apos;s rungs divide it</source>
+        <translation>一次运行的完整长度；逐次减半的各级在其中划分</translation>
+    </message>
+    <message>
+        <source>Steps:</source>
+        <translation>步数：</translation>
+    </message>
+    <message>
+        <source>as many as the time affords</source>
+        <translation>时间允许的数量</translation>
+    </message>
+    <message>
+        <source>At most this many candidate plans</source>
+        <translation>最多这么多个候选计划</translation>
+    </message>
+    <message>
+        <source>Candidates:</source>
+        <translation>候选：</translation>
+    </message>
+    <message>
+        <source>Run store:</source>
+        <translation>运行存储：</translation>
+    </message>
+    <message>
+        <source>The command the search runs</source>
+        <translation>搜索运行的命令</translation>
+    </message>
+    <message>
+        <source>Command:</source>
+        <translation>命令：</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <source>Messages of growbench-cli</source>
+        <translation>growbench-cli 的消息</translation>
+    </message>
+    <message>
+        <source>Recommendation</source>
+        <translation>推荐</translation>
+    </message>
+    <message>
+        <source>The recommended plan as JSON (docs/plans.md)</source>
+        <translation>推荐计划的 JSON（docs/plans.md）</translation>
+    </message>
+    <message>
+        <source>Start search</source>
+        <translation>开始搜索</translation>
+    </message>
+    <message>
+        <source>Run the search; started again with the same fields, a cancelled search continues</source>
+        <translation>运行搜索；用相同的字段再次启动时，已取消的搜索会继续</translation>
+    </message>
+    <message>
+        <source>Cancel search</source>
+        <translation>取消搜索</translation>
+    </message>
+    <message>
+        <source>Stop the search cleanly; its runs stay in the store and it continues when started again with the same fields</source>
+        <translation>干净地停止搜索；其运行保留在存储中，用相同的字段再次启动时会继续</translation>
+    </message>
+    <message>
+        <source>Hide this window; a running search goes on</source>
+        <translation>隐藏此窗口；正在运行的搜索会继续</translation>
+    </message>
+    <message>
+        <source>none: open a workspace</source>
+        <translation>无：请打开一个工作区</translation>
+    </message>
+    <message>
+        <source>– (%1)</source>
+        <translation>–（%1）</translation>
+    </message>
+    <message>
+        <source>Continue search</source>
+        <translation>继续搜索</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <source>Cancelling: the current run stops at its next step…</source>
+        <translation>正在取消：当前运行会在下一步停止…</translation>
+    </message>
+    <message>
+        <source>Elapsed %1 of %2 · at most %3 left</source>
+        <translation>已用 %1，共 %2 · 最多剩余 %3</translation>
+    </message>
+    <message>
+        <source>Elapsed %1 of %2 · the time is up: the search ends its current run</source>
+        <translation>已用 %1，共 %2 · 时间已到：搜索正在结束当前运行</translation>
+    </message>
+    <message>
+        <source>Run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>step %1 of %2</source>
+        <translation>第 %1 步，共 %2 步</translation>
+    </message>
+    <message>
+        <source>%1 left</source>
+        <translation>剩余 %1</translation>
+    </message>
+    <message>
+        <source>Preparing: %1</source>
+        <translation>准备中：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) started</source>
+        <translation>
+            <numerusform>已启动 %n 个运行</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n ended</source>
+        <translation>
+            <numerusform>已结束 %n 个</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n evaluation(s)</source>
+        <translation>
+            <numerusform>%n 次评估</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Took %1 (time budget %2)</source>
+        <translation>用时 %1（时间预算 %2）</translation>
+    </message>
+    <message>
+        <source>Cancelled. The runs so far stay in the store: start the search again with the same fields to continue it.</source>
+        <translation>已取消。目前的运行保留在存储中：用相同的字段再次启动搜索即可继续。</translation>
+    </message>
+    <message>
+        <source>growbench-cli crashed: %1</source>
+        <translation>growbench-cli 崩溃：%1</translation>
+    </message>
+    <message>
+        <source>The search failed (exit code %1): %2</source>
+        <translation>搜索失败（退出码 %1）：%2</translation>
+    </message>
+    <message>
+        <source>The search ended but its result %1 could not be read: %2</source>
+        <translation>搜索已结束，但无法读取其结果 %1：%2</translation>
+    </message>
+    <message>
+        <source>The search&apos;s result %1 could not be read: %2</source>
+        <translation>无法读取搜索结果 %1：%2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Recommended: %1&lt;/b&gt; (variant %2), learning rate %3, at step %4 of %5.</source>
+        <translation>&lt;b&gt;推荐：%1&lt;/b&gt;（变体 %2），学习率 %3，第 %4 步（共 %5 步）。</translation>
+    </message>
+    <message>
+        <source>Validation: new-domain loss %1, original-domain perplexity %2.</source>
+        <translation>验证：新领域损失 %1，原始领域困惑度 %2。</translation>
+    </message>
+    <message>
+        <source>Test: new-domain loss %1, original-domain perplexity %2.</source>
+        <translation>测试：新领域损失 %1，原始领域困惑度 %2。</translation>
+    </message>
+    <message>
+        <source>Within the forgetting budget of %1 % on the validation data.</source>
+        <translation>在验证数据上处于 %1 % 的遗忘预算之内。</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#c62828&apos;&gt;No candidate stays within the forgetting budget of %1 %: this is the one that forgets least.&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#c62828&apos;&gt;没有候选处于 %1 % 的遗忘预算之内：这是遗忘最少的一个。&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>The time ran out before the full length: chosen at step %1 of %2.</source>
+        <translation>在达到完整长度之前时间已用完：在第 %1 步（共 %2 步）选出。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n candidate(s) in group %1, %2 spent.</source>
+        <translation>
+            <numerusform>组 %1 中共 %n 个候选，用时 %2。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The search is done.</source>
+        <translation>搜索完成。</translation>
     </message>
 </context>
 <context>

@@ -145,7 +145,20 @@ void GrowPlanner::buildUi() {
     m_variant->setItemData(m_variant->count() - 1, trVariant(v->description), Qt::ToolTipRole);
   }
   m_variant->setCurrentIndex(m_variant->findData(u"grow"_s));
-  head->addRow(tr("Variant:"), m_variant);
+  auto* variantRow = new QHBoxLayout;
+  variantRow->addWidget(m_variant, 1);
+  auto* suggest = new QPushButton(tr("Suggest a plan…"));
+  suggest->setObjectName(u"suggestPlan"_s);
+  suggest->setToolTip(
+      tr("Let a budgeted search over the variants, layers and rates recommend a plan for the "
+         "workspace's model and data (growbench-cli suggest)"));
+  variantRow->addWidget(suggest);
+  head->addRow(tr("Variant:"), variantRow);
+  m_suggestNote = new QLabel;
+  m_suggestNote->setObjectName(u"suggestNote"_s);
+  m_suggestNote->setWordWrap(true);
+  m_suggestNote->setVisible(false);
+  head->addRow(m_suggestNote);
   m_variantInfo = new QLabel;
   m_variantInfo->setWordWrap(true);
   head->addRow(m_variantInfo);
@@ -351,6 +364,12 @@ void GrowPlanner::buildUi() {
     refresh();
   });
   connect(m_layerSource, &QComboBox::currentIndexChanged, this, [this] {
+    // The loaded policy's JSON is no layer list to edit.
+    if (static_cast<LayerSource>(m_layerSource->currentIndex()) == LayerSource::Manual &&
+        m_manual->text().startsWith(u'{')) {
+      const QSignalBlocker b(m_manual);
+      m_manual->clear();
+    }
     updateVisibility();
     refresh();
   });
@@ -363,6 +382,7 @@ void GrowPlanner::buildUi() {
           [this] { m_session->removeQueuedPlan(m_queue->currentRow()); });
   connect(clear, &QPushButton::clicked, this, [this] { m_session->clearQueuedPlans(); });
   connect(launch, &QPushButton::clicked, this, &GrowPlanner::launchRequested);
+  connect(suggest, &QPushButton::clicked, this, &GrowPlanner::openSuggestDialog);
 }
 
 QString GrowPlanner::variant() const {
@@ -612,8 +632,9 @@ void GrowPlanner::updateVisibility() {
   const auto src = static_cast<LayerSource>(m_layerSource->currentIndex());
   m_layerK->setVisible(src == LayerSource::LeastImportant || src == LayerSource::MostImportant ||
                        src == LayerSource::UpdateMagnitude || src == LayerSource::Calibrated);
-  m_manual->setVisible(src == LayerSource::Manual || src == LayerSource::Selection);
-  m_manual->setReadOnly(src == LayerSource::Selection);
+  m_manual->setVisible(src == LayerSource::Manual || src == LayerSource::Selection ||
+                       src == LayerSource::Loaded);
+  m_manual->setReadOnly(src == LayerSource::Selection || src == LayerSource::Loaded);
 }
 
 bool GrowPlanner::fieldShown(const QString& key) const {
@@ -672,42 +693,41 @@ nlohmann::json GrowPlanner::plan() const {
     if (m_ewcMode->currentData().toString() == u"online"_s) j["ewc"]["gamma"] = m_ewcGamma->value();
   }
   if (!m_layersRow->isHidden()) {
-    const auto src = static_cast<LayerSource>(m_layerSource->currentIndex());
-    const int k = m_layerK->value();
-    switch (src) {
-      case LayerSource::All:
-        j["layers"] = "all";
-        break;
-      case LayerSource::Selection: {
-        nlohmann::json a = nlohmann::json::array();
-        for (int l : m_session->selectedLayers()) a.push_back(l);
-        j["layers"] = a;
-        break;
-      }
-      case LayerSource::LeastImportant:
-        j["layers"] = {{"policy", "least-important"}, {"k", k}, {"score", "masking"}};
-        break;
-      case LayerSource::MostImportant:
-        j["layers"] = {{"policy", "most-important"}, {"k", k}, {"score", "masking"}};
-        break;
-      case LayerSource::UpdateMagnitude:
-        j["layers"] = {{"policy", "update-magnitude"}, {"k", k}};
-        break;
-      case LayerSource::Calibrated:
-        j["layers"] = {{"policy", "calibrated"}, {"k", k}, {"score", "masking"}};
-        break;
-      case LayerSource::Manual: {
-        QVector<int> layers;
-        nlohmann::json a = nlohmann::json::array();
-        if (parseLayers(m_manual->text(), &layers)) {
-          for (int l : layers) a.push_back(l);
-        }
-        j["layers"] = a;
-        break;
-      }
-    }
+    j["layers"] =
+        layersJson(static_cast<LayerSource>(m_layerSource->currentIndex()), m_layerK->value());
   }
   return j;
+}
+
+nlohmann::json GrowPlanner::layersJson(LayerSource source, int k) const {
+  switch (source) {
+    case LayerSource::All:
+      return "all";
+    case LayerSource::Selection: {
+      nlohmann::json a = nlohmann::json::array();
+      for (int l : m_session->selectedLayers()) a.push_back(l);
+      return a;
+    }
+    case LayerSource::LeastImportant:
+      return {{"policy", "least-important"}, {"k", k}, {"score", "masking"}};
+    case LayerSource::MostImportant:
+      return {{"policy", "most-important"}, {"k", k}, {"score", "masking"}};
+    case LayerSource::UpdateMagnitude:
+      return {{"policy", "update-magnitude"}, {"k", k}};
+    case LayerSource::Calibrated:
+      return {{"policy", "calibrated"}, {"k", k}, {"score", "masking"}};
+    case LayerSource::Manual: {
+      QVector<int> layers;
+      nlohmann::json a = nlohmann::json::array();
+      if (parseLayers(m_manual->text(), &layers)) {
+        for (int l : layers) a.push_back(l);
+      }
+      return a;
+    }
+    case LayerSource::Loaded:
+      return m_loadedPolicy;
+  }
+  return "all";
 }
 
 void GrowPlanner::onModelChanged(const ModelRef&) {
@@ -720,6 +740,7 @@ void GrowPlanner::onModelChanged(const ModelRef&) {
 void GrowPlanner::refresh() {
   const auto src = static_cast<LayerSource>(m_layerSource->currentIndex());
   if (src == LayerSource::Selection) m_manual->setText(layersText(m_session->selectedLayers()));
+  if (src == LayerSource::Loaded) m_manual->setText(qs(m_loadedPolicy.dump()));
   const nlohmann::json j = plan();
   m_json->setPlainText(qs(j.dump()));
   m_error.clear();
@@ -870,6 +891,241 @@ bool GrowPlanner::checkPreservation() {
   m_cancelCheck->setEnabled(true);
   m_check->setText(tr("Checking…"));
   return true;
+}
+
+void GrowPlanner::setLoadedPolicy(const nlohmann::json& policy) {
+  const int index = static_cast<int>(LayerSource::Loaded);
+  m_loadedPolicy = policy;
+  if (policy.is_null()) {
+    if (m_layerSource->count() > index) {
+      if (m_layerSource->currentIndex() == index) m_layerSource->setCurrentIndex(0);
+      m_layerSource->removeItem(index);
+    }
+    return;
+  }
+  if (m_layerSource->count() <= index) {
+    m_layerSource->addItem(tr("Policy of the loaded plan"));
+    m_layerSource->setItemData(
+        index, tr("The layer policy of the plan loaded (e.g. from “Suggest a plan”), as it was"),
+        Qt::ToolTipRole);
+  }
+}
+
+void GrowPlanner::setLayersFrom(const nlohmann::json& layers) {
+  const QSignalBlocker b1(m_layerSource), b2(m_layerK), b3(m_manual);
+  setLoadedPolicy(nullptr);
+  if (!layers.is_array() && !layers.is_object()) {  // "all" (or no layers at all)
+    m_layerSource->setCurrentIndex(static_cast<int>(LayerSource::All));
+    return;
+  }
+  if (layers.is_array()) {
+    QStringList items;
+    for (const auto& l : layers) items << QString::number(l.get<qint64>());
+    m_layerSource->setCurrentIndex(static_cast<int>(LayerSource::Manual));
+    m_manual->setText(items.join(u", "_s));
+    return;
+  }
+  // A policy: the entry that writes exactly this object, else kept as it is.
+  if (layers.is_object() && layers.contains("k") && layers["k"].is_number_integer()) {
+    const int k = layers["k"].get<int>();
+    for (LayerSource src : {LayerSource::LeastImportant, LayerSource::MostImportant,
+                            LayerSource::UpdateMagnitude, LayerSource::Calibrated}) {
+      if (k >= m_layerK->minimum() && k <= m_layerK->maximum() && layersJson(src, k) == layers) {
+        m_layerSource->setCurrentIndex(static_cast<int>(src));
+        m_layerK->setValue(k);
+        return;
+      }
+    }
+  }
+  setLoadedPolicy(layers);
+  m_layerSource->setCurrentIndex(static_cast<int>(LayerSource::Loaded));
+}
+
+bool GrowPlanner::setPlan(const nlohmann::json& j, QString* error) {
+  auto fail = [&](const QString& e) {
+    if (error) *error = e;
+    return false;
+  };
+  if (!j.is_object() || !j.contains("variant") || !j["variant"].is_string()) {
+    return fail(tr("The plan has no variant."));
+  }
+  nlohmann::json want;
+  try {
+    const gb::grow::GrowthPlan p = gb::grow::parse_plan(j);
+    want = gb::grow::to_json(p);
+    if (const auto& cfg = m_session->model().config) gb::grow::validate_plan(p, *cfg);
+  } catch (const std::exception& e) {
+    return fail(tr("The plan is not valid: %1").arg(QString::fromUtf8(e.what())));
+  }
+  const QString id = qs(j["variant"].get<std::string>());
+  const int vi = m_variant->findData(id);
+  const gb::grow::VariantModule* module = moduleOf(id);
+  if (vi < 0 || !module) return fail(tr("The planner has no variant %1.").arg(id));
+  {
+    const QSignalBlocker b1(m_variant), b2(m_name);
+    m_variant->setCurrentIndex(vi);
+    m_name->setText(j.contains("name") && j["name"].is_string() ? qs(j["name"].get<std::string>())
+                                                                : QString());
+  }
+  m_nameNote->setVisible(false);
+  rebuildForm();  // the variant's fields at their defaults (and the model's hints)
+  setLoadedPolicy(nullptr);
+  // A key the plan leaves out takes the value the plan parses to (e.g. LoRA's alpha 0: twice
+  // the rank), not the form's default.
+  auto valueOf = [&](const Spec& s) -> nlohmann::json {
+    if (j.contains(s.name)) return j[s.name];
+    if (want.contains(s.name)) return want[s.name];
+    return s.default_value;
+  };
+  for (const Spec& s : module->params) {
+    if (s.type == Spec::Type::Layers) {
+      setLayersFrom(valueOf(s));
+      continue;
+    }
+    const nlohmann::json v = valueOf(s);
+    if (v.is_null()) continue;
+    QWidget* w = m_fields.value(qs(s.name));
+    if (!w) continue;  // hidden: the comparison below names it when it differs
+    const QSignalBlocker block(w);
+    if (v.is_boolean()) {
+      setParameter(qs(s.name), v.get<bool>());
+    } else if (v.is_number()) {
+      setParameter(qs(s.name), v.get<double>());
+    } else if (v.is_string()) {
+      setParameter(qs(s.name), qs(v.get<std::string>()));
+    } else if (v.is_array()) {
+      QStringList items;
+      for (const auto& e : v) {
+        if (e.is_string()) items << qs(e.get<std::string>());
+      }
+      setParameter(qs(s.name), items);
+    }
+  }
+  // A mode-dependent key the plan gives is the plan's choice; the others follow the mode.
+  const nlohmann::json values = formValues();
+  for (const Spec& s : module->params) {
+    if (s.default_for && (j.contains(s.name) || want.contains(s.name))) {
+      m_modeDefaults[qs(s.name)] = s.default_for(values);
+    }
+  }
+  applyModeDefaults();
+  {
+    const QSignalBlocker b1(m_replayOn), b2(m_replay), b3(m_replayMode);
+    const bool replay = j.contains("replay") && j["replay"].is_number();
+    m_replayOn->setChecked(replay);
+    if (replay) m_replay->setValue(j["replay"].get<double>());
+    const bool rows = j.contains("replay_mode") && j["replay_mode"] == "rows";
+    m_replayMode->setCurrentIndex(m_replayMode->findData(rows ? u"rows"_s : u"batches"_s));
+  }
+  {
+    const QSignalBlocker b1(m_ewcOn), b2(m_ewcLambda), b3(m_ewcMode), b4(m_ewcGamma);
+    const bool ewc = j.contains("ewc") && j["ewc"].is_object();
+    m_ewcOn->setChecked(ewc);
+    if (ewc) {
+      const nlohmann::json& e = j["ewc"];
+      if (e.contains("lambda") && e["lambda"].is_number()) {
+        m_ewcLambda->setValue(e["lambda"].get<double>());
+      }
+      const QString mode = qs(e.value("mode", std::string("per-task")));
+      const int mi = m_ewcMode->findData(mode);
+      if (mi >= 0) m_ewcMode->setCurrentIndex(mi);
+      if (e.contains("gamma") && e["gamma"].is_number()) {
+        m_ewcGamma->setValue(e["gamma"].get<double>());
+      }
+    }
+  }
+  updateVisibility();
+  refresh();
+  // What the form now describes must be the plan given.
+  nlohmann::json got;
+  try {
+    got = gb::grow::to_json(gb::grow::parse_plan(plan()));
+  } catch (const std::exception& e) {
+    return fail(tr("The form cannot hold this plan: %1").arg(QString::fromUtf8(e.what())));
+  }
+  if (got != want) {
+    QStringList keys;
+    for (auto it = want.begin(); it != want.end(); ++it) {
+      if (!got.contains(it.key()) || got[it.key()] != it.value()) keys << qs(it.key());
+    }
+    for (auto it = got.begin(); it != got.end(); ++it) {
+      if (!want.contains(it.key())) keys << qs(it.key());
+    }
+    return fail(tr("The form cannot hold every value of this plan: %1").arg(keys.join(u", "_s)));
+  }
+  return true;
+}
+
+bool GrowPlanner::loadRecommendation(const nlohmann::json& plan, double lr, qint64 steps,
+                                     QString* error) {
+  QString why;
+  if (!setPlan(plan, &why)) {
+    if (error) *error = why;
+    m_suggestNote->setText(
+        tr("<span style='color:#c62828'>The recommended plan was not loaded: %1</span>")
+            .arg(why.toHtmlEscaped()));
+    m_suggestNote->setVisible(true);
+    return false;
+  }
+  m_suggestedLr = lr;
+  m_suggestNote->setText(tr("Recommended by “Suggest a plan” with learning rate %1 over %2 steps "
+                            "(the Runs view's launch form takes both).")
+                             .arg(QString::number(lr, 'g', 4))
+                             .arg(steps));
+  m_suggestNote->setVisible(true);
+  emit recommendationLoaded(lr, steps);
+  return true;
+}
+
+QString GrowPlanner::suggestionNote() const {
+  return m_suggestNote->isVisible() ? m_suggestNote->text() : QString();
+}
+
+SuggestDialog* GrowPlanner::openSuggestDialog() {
+  const bool first = !m_suggest;
+  if (first) {
+    m_suggest = new SuggestDialog(this);
+    m_suggest->setWindowFlag(Qt::Window);
+    connect(m_suggest, &SuggestDialog::recommendationReady, this,
+            [this](const nlohmann::json& plan, double lr, qint64 steps) {
+              QString error;
+              const bool ok = loadRecommendation(plan, lr, steps, &error);
+              m_suggest->setLoadOutcome(
+                  ok,
+                  ok ? tr("Loaded into the Grow planner as its current plan: edit it there, add it "
+                          "to the comparison or launch it from the Runs view.")
+                     : tr("Not loaded into the planner: %1").arg(error));
+            });
+  }
+  if (!m_suggest->isRunning()) {
+    // The workspace's model, data and store; the budgets typed before stay.
+    SuggestSettings d;
+    if (m_suggestDefaults) {
+      d = m_suggestDefaults();
+    } else {
+      d.model = m_session->model().folder;
+      d.db = m_session->databasePath();
+    }
+    if (!first) {
+      const SuggestSettings cur = m_suggest->settings();
+      if (d.model.isEmpty()) d.model = cur.model;
+      if (d.newData.isEmpty()) d.newData = cur.newData;
+      if (d.originalData.isEmpty()) d.originalData = cur.originalData;
+      if (d.db.isEmpty()) d.db = cur.db;
+      d.format = cur.format;
+      d.forgetting = cur.forgetting;
+      d.params = cur.params;
+      d.time = cur.time;
+      d.steps = cur.steps;
+      d.maxCandidates = cur.maxCandidates;
+    }
+    m_suggest->setSettings(d);
+  }
+  if (first) m_suggest->resize(820, 780);
+  m_suggest->show();
+  m_suggest->raise();
+  m_suggest->activateWindow();
+  return m_suggest;
 }
 
 }  // namespace gb::gui

@@ -12,9 +12,12 @@
 #include <QJsonObject>
 #include <QWidget>
 
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
 #include "planestimate.h"
+#include "suggestdialog.h"
 
 class QCheckBox;
 class QComboBox;
@@ -62,7 +65,8 @@ class GrowPlanner : public QWidget {
     MostImportant,
     UpdateMagnitude,
     Calibrated,
-    Manual
+    Manual,
+    Loaded  // a policy of a loaded plan that no other entry writes (kept as it was)
   };
   void setLayerSource(LayerSource source, int k = 2);
   // The layer list typed in Manual mode ("0, 2-3").
@@ -82,10 +86,35 @@ class GrowPlanner : public QWidget {
   QString planName() const;
   void setPlanName(const QString& name);
 
+  // Sets the form to a plan (docs/plans.md JSON): its variant, hyper-parameters, layers (a
+  // policy no entry of the layers row writes is kept as "the loaded plan's policy"), replay,
+  // EWC and name. False, with `error`, when the plan is not valid or the form cannot hold
+  // all of it (the keys named); the form then shows what it could.
+  bool setPlan(const nlohmann::json& plan, QString* error = nullptr);
+
+  // "Suggest a plan…": where the dialog's fields come from when it opens (the main window:
+  // the model, the Runs view's data and the workspace's store); without one, the session's
+  // model and store.
+  void setSuggestDefaultsProvider(std::function<SuggestSettings()> provider) {
+    m_suggestDefaults = std::move(provider);
+  }
+  // Shows the dialog (created on first use), its fields prefilled unless a search runs.
+  SuggestDialog* openSuggestDialog();
+  SuggestDialog* suggestDialog() const { return m_suggest; }
+  // A search's recommendation: its plan becomes the form's plan and its rate the suggested
+  // one (recommendationLoaded); false with `error` as setPlan.
+  bool loadRecommendation(const nlohmann::json& plan, double lr, qint64 steps,
+                          QString* error = nullptr);
+  // The learning rate of the last recommendation loaded (NaN: none).
+  double suggestedLearningRate() const { return m_suggestedLr; }
+  QString suggestionNote() const;
+
  signals:
   void planChanged();
   void checkFinished(bool ok, const QString& message);
   void launchRequested();
+  // A recommendation was loaded: its learning rate and the length of its runs.
+  void recommendationLoaded(double lr, qint64 steps);
 
  private:
   void buildUi();
@@ -100,6 +129,13 @@ class GrowPlanner : public QWidget {
   // field (hidden ones).
   nlohmann::json formValues() const;
   void applyModeDefaults();
+  // The "layers" value a layer source writes (Selection, Manual and Loaded: the list or the
+  // loaded policy).
+  nlohmann::json layersJson(LayerSource source, int k) const;
+  // Sets the layers row to a plan's "layers" value.
+  void setLayersFrom(const nlohmann::json& layers);
+  // Adds or removes the layer source of a loaded policy.
+  void setLoadedPolicy(const nlohmann::json& policy);
 
   Session* m_session;
   QComboBox* m_variant = nullptr;
@@ -146,7 +182,12 @@ class GrowPlanner : public QWidget {
   QString m_checkKey;   // what the running check checks
   QString m_resultKey;  // what the shown result is of ("": none or stale)
   QLabel* m_nameNote = nullptr;
-  QStringList m_adjusted;  // values the last model change had to adjust
+  QStringList m_adjusted;         // values the last model change had to adjust
+  nlohmann::json m_loadedPolicy;  // LayerSource::Loaded
+  std::function<SuggestSettings()> m_suggestDefaults;
+  SuggestDialog* m_suggest = nullptr;
+  double m_suggestedLr = qQNaN();
+  QLabel* m_suggestNote = nullptr;
 };
 
 }  // namespace gb::gui

@@ -87,6 +87,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_compare = new CompareView(m_session);
   m_experiment = new ExperimentEditor(m_session);
   m_runs->setCurrentPlanProvider([this] { return m_planner->plan(); });
+  // "Suggest a plan…" starts from the workspace: its model, the Runs view's data, its store.
+  m_planner->setSuggestDefaultsProvider([this] {
+    SuggestSettings s;
+    s.model = m_session->model().folder;
+    const LaunchSettings l = m_runs->settings();
+    s.newData = l.trainData;
+    s.originalData = l.origEvalData;
+    s.db = m_session->databasePath();
+    return s;
+  });
   createDocks();
   createActions();
   // Every table fits its content or elides with the full text as a tooltip.
@@ -131,6 +141,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_session, &Session::workspaceChanged, this, [this] { updateTitle(); });
   connect(m_session, &Session::modelChanged, this, [this] { updateTitle(); });
   connect(m_planner, &GrowPlanner::launchRequested, this, [this] { showView(View::Runs); });
+  // A recommendation's rate and run length go to the launch form, with its plan in the
+  // planner.
+  connect(m_planner, &GrowPlanner::recommendationLoaded, this, [this](double lr, qint64 steps) {
+    LaunchSettings l = m_runs->settings();
+    l.lr = lr;
+    if (steps > 0) l.steps = static_cast<int>(steps);
+    m_runs->setSettings(l);
+    showView(View::Planner);
+    showMessage(tr("The recommended plan is in the Grow planner; the launch form's learning "
+                   "rate is %1 and its steps %2.")
+                    .arg(QString::number(lr, 'g', 4))
+                    .arg(l.steps));
+  });
   connect(m_planner, &GrowPlanner::checkFinished, this,
           [this](bool, const QString& msg) { showMessage(msg); });
   connect(m_runs, &RunsView::showCurvesRequested, this, [this](const QList<qint64>& ids) {
@@ -267,6 +290,10 @@ void MainWindow::createActions() {
     m_planner->checkPreservation();
   });
   check->setShortcut(QKeySequence(u"Ctrl+K"_s));
+  run->addAction(tr("&Suggest a plan…"), this, [this] {
+    showView(View::Planner);
+    m_planner->openSuggestDialog();
+  });
   QAction* probe = run->addAction(tr("New &probe…"), this, [this] {
     showView(View::Importance);
     if (auto* b = m_importance->findChild<QToolButton*>()) b->setChecked(true);
@@ -462,6 +489,26 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  // A plan search ("Suggest a plan…") is one worker of its own.
+  SuggestDialog* search = m_planner->suggestDialog();
+  if (search && search->isRunning() && m_confirmClose) {
+    const auto answer = QMessageBox::question(
+        this, tr("A search is running"),
+        tr("“Suggest a plan” is still searching. Closing cancels it cleanly; started again with "
+           "the same fields, it continues. Close anyway?"));
+    if (answer != QMessageBox::Yes) {
+      event->ignore();
+      return;
+    }
+  }
+  if (search && search->isRunning()) {
+    search->cancel();
+    QElapsedTimer t;
+    t.start();
+    while (search->isRunning() && t.elapsed() < 15000) {
+      QApplication::processEvents(QEventLoop::AllEvents, 50);
+    }
+  }
   RunManager* rm = m_session->runs();
   if (rm->activeCount() > 0 && m_confirmClose) {
     const auto answer = QMessageBox::question(
