@@ -15,6 +15,7 @@
 
 #include "common.h"
 #include "human_events.h"
+#include "util/metrics.h"
 #include "data/tasks.h"
 #include "data/tokenized.h"
 #include "eval/evaluate.h"
@@ -164,7 +165,7 @@ int run_eval(const EvalOptions& o) {
     t.name = f.name;
     t.path = fs::absolute(f.path).lexically_normal().string();
     Progress progress = terminal.progress();
-    progress.begin("eval/" + t.name);
+    progress.begin(metrics::kEvalPrefix + t.name);
     const auto report = [&](size_t done, size_t total) {
       progress.report(total ? double(done) / double(total) : 1.0,
                       fmt::format("item {}/{}", done, total));
