@@ -35,6 +35,7 @@
 #include "dialogs.h"
 #include "elide.h"
 #include "experimenteditor.h"
+#include "gui_test_util.h"
 #include "guiutil.h"
 #include "growplanner.h"
 #include "grow/plan.h"
@@ -57,6 +58,8 @@
 using namespace Qt::StringLiterals;
 using namespace gb::gui;
 namespace st = gb::store;
+using gb::test::makeText;
+using gb::test::writeFile;
 
 namespace {
 
@@ -69,32 +72,6 @@ const char* kGerman[] = {"der",    "die",      "das",       "und",         "ein"
                          "alles",  "was",      "es",        "weiss",       "über",  "alte",
                          "Texte",  "Menschen", "schreiben", "Geschichten", "jeden", "Tag",
                          "mit",    "Sorgfalt", "Zeit",      "Welt",        "Haus",  "Fluss"};
-
-QString makeText(const char* const* words, int nWords, quint32 seed, int paragraphs) {
-  QRandomGenerator rng(seed);
-  QString out;
-  for (int p = 0; p < paragraphs; ++p) {
-    const int sentences = 2 + rng.bounded(3);
-    for (int s = 0; s < sentences; ++s) {
-      const int len = 5 + rng.bounded(8);
-      QString sentence;
-      for (int w = 0; w < len; ++w) {
-        if (w) sentence += u' ';
-        sentence += QString::fromUtf8(words[rng.bounded(nWords)]);
-      }
-      sentence[0] = sentence[0].toUpper();
-      out += sentence + u". "_s;
-    }
-    out += u"\n\n"_s;
-  }
-  return out;
-}
-
-bool writeFile(const QString& path, const QByteArray& data) {
-  QFile f(path);
-  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
-  return f.write(data) == data.size();
-}
 
 }  // namespace
 

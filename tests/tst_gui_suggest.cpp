@@ -25,6 +25,7 @@
 #include "experiment/suggest.h"
 #include "grow/plan.h"
 #include "growplanner.h"
+#include "gui_test_util.h"
 #include "guiutil.h"
 #include "mainwindow.h"
 #include "model/tokenizer.h"
@@ -36,8 +37,14 @@
 
 using namespace Qt::StringLiterals;
 using namespace gb::gui;
+using gb::test::writeFile;
 
 namespace {
+
+// Three sentences a paragraph, as written: the texts these tests were measured on.
+QString makeText(const char* const* words, int nWords, quint32 seed, int paragraphs) {
+  return gb::test::makeText(words, nWords, seed, paragraphs, {3, 3, false});
+}
 
 const char* kEnglish[] = {"the",   "model", "learns",  "a",     "new",    "language",
                           "while", "it",    "keeps",   "what",  "knows",  "about",
@@ -47,30 +54,6 @@ const char* kGerman[] = {"der",    "die",      "das",       "und",         "ein"
                          "Modell", "lernt",    "eine",      "Sprache",     "aber",  "nicht",
                          "alles",  "was",      "es",        "weiss",       "über",  "alte",
                          "Texte",  "Menschen", "schreiben", "Geschichten", "jeden", "Tag"};
-
-QString makeText(const char* const* words, int nWords, quint32 seed, int paragraphs) {
-  QRandomGenerator rng(seed);
-  QString out;
-  for (int p = 0; p < paragraphs; ++p) {
-    for (int s = 0; s < 3; ++s) {
-      const int len = 5 + rng.bounded(8);
-      QString sentence;
-      for (int w = 0; w < len; ++w) {
-        if (w) sentence += u' ';
-        sentence += QString::fromUtf8(words[rng.bounded(nWords)]);
-      }
-      out += sentence + u". "_s;
-    }
-    out += u"\n\n"_s;
-  }
-  return out;
-}
-
-bool writeFile(const QString& path, const QByteArray& data) {
-  QFile f(path);
-  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
-  return f.write(data) == data.size();
-}
 
 // A stand-in for growbench-cli: a shell script.
 QString writeScript(const QString& path, const QByteArray& body) {
