@@ -1,4 +1,4 @@
-// ADEPT stage 2 as ADEPT's public training code runs it (core/experiment/adept_stage2.h,
+// ADEPT stage 2 as ADEPT's public training code runs it (core/grow/adept_stage2.h,
 // RunExecutor::update_unit_lrs): the multipliers s_U = 2·(max − I_U)/(max − min) over the
 // stage-2 units ("all") or per kind, assigned after every t_update steps and never at step
 // 0, recorded as adept/lr_scale/<unit> beside the probe they came from; the most important
@@ -22,7 +22,7 @@
 
 #include "test_util.h"
 #include "data/tokenized.h"
-#include "experiment/adept_stage2.h"
+#include "grow/adept_stage2.h"
 #include "experiment/runner.h"
 #include "experiment/sources.h"
 #include "experiment/spec.h"
@@ -257,7 +257,7 @@ void TestAdept::multipliersFollowTheCodesFormula() {
     probe.units.push_back(row);
   }
   probe.units[2][4] = imp::kMissing;
-  const auto rates = ex::unit_rates(probe, {1, 2}, ex::parse_unit_norm(norm.toStdString()));
+  const auto rates = gb::grow::unit_rates(probe, {1, 2}, gb::grow::parse_unit_norm(norm.toStdString()));
   QCOMPARE(rates.size(), size_t(2 * kUnits.size() - 1));
 
   // Independently: the classes, their min and max, s = 2·(max − I)/(max − min).
@@ -311,9 +311,9 @@ void TestAdept::multipliersFollowTheCodesFormula() {
   }
   // Errors name what is wrong.
   QVERIFY(gb::test::error_of([&] {
-            ex::unit_rates(probe, {3}, ex::UnitNorm::All);
+            gb::grow::unit_rates(probe, {3}, gb::grow::UnitNorm::All);
           }).find("layer 3 is outside") != std::string::npos);
-  QVERIFY(gb::test::error_of([] { ex::parse_unit_norm("each"); }).find("found 'each'") !=
+  QVERIFY(gb::test::error_of([] { gb::grow::parse_unit_norm("each"); }).find("found 'each'") !=
           std::string::npos);
 }
 

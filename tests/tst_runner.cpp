@@ -44,9 +44,12 @@
 #include "util/metrics.h"
 #include "experiment/sources.h"
 #include "experiment/spec.h"
+#include "experiment/train_options.h"
 #include "grow/checkpoint.h"
 #include "grow/growth.h"
 #include "grow/plan.h"
+#include "grow/run_hooks.h"
+#include "grow/variant.h"
 #include "importance/probe.h"
 #include "importance/probe_set.h"
 #include "importance/probe_writer.h"
@@ -208,6 +211,77 @@ const std::vector<std::pair<std::string, std::string>> kLlamaUnits = {
     {"input_norm", "input_layernorm."},
     {"post_attn_norm", "post_attention_layernorm."}};
 
+// A variant declared only in this file, with every run-time hook (grow/run_hooks.h): the
+// runner serves it without naming it. Full fine-tuning whose first group's rate the
+// before_step hook sets to 0 at step `freeze_at`; what the hooks saw goes to HookLog.
+struct HookedParams : grow::VariantParamsOf<HookedParams> {
+  int64_t freeze_at = 2;
+};
+struct HookLog {
+  size_t fisher_tensors = 0;  // ApplyContext::fisher as apply saw it
+  grow::RunFacts facts;
+  std::vector<int64_t> steps;  // steps_done() at each before_step
+  bool group_set = false, unknown_group_refused = false;
+  int64_t probe_layers = -1, probe_units = -1;
+  torch::Tensor frozen;  // the first group's first tensor when its rate went to 0
+  std::vector<bool> unchanged;  // after it, at each later step
+};
+HookLog& hook_log() {
+  static HookLog log;
+  return log;
+}
+grow::VariantModule hooked_module() {
+  grow::VariantModule m;
+  m.id = "test-hooked";
+  m.name = "Hooked (test)";
+  m.paper = "tests/tst_runner.cpp";
+  m.description = "Full fine-tuning with every run-time hook.";
+  m.make = [] { return std::make_unique<HookedParams>(); };
+  {
+    auto& s = m.param("freeze_at", &HookedParams::freeze_at, grow::ParamSpec::Type::Int);
+    s.min = 0;
+    s.max = 1000;
+  }
+  m.apply = [](gb::CausalLMImpl& model, const grow::GrowthPlan&, const grow::ApplyContext& a) {
+    hook_log().fisher_tensors = a.fisher.size();
+    for (auto& t : model.parameters(true)) t.set_requires_grad(true);
+    grow::GrowthResult r;
+    r.groups = grow::groups_from_requires_grad(model);
+    r.function_preserving = true;
+    return r;
+  };
+  m.estimate = [](const grow::VariantParams&, const gb::ModelConfig& c) {
+    grow::VariantEstimate e;
+    e.trainable = c.param_count();
+    return e;
+  };
+  m.run.needs_base_fisher = true;
+  m.run.warnings = [](const grow::VariantParams&, const grow::RunFacts& f) {
+    hook_log().facts = f;
+    return std::vector<std::string>{"hooked: a warning from the variant's own file"};
+  };
+  m.run.before_step = [](const grow::VariantParams& vp, grow::RunContext& run) {
+    auto& log = hook_log();
+    const int64_t step = run.steps_done();
+    const auto& first = run.growth().groups.front();
+    log.steps.push_back(step);
+    if (step == static_cast<const HookedParams&>(vp).freeze_at) {
+      log.unknown_group_refused = !run.set_lr_scale("no.such.group", 0.5);
+      log.group_set = run.set_lr_scale(first.name, 0.0);
+      log.frozen = first.params.front().detach().clone();
+      const auto probe = run.probe_units("taylor-code", {{"hook_step", step}});
+      log.probe_layers = probe.num_layers();
+      log.probe_units = static_cast<int64_t>(probe.unit_names.size());
+      run.metric(gb::metrics::adept_lr_scale_key(first.name), 0.0);
+      run.info("hooked: the rate of " + first.name + " set to 0");
+    } else if (log.frozen.defined()) {
+      log.unchanged.push_back(torch::equal(first.params.front(), log.frozen));
+    }
+  };
+  return m;
+}
+GB_REGISTER_VARIANT(hooked_module);
+
 }  // namespace
 
 class TestRunner : public QObject {
@@ -239,6 +313,8 @@ class TestRunner : public QObject {
   void shortRunPerVariantStartsAtTheBaseModel_data();
   void shortRunPerVariantStartsAtTheBaseModel();
   void adeptUnitLearningRatesFollowImportanceAndSchedule();
+  void aVariantsRunHooksNeedNoRunnerChange();
+  void trainOptionsComeFromTheTrainSection();
   void resumeAfterCancelEqualsUninterruptedRun_data();
   void resumeAfterCancelEqualsUninterruptedRun();
   void nanInjectionMarksRunDivergedNamingStepAndTerm_data();
@@ -855,8 +931,83 @@ void TestRunner::shortRunPerVariantStartsAtTheBaseModel() {
   QVERIFY(fs::exists(fs::path(ck->path) / "trainable.safetensors"));
 }
 
+void TestRunner::aVariantsRunHooksNeedNoRunnerChange() {
+  // The variant above lives in this file only: its Fisher need, warnings and per-step work
+  // reach the run through grow/run_hooks.h, as EWC's, neutral residues' and ADEPT's do.
+  hook_log() = HookLog();
+  Json spec = base_spec({{"variant", "test-hooked"}, {"freeze_at", 2}});
+  spec["train"]["steps"] = 5;
+  spec["train"]["replay"] = 0.25;
+  const std::string db = db_path("hooked");
+  auto oc = run_one(spec, db);
+  QVERIFY2(oc.status == "finished", oc.error.c_str());
+  const HookLog& log = hook_log();
+  QVERIFY(log.fisher_tensors > 0);  // the base model's Fisher reached apply
+  QCOMPARE(log.facts.replay, 0.25);
+  QVERIFY(!log.facts.data_parallel);
+  QVERIFY(!log.facts.resumed);
+  QCOMPARE(log.steps, (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  QVERIFY(log.group_set);
+  QVERIFY(log.unknown_group_refused);
+  // A rate multiplier of 0 keeps the group's weights exactly where they were.
+  QCOMPARE(log.unchanged, (std::vector<bool>{true, true}));
+  QVERIFY(log.probe_layers > 0);
+  QVERIFY(log.probe_units > 0);
+
+  Store store = Store::open(db);
+  bool warned = false, informed = false;
+  for (const auto& e : store.events(oc.run_id)) {
+    warned |= e.level == gb::store::EventLevel::Warning &&
+              e.message == "hooked: a warning from the variant's own file";
+    informed |= e.message.rfind("hooked: the rate of ", 0) == 0;
+  }
+  QVERIFY(warned);
+  QVERIFY(informed);
+  bool probed = false;
+  for (const auto& p : store.list_probes()) {
+    if (p.run_id == oc.run_id && p.method == "taylor-code") {
+      probed = Json::parse(p.params).value("hook_step", -1) == 2;
+    }
+  }
+  QVERIFY(probed);
+  const auto series = store.metric_series(oc.run_id);
+  bool metric = false;
+  for (const auto& [key, s] : series) {
+    if (key.rfind(gb::metrics::adept_lr_scale_key(""), 0) == 0) {
+      metric = s.steps == std::vector<int64_t>{2} && s.values == std::vector<double>{0.0};
+    }
+  }
+  QVERIFY(metric);
+}
+
+void TestRunner::trainOptionsComeFromTheTrainSection() {
+  // Every trainer option a spec sets, each to a value other than its default, through the
+  // one function the runner builds the trainer's options with.
+  Json spec = base_spec({{"variant", "full"}});
+  spec["train"] = {{"steps", 7},       {"lr", 2.5e-4},       {"beta1", 0.8},
+                   {"beta2", 0.9},     {"eps", 1e-6},        {"weight_decay", 0.05},
+                   {"schedule", "linear"}, {"warmup", 3},    {"min_lr_ratio", 0.2},
+                   {"clip", 0.5},      {"accumulation", 2},  {"row_shards", 2},
+                   {"ce_chunk", 64},   {"checkpointing", true}};
+  const auto to = ex::train_options(ex::parse_spec(spec, "", "spec").train);
+  QCOMPARE(to.adamw.lr, 2.5e-4);
+  QCOMPARE(to.adamw.beta1, 0.8);
+  QCOMPARE(to.adamw.beta2, 0.9);
+  QCOMPARE(to.adamw.eps, 1e-6);
+  QCOMPARE(to.adamw.weight_decay, 0.05);
+  QCOMPARE(QString::fromStdString(to.schedule.kind), QString("linear"));
+  QCOMPARE(to.schedule.warmup, int64_t(3));
+  QCOMPARE(to.schedule.min_ratio, 0.2);
+  QCOMPARE(to.clip, 0.5);
+  QCOMPARE(to.accumulation, int64_t(2));
+  QCOMPARE(to.row_shards, int64_t(2));
+  QCOMPARE(to.ce_chunk, int64_t(64));
+  QVERIFY(to.checkpointing);
+  QVERIFY(!to.group);  // the process's, not the spec's
+}
+
 void TestRunner::adeptUnitLearningRatesFollowImportanceAndSchedule() {
-  // ADEPT stage 2 (DESIGN.md, core/experiment/adept_stage2.h): every unit U of an expanded
+  // ADEPT stage 2 (DESIGN.md, core/grow/adept_stage2.h): every unit U of an expanded
   // layer trains with lr_U = 2·(max − I_U)/(max − min)·lr_base, I_U the unit's importance
   // (here the paper's signed Taylor, mean of θ·∂L/∂θ over the unit's parameters, L the
   // probe-set loss, named explicitly: ADEPT plans default to taylor-code) over the expanded
@@ -2090,10 +2241,21 @@ void TestRunner::seedsAndSweepsExpandDeterministically() {
   for (const auto& r : runs) {
     QVERIFY(!r.spec.contains("sweep") && !r.spec.contains("seeds"));
     QCOMPARE(r.spec["plans"].size(), size_t(1));
-    const auto again = ex::expand_runs(ex::parse_spec(r.spec, "", "run spec"));
+    const auto reparsed = ex::parse_spec(r.spec, "", "run spec");
+    const auto again = ex::expand_runs(reparsed);
     QCOMPARE(again.size(), size_t(1));
     QCOMPARE(again[0].spec.dump(), r.spec.dump());
     QCOMPARE(again[0].params, r.params);
+    // The typed spec the runner runs is the one its text parses to (parsed once, in
+    // expand_runs): same text, seeds, plan and train section.
+    QCOMPARE(r.typed.raw.dump(), r.spec.dump());
+    QCOMPARE(r.typed.run_seed, reparsed.run_seed);
+    QCOMPARE(r.typed.seed, reparsed.seed);
+    QCOMPARE(r.typed.plans.size(), size_t(1));
+    QCOMPARE(gb::grow::to_json(r.typed.plans[0]).dump(),
+             gb::grow::to_json(reparsed.plans[0]).dump());
+    QCOMPARE(r.typed.train.lr, reparsed.train.lr);
+    QCOMPARE(r.typed.train.steps, reparsed.train.steps);
   }
   QCOMPARE(runs[5].spec["train"]["lr"].get<double>(), 1e-4);
   QCOMPARE(runs[5].spec["plans"][0]["rank"].get<int>(), 4);

@@ -80,6 +80,7 @@ class TestVariants : public QObject {
   void plansOfEarlierVersionsStillParse();
   void listingFollowsTheContract();
   void planDocsTablesMatchTheSchema();
+  void runnerAndSpecNameNoVariant();
   void unitRegistryMatchesFamilies();
   void estimatesCountRoutedExperts();
   void matchedActivatedParameters();
@@ -319,6 +320,22 @@ void TestVariants::listingFollowsTheContract() {
   }
   QVERIFY(grow::find_variant("lora")->exportable_hf);
   QVERIFY(!grow::find_variant("scale")->exportable_hf);
+}
+
+void TestVariants::runnerAndSpecNameNoVariant() {
+  // What a variant needs or does while a run trains is declared in its module
+  // (grow/run_hooks.h): the experiment runner and the spec parser name no variant, neither
+  // by its Variant:: constant nor by its id as a string literal.
+  for (const char* file : {"core/experiment/runner.cpp", "core/experiment/run_executor.cpp",
+                           "core/experiment/run_prepare.cpp", "core/experiment/spec.cpp"}) {
+    const std::string text = read_text(std::string(GB_SOURCE_DIR) + "/" + file);
+    QVERIFY2(text.size() > 1000, file);
+    QVERIFY2(text.find("Variant::") == std::string::npos, file);
+    for (const grow::VariantModule* m : grow::variants()) {
+      QVERIFY2(text.find("\"" + m->id + "\"") == std::string::npos,
+               (std::string(file) + " names the variant '" + m->id + "'").c_str());
+    }
+  }
 }
 
 void TestVariants::planDocsTablesMatchTheSchema() {

@@ -142,7 +142,7 @@ std::vector<experiment::MemoryEstimate> run_memory(const experiment::ExperimentS
                                                 experiment::step_shape(spec)));
       continue;
     }
-    const experiment::ExperimentSpec rs = experiment::parse_spec(r.spec, base_dir, r.name);
+    const experiment::ExperimentSpec& rs = r.typed;
     out.push_back(experiment::estimate_memory(config, rs.plans.at(0), experiment::step_shape(rs)));
   }
   return out;
@@ -285,8 +285,7 @@ int check_memory(const RunOptions& in, const experiment::ExperimentSpec& spec) {
   };
   const ex::MemoryEstimate& e = memory[worst];
   if (needs(e) <= *avail) return 0;
-  const ex::ExperimentSpec rs =
-      runs[worst].swept.empty() ? spec : ex::parse_spec(runs[worst].spec, base_dir, "run");
+  const ex::ExperimentSpec& rs = runs[worst].swept.empty() ? spec : runs[worst].typed;
   const ModelConfig config = ex::spec_model_config(spec);
   const ex::StepShape shape = ex::step_shape(rs);
   const grow::GrowthPlan& plan =

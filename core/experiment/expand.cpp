@@ -290,6 +290,9 @@ std::vector<ExpandedRun> expand_runs(const ExperimentSpec& spec) {
         r.swept = point;
         r.spec = parsed.raw;
         r.spec["run_seed"] = seed;
+        r.typed = parsed;  // parse_spec(r.spec) without parsing again: only the seed differs
+        r.typed.run_seed = seed;
+        r.typed.raw = r.spec;
         r.name = spec.name + ": " + parsed.plans[0].label();
         if (!suffix.empty()) r.name += " [" + suffix + "]";
         if (seeds.size() > 1) r.name += fmt::format(" seed={}", seed);

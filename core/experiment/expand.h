@@ -40,6 +40,9 @@ struct ExpandedRun {
   uint64_t seed = 0;      // the run seed
   nlohmann::json swept;   // the swept keys and their values at this run ({} when none)
   nlohmann::json spec;    // the run's resolved spec (one plan, no seeds or sweep)
+  // The same spec parsed once (typed.raw == spec): what the runner, the estimates and the
+  // pilot use. `spec` is its text for the store (provenance, and what a resume re-reads).
+  ExperimentSpec typed;
   // The resolved hyper-parameters flattened for the store: "seed", "plan" (its label),
   // "variant", "plan.<key>" and "train.<key>".
   std::map<std::string, nlohmann::json> params;

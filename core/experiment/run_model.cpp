@@ -9,6 +9,7 @@
 
 #include "experiment/preset.h"
 #include "grow/checkpoint.h"
+#include "grow/variant.h"
 #include "model/tensor_io.h"
 #include "data/tokenized.h"
 #include "util/error.h"
@@ -56,8 +57,11 @@ RunModel rebuild(store::Store& store, int64_t run_id, const store::CheckpointInf
   nlohmann::json plan_json = meta["extra"]["plan"];
   plan_json.erase("from_peft");
   grow::GrowthPlan plan = grow::parse_plan(plan_json, "checkpoint plan");
-  // EWC's penalty needs a Fisher; its weights are full fine-tuning's.
-  if (plan.variant == grow::Variant::Ewc) plan.variant = grow::Variant::Full;
+  // A variant whose operator needs more than the weights (EWC's penalty, a Fisher) rebuilds
+  // them as another's (RunHooks::weights_as).
+  if (const auto& as = grow::variant_module(plan.variant).run.weights_as; !as.empty()) {
+    plan.variant = as;
+  }
   rm.model = grow::load_model(rm.base_folder, options);
   if (!rm.model.plan.is_null()) {
     fail("run {}: its base model {} is itself a grown GrowBench checkpoint", run_id,

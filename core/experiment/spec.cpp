@@ -12,6 +12,7 @@
 #include "experiment/claims.h"
 #include "experiment/spec_schema.h"
 #include "data/corpus.h"
+#include "grow/variant.h"
 #include "importance/probe_options.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -324,25 +325,14 @@ DataSource parse_source(const Json& j, const std::string& base_dir, const std::s
   return s;
 }
 
-// Specs of earlier versions set ADEPT's stage 2 in a top-level "adept" section
-// ({"unit_lr", "t_update", "method"}); it now belongs to the plan. The section's keys are
-// defaults for the ADEPT plans ("variant": "depth", "style": "adept" or its ablation
-// "in-place") that do not set them (never for LLaMA-Pro or other variants).
-static Json with_adept_defaults(const Json& spec, const Json& plan) {
-  auto a = spec.find("adept");
-  if (a == spec.end() || !a->is_object() || !plan.is_object()) return plan;
-  const std::string style = plan.value("style", std::string());
-  if (plan.value("variant", std::string()) != grow::Variant::Depth ||
-      (style != "adept" && style != "in-place")) {
-    return plan;
-  }
-  Json out = plan;
-  for (const auto& [from, to] : {std::pair<const char*, const char*>{"unit_lr", "unit_lr"},
-                                 {"t_update", "t_update"},
-                                 {"method", "unit_importance"}}) {
-    if (a->contains(from) && !out.contains(to)) out[to] = (*a)[from];
-  }
-  return out;
+// Defaults a plan takes from other sections of the spec (VariantModule::spec_defaults;
+// e.g. the top-level "adept" section of earlier specs).
+static Json with_spec_defaults(const Json& spec, const Json& plan) {
+  if (!plan.is_object()) return plan;
+  const auto v = plan.find("variant");
+  if (v == plan.end() || !v->is_string()) return plan;  // parse_plan says what is wrong
+  const auto* module = grow::find_variant(v->get<std::string>());
+  return module && module->spec_defaults ? module->spec_defaults(spec, plan) : plan;
 }
 
 namespace {
@@ -470,15 +460,16 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
     }
     for (size_t i = 0; i < j["plans"].size(); ++i) {
       s.plans.push_back(grow::parse_plan(
-          with_adept_defaults(j, with_resolved_paths(without_expansion(j["plans"][i]), base_dir)),
+          with_spec_defaults(j, with_resolved_paths(without_expansion(j["plans"][i]), base_dir)),
           fmt::format("{}.plans[{}]", ctx, i)));
     }
   } else if (j.contains("plan")) {
     s.plans.push_back(grow::parse_plan(
-        with_adept_defaults(j, with_resolved_paths(without_expansion(j["plan"]), base_dir)),
+        with_spec_defaults(j, with_resolved_paths(without_expansion(j["plan"]), base_dir)),
         ctx + ".plan"));
   } else {
-    s.plans.push_back(grow::parse_plan(Json{{"variant", "full"}}, ctx + ".plan"));
+    // No plan: GrowthPlan's default variant (full fine-tuning).
+    s.plans.push_back(grow::parse_plan(Json{{"variant", grow::GrowthPlan().variant}}, ctx + ".plan"));
   }
 
   // Optimisation

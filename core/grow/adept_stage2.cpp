@@ -1,4 +1,4 @@
-#include "experiment/adept_stage2.h"
+#include "grow/adept_stage2.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "model/units.h"
 #include "util/error.h"
 
-namespace gb::experiment {
+namespace gb::grow {
 
 const char* unit_norm_name(UnitNorm norm) {
   return norm == UnitNorm::Kind ? "kind" : "all";
@@ -72,4 +72,4 @@ std::vector<UnitRate> unit_rates(const importance::ProbeResult& probe,
   return out;
 }
 
-}  // namespace gb::experiment
+}  // namespace gb::grow

@@ -1,8 +1,9 @@
 #pragma once
 // ADEPT stage 2, unit-wise learning rates (adept-adaptive-expansion.txt §3.2; DESIGN.md
 // "Depth expansion"), as ADEPT's public training code runs it (ParameterImportanceCallback
-// of its LLaMA-Factory fork). The runner (RunExecutor::update_unit_lrs) runs the probe and
-// sets the optimizer groups; this file holds the schedule and the multipliers. No LibTorch.
+// of its LLaMA-Factory fork). The depth variant's before_step hook (grow/variants/depth.cpp)
+// has the runner probe the units and set the optimizer groups (grow/run_hooks.h); this file
+// holds the schedule and the multipliers. No LibTorch.
 //
 // Schedule. With s optimizer steps done (the run's global step), the rates are assigned
 // before the next step when s > 0 and s % t_update == 0: the first after t_update steps,
@@ -30,7 +31,7 @@
 
 #include "importance/result.h"
 
-namespace gb::experiment {
+namespace gb::grow {
 
 enum class UnitNorm { All, Kind };
 const char* unit_norm_name(UnitNorm norm);          // "all", "kind"
@@ -55,4 +56,4 @@ struct UnitRate {
 std::vector<UnitRate> unit_rates(const importance::ProbeResult& probe,
                                  const std::vector<int64_t>& layers, UnitNorm norm);
 
-}  // namespace gb::experiment
+}  // namespace gb::grow

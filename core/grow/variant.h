@@ -1,11 +1,12 @@
 #pragma once
 // Growth variants as modules. A variant is one file under core/grow/variants/: it declares
 // its id, display name, the paper and section it follows, its parameter schema, validation
-// beyond the schema, how it is applied, whether it exports to a plain Hugging Face folder
-// and its parameter-count estimate, and registers itself with GB_REGISTER_VARIANT. Plan
-// parsing and its error messages (grow/plan.cpp), `growbench-cli variants`, the GUI
-// planner form, the plan estimates and the parameter tables of docs/plans.md are all
-// derived from these declarations. docs/architecture.md shows how to add a variant.
+// beyond the schema, how it is applied, whether it exports to a plain Hugging Face folder,
+// its parameter-count estimate and its run-time behaviour (grow/run_hooks.h), and
+// registers itself with GB_REGISTER_VARIANT. Plan parsing and its error messages
+// (grow/plan.cpp), `growbench-cli variants`, the GUI planner form, the plan estimates, the
+// parameter tables of docs/plans.md and what the runner does for a plan are all derived
+// from these declarations. docs/architecture.md shows how to add a variant.
 //
 // No LibTorch here: the GUI includes this header.
 
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "grow/plan.h"
+#include "grow/run_hooks.h"
 #include "model/config.h"
 
 // Marks a display string (variant names, descriptions, parameter labels and help, estimate
@@ -143,6 +145,13 @@ class VariantModule {
   // Applies the plan (layers resolved to lists) to the model.
   std::function<GrowthResult(CausalLMImpl&, const GrowthPlan&, const ApplyContext&)> apply;
   std::function<VariantEstimate(const VariantParams&, const ModelConfig&)> estimate;
+  // Defaults a plan takes from other sections of its experiment spec (keys of earlier spec
+  // versions, e.g. ADEPT's top-level "adept" section); returns the plan with them filled in.
+  // May be empty.
+  std::function<nlohmann::json(const nlohmann::json& spec, const nlohmann::json& plan)>
+      spec_defaults;
+  // What the variant needs and does while a run trains its plan (grow/run_hooks.h).
+  RunHooks run;
 
   const ParamSpec* find(const std::string& key) const;
   const ParamSpec* layers_param() const;  // the Type::Layers parameter, or nullptr

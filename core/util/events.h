@@ -6,7 +6,7 @@
 // GUI (widgets/runmanager.cpp) and scripts read: "event" names the kind; optional fields
 // are written only when set (tests/tst_metrics.cpp, eventsWireFormat).
 //
-// Emitting (core/experiment/runner.cpp):
+// Emitting (core/experiment/run_prepare.h emit, used by the runner):
 //
 //   emit(m_p, events::Eval{m_run, step, metrics});  // std::map<key, value>
 //   emit(m_p, events::Checkpoint{m_run, m_state.global_step, dir.string()});

@@ -176,6 +176,16 @@ void add_moe_params(VariantModule& m, bool multi_head) {
                    "token equal the reference's on the model as closely as possible (instead "
                    "of 'rank').");
   }
+  // Data-parallel: DDP's load-balancing loss is each process's.
+  m.run.warnings = [](const VariantParams& vp, const RunFacts& f) {
+    std::vector<std::string> w;
+    if (f.data_parallel && static_cast<const MoeParams&>(vp).balance > 0) {
+      w.push_back(
+          "data-parallel: the load-balancing loss is computed on each process's rows (as DDP "
+          "does), so it and the run depend on the number of processes");
+    }
+    return w;
+  };
   m.validate = [multi_head](VariantParams& vp, const nlohmann::json& raw, const std::string& ctx) {
     const auto& p = static_cast<const MoeParams&>(vp);
     // (A plan written back by to_json lists the default rank beside the reference.)

@@ -2,17 +2,66 @@
 // projections, so each starts as the identity; only the new blocks train. LLaMA-Pro inserts
 // P blocks uniformly; ADEPT copies the least important layers for general competence
 // (adept-adaptive-expansion.txt §3.1). Stage 2's unit-wise learning rates (§3.2) are part
-// of the plan (unit_lr, t_update, unit_importance, unit_norm); the runner applies them
-// (core/experiment/adept_stage2.h). The "in-place" style is ADEPT without stage 1 as the
-// paper's ablation states it (§4.3): stage 2 on the chosen original layers, nothing added.
+// of the plan (unit_lr, t_update, unit_importance, unit_norm); the variant's before_step
+// hook assigns them while the run trains (grow/adept_stage2.h, grow/run_hooks.h). The
+// "in-place" style is ADEPT without stage 1 as the paper's ablation states it (§4.3):
+// stage 2 on the chosen original layers, nothing added.
 #include <fmt/format.h>
 
+#include "grow/adept_stage2.h"
 #include "grow/growth.h"
 #include "grow/variant.h"
 #include "util/error.h"
+#include "util/metrics.h"
 
 namespace gb::grow {
 namespace {
+
+// ADEPT stage 2 while the run trains (grow/adept_stage2.h): before the step that follows
+// every t_update steps, the importance of the stage-2 layers' units on the general probe
+// set, and each unit's optimizer group at s_U times the scheduled rate.
+void assign_unit_rates(const VariantParams& vp, RunContext& run) {
+  const auto& d = static_cast<const DepthParams&>(vp);
+  if (!d.unit_lr || !unit_rates_due(run.steps_done(), d.t_update)) return;
+  const auto& layers = run.growth().unit_lr_layers;
+  if (layers.empty()) return;
+  const UnitNorm norm = parse_unit_norm(d.unit_norm);
+  // Recorded with the step of the assignment, so that a report can show the importance
+  // each recomputation chose the rates from.
+  const auto probe = run.probe_units(
+      d.unit_importance, {{"adept_step", run.steps_done()}, {"unit_norm", d.unit_norm}});
+  int64_t assigned = 0;
+  for (const auto& r : unit_rates(probe, layers, norm)) {
+    if (!run.set_lr_scale(r.group, r.scale)) continue;  // e.g. a norm the plan keeps frozen
+    run.metric(metrics::adept_lr_scale_key(r.group), r.scale);
+    ++assigned;
+  }
+  run.info(fmt::format(
+      "ADEPT unit learning rates updated at step {} ({} units, {} importance, min-max over {})",
+      run.steps_done(), assigned, d.unit_importance,
+      norm == UnitNorm::Kind ? "each kind" : "all units"));
+}
+
+// Specs of earlier versions set stage 2 in a top-level "adept" section ({"unit_lr",
+// "t_update", "method"}); it now belongs to the plan. The section's keys are defaults for
+// the ADEPT plans (styles "adept" and its ablation "in-place") that do not set them, never
+// for LLaMA-Pro.
+nlohmann::json adept_section_defaults(const nlohmann::json& spec, const nlohmann::json& plan) {
+  const auto a = spec.find("adept");
+  if (a == spec.end() || !a->is_object()) return plan;
+  const auto style = plan.find("style");
+  if (style == plan.end() || !style->is_string() ||
+      (*style != "adept" && *style != "in-place")) {
+    return plan;
+  }
+  nlohmann::json out = plan;
+  for (const auto& [from, to] : {std::pair<const char*, const char*>{"unit_lr", "unit_lr"},
+                                 {"t_update", "t_update"},
+                                 {"method", "unit_importance"}}) {
+    if (a->contains(from) && !out.contains(to)) out[to] = (*a)[from];
+  }
+  return out;
+}
 
 VariantModule depth_module() {
   using T = ParamSpec::Type;
@@ -143,6 +192,8 @@ VariantModule depth_module() {
     return s;
   };
   m.apply = apply_depth;
+  m.spec_defaults = adept_section_defaults;
+  m.run.before_step = assign_unit_rates;
   m.estimate = [](const VariantParams& vp, const ModelConfig& c) {
     const auto& p = static_cast<const DepthParams&>(vp);
     VariantEstimate e;

@@ -37,6 +37,10 @@ VariantModule ewc_module() {
     return fmt::format(" lambda={}", static_cast<const EwcParams&>(vp).lambda);
   };
   m.apply = apply_ewc;
+  // The penalty's Fisher: the base model's on the general probe set, before growing. A
+  // finished run's weights are full fine-tuning's (the penalty only shapes training).
+  m.run.needs_base_fisher = true;
+  m.run.weights_as = Variant::Full;
   m.estimate = estimate_all_trainable;
   return m;
 }

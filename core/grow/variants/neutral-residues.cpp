@@ -28,6 +28,16 @@ VariantModule neutral_residues_module() {
   m.estimate = [](const VariantParams& vp, const ModelConfig& c) {
     return estimate_adapters(static_cast<const AdapterParams&>(vp), c, true);
   };
+  // The local loss applies on original-domain batches only: without replay it never does.
+  m.run.warnings = [](const VariantParams&, const RunFacts& f) {
+    std::vector<std::string> w;
+    if (f.replay <= 0 && !f.resumed) {
+      w.push_back(
+          "neutral residues without replay (p = 0): no original-domain batches, so the local "
+          "loss never applies (the paper's ablation; the paper uses p = 0.1)");
+    }
+    return w;
+  };
   return m;
 }
 
