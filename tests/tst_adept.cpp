@@ -257,7 +257,8 @@ void TestAdept::multipliersFollowTheCodesFormula() {
     probe.units.push_back(row);
   }
   probe.units[2][4] = imp::kMissing;
-  const auto rates = gb::grow::unit_rates(probe, {1, 2}, gb::grow::parse_unit_norm(norm.toStdString()));
+  const auto rates =
+      gb::grow::unit_rates(probe, {1, 2}, gb::grow::parse_unit_norm(norm.toStdString()));
   QCOMPARE(rates.size(), size_t(2 * kUnits.size() - 1));
 
   // Independently: the classes, their min and max, s = 2·(max − I)/(max − min).

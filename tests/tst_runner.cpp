@@ -223,7 +223,7 @@ struct HookLog {
   std::vector<int64_t> steps;  // steps_done() at each before_step
   bool group_set = false, unknown_group_refused = false;
   int64_t probe_layers = -1, probe_units = -1;
-  torch::Tensor frozen;  // the first group's first tensor when its rate went to 0
+  torch::Tensor frozen;         // the first group's first tensor when its rate went to 0
   std::vector<bool> unchanged;  // after it, at each later step
 };
 HookLog& hook_log() {
@@ -984,11 +984,11 @@ void TestRunner::trainOptionsComeFromTheTrainSection() {
   // Every trainer option a spec sets, each to a value other than its default, through the
   // one function the runner builds the trainer's options with.
   Json spec = base_spec({{"variant", "full"}});
-  spec["train"] = {{"steps", 7},       {"lr", 2.5e-4},       {"beta1", 0.8},
-                   {"beta2", 0.9},     {"eps", 1e-6},        {"weight_decay", 0.05},
-                   {"schedule", "linear"}, {"warmup", 3},    {"min_lr_ratio", 0.2},
-                   {"clip", 0.5},      {"accumulation", 2},  {"row_shards", 2},
-                   {"ce_chunk", 64},   {"checkpointing", true}};
+  spec["train"] = {{"steps", 7},           {"lr", 2.5e-4},         {"beta1", 0.8},
+                   {"beta2", 0.9},         {"eps", 1e-6},          {"weight_decay", 0.05},
+                   {"schedule", "linear"}, {"warmup", 3},          {"min_lr_ratio", 0.2},
+                   {"clip", 0.5},          {"accumulation", 2},    {"row_shards", 2},
+                   {"ce_chunk", 64},       {"checkpointing", true}};
   const auto to = ex::train_options(ex::parse_spec(spec, "", "spec").train);
   QCOMPARE(to.adamw.lr, 2.5e-4);
   QCOMPARE(to.adamw.beta1, 0.8);
@@ -1989,10 +1989,7 @@ void TestRunner::scaleRecordsOriginalStreamDriftAndFrozenHeadAccuracy_data() {
 // neither metric.
 void TestRunner::scaleRecordsOriginalStreamDriftAndFrozenHeadAccuracy() {
   QFETCH(QString, mode);
-  const Json task = {{"name", "t0"},
-                     {"kind", "mc"},
-                     {"path", m_mc1},
-                     {"test", {{"path", m_mc2}}}};
+  const Json task = {{"name", "t0"}, {"kind", "mc"}, {"path", m_mc1}, {"test", {{"path", m_mc2}}}};
   Json spec = base_spec({{"variant", "scale"}, {"mode", str(mode)}, {"d_up", 32}, {"p_up", 32}});
   spec["plans"].push_back({{"variant", "lora"}, {"rank", 2}});
   spec["data"]["tasks"] = Json::array({task});

@@ -183,8 +183,7 @@ PilotResult timing_pilot(const ExperimentSpec& spec, const std::vector<ExpandedR
     out.plans.push_back(t);
   }
   for (const auto& r : runs) {
-    out.run_seconds.push_back(
-        estimate_seconds(out.plans.at(r.plan_index), r.typed));
+    out.run_seconds.push_back(estimate_seconds(out.plans.at(r.plan_index), r.typed));
   }
   log::get("runner")->info("timing pilot: {} plan(s) in {:.1f} s (preparation {:.1f} s)",
                            out.plans.size(), seconds(start, Clock::now()), out.prepare_s);

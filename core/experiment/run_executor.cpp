@@ -1026,8 +1026,8 @@ void RunExecutor::save_checkpoint(const std::string& reason) {
 
 }  // namespace
 
-RunOutcome execute_run(Prepared& p, store::Store& store, const ExperimentSpec& run,
-                       int64_t run_id, const std::optional<store::CheckpointInfo>& resume_from) {
+RunOutcome execute_run(Prepared& p, store::Store& store, const ExperimentSpec& run, int64_t run_id,
+                       const std::optional<store::CheckpointInfo>& resume_from) {
   RunExecutor ex(p, store, run, run_id);
   return ex.execute(resume_from);
 }

@@ -14,7 +14,7 @@ namespace gb::experiment::detail {
 // Runs `run` (one expanded run of the experiment) as run `run_id` of `store`, from the
 // start or from `resume_from`; every way it ends is in the outcome (never throws for a run
 // that failed, diverged or was cancelled).
-RunOutcome execute_run(Prepared& p, store::Store& store, const ExperimentSpec& run,
-                       int64_t run_id, const std::optional<store::CheckpointInfo>& resume_from);
+RunOutcome execute_run(Prepared& p, store::Store& store, const ExperimentSpec& run, int64_t run_id,
+                       const std::optional<store::CheckpointInfo>& resume_from);
 
 }  // namespace gb::experiment::detail

@@ -22,7 +22,6 @@ namespace gb::experiment::detail {
 namespace fs = std::filesystem;
 namespace ev = gb::events;
 
-
 ev::Stage stage_event(const std::string& stage, std::optional<int64_t> run) {
   ev::Stage e;
   e.stage = stage;

@@ -76,7 +76,7 @@ class ScratchStore {
 constexpr double kPrepareWaitS = 4 * 3600;
 
 std::unique_ptr<detail::Prepared> prepare_in_order(const ExperimentSpec& spec,
-                                           const RunnerOptions& options) {
+                                                   const RunnerOptions& options) {
   const auto& g = options.dist;
   if (!g) return detail::prepare(spec, options);
   const std::string key = "gb/prepared";
@@ -145,7 +145,8 @@ bool ends_distributed_experiment(const RunnerOptions& options, const RunOutcome&
 }
 
 // The fingerprints of the inputs of freshly created runs (experiment/integrity.h).
-void record_inputs(const detail::Prepared& p, store::Store& store, const std::vector<int64_t>& ids) {
+void record_inputs(const detail::Prepared& p, store::Store& store,
+                   const std::vector<int64_t>& ids) {
   const std::string inputs =
       input_fingerprints(p.spec, p.base_folder, find_tokenizer(p.base_folder)).dump();
   for (int64_t id : ids) store.set_run_inputs(id, inputs);

@@ -469,7 +469,8 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
         ctx + ".plan"));
   } else {
     // No plan: GrowthPlan's default variant (full fine-tuning).
-    s.plans.push_back(grow::parse_plan(Json{{"variant", grow::GrowthPlan().variant}}, ctx + ".plan"));
+    s.plans.push_back(
+        grow::parse_plan(Json{{"variant", grow::GrowthPlan().variant}}, ctx + ".plan"));
   }
 
   // Optimisation

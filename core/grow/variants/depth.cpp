@@ -50,8 +50,7 @@ nlohmann::json adept_section_defaults(const nlohmann::json& spec, const nlohmann
   const auto a = spec.find("adept");
   if (a == spec.end() || !a->is_object()) return plan;
   const auto style = plan.find("style");
-  if (style == plan.end() || !style->is_string() ||
-      (*style != "adept" && *style != "in-place")) {
+  if (style == plan.end() || !style->is_string() || (*style != "adept" && *style != "in-place")) {
     return plan;
   }
   nlohmann::json out = plan;
