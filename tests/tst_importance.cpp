@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -184,6 +185,7 @@ class TestImportance : public QObject {
   void invalidPoliciesGiveSpecificErrors_data();
   void invalidPoliciesGiveSpecificErrors();
   void requiredProbesListWhatPoliciesNeed();
+  void policyRegistryDeclaresEachPolicyOnce();
   void policyResolvesGrowthPlanLayers();
   void diagonalFisherFeedsEwc();
   void packedLayoutScoresEveryTokenOnceWithoutPadding();
@@ -866,6 +868,35 @@ void TestImportance::requiredProbesListWhatPoliciesNeed() {
           (V{{"update-magnitude", false}}));
   QVERIFY(imp::required_probes({{"policy", "uniform"}, {"count", 2}}).empty());
   QVERIFY(imp::required_probes({{"policy", "above-lfp"}, {"l_fp", 1}}).empty());
+}
+
+void TestImportance::policyRegistryDeclaresEachPolicyOnce() {
+  // The registry (importance/policy.h) in its display order; what a form writes for k
+  // layers; the keys with their aliases; both unknown-policy messages name every id.
+  std::vector<std::string> ids;
+  for (const imp::LayerPolicy* p : imp::layer_policies()) ids.push_back(p->id);
+  QCOMPARE(ids, (std::vector<std::string>{"least-important", "most-important", "update-magnitude",
+                                          "uniform", "above-lfp", "calibrated", "manual"}));
+  QCOMPARE(imp::find_policy("least-important")->form_json(2),
+           (Json{{"policy", "least-important"}, {"k", 2}, {"score", "masking"}}));
+  QCOMPARE(imp::find_policy("update-magnitude")->form_json(3),
+           (Json{{"policy", "update-magnitude"}, {"k", 3}}));
+  QCOMPARE(imp::find_policy("uniform")->form_json(2), (Json{{"policy", "uniform"}, {"count", 2}}));
+  QCOMPARE(imp::find_policy("update-magnitude")->accepted_keys(),
+           (std::set<std::string>{"k", "n", "policy"}));
+  QCOMPARE(imp::find_policy("calibrated")->accepted_keys(),
+           (std::set<std::string>{"aggregate", "k", "method", "policy", "score"}));
+  QCOMPARE(imp::find_policy("uniform")->count({{"policy", "uniform"}, {"k", 4}}), int64_t(4));
+  QVERIFY(imp::find_policy("random") == nullptr);
+  const std::string known =
+      "unknown policy 'random' (known: least-important, most-important, update-magnitude, "
+      "uniform, above-lfp, calibrated, manual)";
+  const std::string selection = error_of([] { imp::required_probes({{"policy", "random"}}); });
+  QVERIFY2(selection.find("layer policy: " + known) != std::string::npos, selection.c_str());
+  const std::string plan = error_of([] {
+    gb::grow::parse_plan({{"variant", "lora"}, {"layers", {{"policy", "random"}}}});
+  });
+  QVERIFY2(plan.find(".layers: " + known) != std::string::npos, plan.c_str());
 }
 
 void TestImportance::policyResolvesGrowthPlanLayers() {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
-#include <set>
 
 #include "util/error.h"
 #include "util/json.h"
@@ -23,27 +23,6 @@ std::string policy_name(const Json& policy) {
          kContext, policy.dump());
   }
   return js::get<std::string>(policy, "policy", kContext);
-}
-
-void check_policy_keys(const Json& policy, const std::string& name) {
-  static const std::set<std::string> kImportance = {"policy", "k", "score", "method", "aggregate"};
-  std::string ctx = std::string(kContext) + " '" + name + "'";
-  if (name == "least-important" || name == "most-important" || name == "calibrated") {
-    js::check_keys(policy, kImportance, ctx);
-  } else if (name == "update-magnitude") {
-    js::check_keys(policy, {"policy", "k", "n"}, ctx);
-  } else if (name == "uniform") {
-    js::check_keys(policy, {"policy", "count", "k"}, ctx);
-  } else if (name == "above-lfp") {
-    js::check_keys(policy, {"policy", "l_fp"}, ctx);
-  } else if (name == "manual") {
-    js::check_keys(policy, {"policy", "layers"}, ctx);
-  } else {
-    fail(
-        "{}: unknown policy '{}' (known: least-important, most-important, update-magnitude, "
-        "uniform, above-lfp, calibrated, manual)",
-        kContext, name);
-  }
 }
 
 // The score a policy ranks by: "score" (or "method", its older name).
@@ -77,15 +56,6 @@ bool rank_aggregate_of(const Json& policy, const std::string& name, const std::s
         kContext, name, method);
   }
   return a == "rank";
-}
-
-int64_t count_key(const Json& policy, const std::string& name, const char* key, const char* alias) {
-  std::string ctx = std::string(kContext) + " '" + name + "'";
-  const char* used = policy.contains(key) ? key : alias;
-  if (!policy.contains(used)) fail("{}: missing '{}' (the number of layers)", ctx, key);
-  int64_t k = js::get<int64_t>(policy, used, ctx);
-  if (k < 1) fail("{}: '{}' must be at least 1, found {}", ctx, used, k);
-  return k;
 }
 
 std::string available(const std::map<std::string, ProbeResult>& m) {
@@ -164,69 +134,145 @@ std::vector<int64_t> uniform_positions(int64_t num_layers, int64_t count) {
 }
 
 std::vector<ProbeNeed> required_probes(const Json& policy) {
-  const std::string name = policy_name(policy);
-  check_policy_keys(policy, name);
-  if (name == "least-important" || name == "most-important") {
-    auto m = method_of(policy, name);
-    rank_aggregate_of(policy, name, m);
-    count_key(policy, name, "k", "k");
-    return {{m, false}};
-  }
-  if (name == "calibrated") {
-    auto m = method_of(policy, name);
-    rank_aggregate_of(policy, name, m);
-    count_key(policy, name, "k", "k");
-    return {{m, false}, {m, true}};
-  }
-  if (name == "update-magnitude") {
-    count_key(policy, name, "k", "n");
-    return {{methods::kUpdateMagnitude, false}};
-  }
-  if (name == "uniform") {
-    count_key(policy, name, "count", "k");
-  } else if (name == "above-lfp") {
-    js::get<int64_t>(policy, "l_fp", std::string(kContext) + " 'above-lfp'");
-  } else if (name == "manual") {
-    js::get<std::vector<int64_t>>(policy, "layers", std::string(kContext) + " 'manual'");
-  }
-  return {};
+  const LayerPolicy& p = layer_policy(policy_name(policy), kContext);
+  js::check_keys(policy, p.accepted_keys(), p.context());
+  if (!p.probes) return {};
+  return p.probes(p, policy);
 }
 
 std::vector<int64_t> select_layers(const Json& policy, const ImportanceResults& results) {
   required_probes(policy);  // validates
-  const std::string name = policy_name(policy);
-  const int64_t n = results.num_layers;
-  if (name == "least-important" || name == "most-important") {
-    const auto m = method_of(policy, name);
-    const bool by_rank = rank_aggregate_of(policy, name, m);
-    const int64_t k = count_key(policy, name, "k", "k");
-    auto v = importance_vector(results.general, "general", m, by_rank, name);
-    check_k(k, static_cast<int64_t>(v.size()), name);
-    return k_extreme(v, k, name == "most-important", std::string(kContext) + " '" + name + "'");
-  }
-  if (name == "calibrated") {
-    const auto m = method_of(policy, name);
-    const bool by_rank = rank_aggregate_of(policy, name, m);
-    const int64_t k = count_key(policy, name, "k", "k");
-    auto g = importance_vector(results.general, "general", m, by_rank, name);
-    auto d = importance_vector(results.domain, "domain", m, by_rank, name);
-    check_k(k, static_cast<int64_t>(g.size()), name);
-    return k_extreme(calibrated_scores(g, d), k, /*largest=*/false,
-                     std::string(kContext) + " 'calibrated'");
-  }
-  if (name == "update-magnitude") {
-    const int64_t k = count_key(policy, name, "k", "n");
-    auto v = importance_vector(results.general, "general", methods::kUpdateMagnitude, false, name);
-    check_k(k, static_cast<int64_t>(v.size()), name);
-    return k_extreme(v, k, /*largest=*/true, std::string(kContext) + " 'update-magnitude'");
-  }
-  if (name == "uniform") {
-    check_k(1, n, name);
-    return uniform_positions(n, count_key(policy, name, "count", "k"));
-  }
-  if (name == "above-lfp") {
-    check_k(1, n, name);
-    const int64_t f = js::get<int64_t>(policy, "l_fp", std::string(kContext) + " 'above-lfp'");
+  const LayerPolicy& p = layer_policy(policy_name(policy), kContext);
+  std::vector<int64_t> layers = p.select(p, policy, results);
+  std::sort(layers.begin(), layers.end());
+  layers.erase(std::unique(layers.begin(), layers.end()), layers.end());
+  return layers;
+}
+
+// ---------------------------------------------------------------------------------------
+// The built-in policies (the header describes each).
+
+namespace {
+
+// Policies that rank the layers by an importance score: the k with the lowest (`largest`
+// false) or highest general importance, or by the calibrated score (`calibrated`).
+LayerPolicy ranked_policy(const std::string& id, bool largest, bool calibrated) {
+  LayerPolicy p;
+  p.id = id;
+  p.keys = {{"k", ""}, {"score", "method"}, {"aggregate", ""}};
+  p.count_key = "k";
+  p.form_extra = {{"score", methods::kMasking}};
+  p.probes = [calibrated](const LayerPolicy& self, const Json& policy) {
+    const auto m = method_of(policy, self.id);
+    rank_aggregate_of(policy, self.id, m);
+    self.count(policy);
+    std::vector<ProbeNeed> needs = {{m, false}};
+    if (calibrated) needs.push_back({m, true});
+    return needs;
+  };
+  p.select = [largest, calibrated](const LayerPolicy& self, const Json& policy,
+                                   const ImportanceResults& results) {
+    const auto m = method_of(policy, self.id);
+    const bool by_rank = rank_aggregate_of(policy, self.id, m);
+    const int64_t k = self.count(policy);
+    auto v = importance_vector(results.general, "general", m, by_rank, self.id);
+    if (calibrated) {
+      auto d = importance_vector(results.domain, "domain", m, by_rank, self.id);
+      check_k(k, static_cast<int64_t>(v.size()), self.id);
+      return k_extreme(calibrated_scores(v, d), k, /*largest=*/false, self.context());
+    }
+    check_k(k, static_cast<int64_t>(v.size()), self.id);
+    return k_extreme(v, k, largest, self.context());
+  };
+  return p;
+}
+
+LayerPolicy least_important_policy() {
+  LayerPolicy p = ranked_policy("least-important", /*largest=*/false, /*calibrated=*/false);
+  p.name = GB_TR("GrowPlanner", "Policy: k least important");
+  p.help = GB_TR("GrowPlanner",
+                 "The k layers least important on the original domain (ADEPT §3.1), by the "
+                 "masking score; resolved from a probe when the run starts.");
+  return p;
+}
+
+LayerPolicy most_important_policy() {
+  LayerPolicy p = ranked_policy("most-important", /*largest=*/true, /*calibrated=*/false);
+  p.name = GB_TR("GrowPlanner", "Policy: k most important");
+  p.help = GB_TR("GrowPlanner",
+                 "The k layers most important on the original domain, by the masking score; "
+                 "resolved from a probe when the run starts.");
+  return p;
+}
+
+LayerPolicy calibrated_policy() {
+  LayerPolicy p = ranked_policy("calibrated", /*largest=*/false, /*calibrated=*/true);
+  p.name = GB_TR("GrowPlanner", "Policy: calibrated (domain-critical)");
+  p.help = GB_TR("GrowPlanner",
+                 "The k layers whose importance rank on the new domain most exceeds their rank "
+                 "on the original domain (ADEPT App. R), by the masking score.");
+  return p;
+}
+
+LayerPolicy update_magnitude_policy() {
+  LayerPolicy p;
+  p.id = "update-magnitude";
+  p.name = GB_TR("GrowPlanner", "Policy: top-k by update magnitude");
+  p.help = GB_TR("GrowPlanner",
+                 "The k layers whose weights move most in a preliminary fine-tuning run on the "
+                 "new domain (Grow §4.2).");
+  p.keys = {{"k", "n"}};
+  p.count_key = "k";
+  p.probes = [](const LayerPolicy& self, const Json& policy) {
+    self.count(policy);
+    return std::vector<ProbeNeed>{{methods::kUpdateMagnitude, false}};
+  };
+  p.select = [](const LayerPolicy& self, const Json& policy, const ImportanceResults& results) {
+    const int64_t k = self.count(policy);
+    auto v =
+        importance_vector(results.general, "general", methods::kUpdateMagnitude, false, self.id);
+    check_k(k, static_cast<int64_t>(v.size()), self.id);
+    return k_extreme(v, k, /*largest=*/true, self.context());
+  };
+  return p;
+}
+
+LayerPolicy uniform_policy() {
+  LayerPolicy p;
+  p.id = "uniform";
+  p.name = GB_TR("GrowPlanner", "Policy: uniform positions (LLaMA-Pro)");
+  p.help = GB_TR("GrowPlanner", "P layers spread evenly, one after every L/P layers (LLaMA-Pro).");
+  p.keys = {{"count", "k"}};
+  p.count_key = "count";
+  // Not offered by the planner (docs/suggest.md: a loaded plan's uniform policy shows as the
+  // loaded plan's policy); the suggest search proposes it.
+  p.in_planner = false;
+  p.probes = [](const LayerPolicy& self, const Json& policy) {
+    self.count(policy);
+    return std::vector<ProbeNeed>{};
+  };
+  p.select = [](const LayerPolicy& self, const Json& policy, const ImportanceResults& results) {
+    check_k(1, results.num_layers, self.id);
+    return uniform_positions(results.num_layers, self.count(policy));
+  };
+  return p;
+}
+
+LayerPolicy above_lfp_policy() {
+  LayerPolicy p;
+  p.id = "above-lfp";
+  p.name = GB_TR("GrowPlanner", "Policy: every layer above l_fp (SCALE)");
+  p.help = GB_TR("GrowPlanner", "Every layer above the lowest l_fp (SCALE's L_fp).");
+  p.keys = {{"l_fp", ""}};
+  p.in_planner = false;
+  p.probes = [](const LayerPolicy& self, const Json& policy) {
+    js::get<int64_t>(policy, "l_fp", self.context());
+    return std::vector<ProbeNeed>{};
+  };
+  p.select = [](const LayerPolicy& self, const Json& policy, const ImportanceResults& results) {
+    const int64_t n = results.num_layers;
+    check_k(1, n, self.id);
+    const int64_t f = js::get<int64_t>(policy, "l_fp", self.context());
     if (f < 0 || f >= n) {
       fail(
           "{} 'above-lfp': 'l_fp' must be in [0, {}] so that at least one layer is above it, "
@@ -236,19 +282,44 @@ std::vector<int64_t> select_layers(const Json& policy, const ImportanceResults& 
     std::vector<int64_t> out;
     for (int64_t l = f; l < n; ++l) out.push_back(l);
     return out;
-  }
-  // manual
-  auto layers =
-      js::get<std::vector<int64_t>>(policy, "layers", std::string(kContext) + " 'manual'");
-  if (layers.empty()) fail("{} 'manual': 'layers' is empty", kContext);
-  for (int64_t l : layers) {
-    if (n > 0 && (l < 0 || l >= n)) {
-      fail("{} 'manual': layer {} is out of range (the model has {} layers)", kContext, l, n);
-    }
-  }
-  std::sort(layers.begin(), layers.end());
-  layers.erase(std::unique(layers.begin(), layers.end()), layers.end());
-  return layers;
+  };
+  return p;
 }
+
+LayerPolicy manual_policy() {
+  LayerPolicy p;
+  p.id = "manual";
+  p.name = GB_TR("GrowPlanner", "Manual list");
+  p.help = GB_TR("GrowPlanner", "The layers given.");
+  p.keys = {{"layers", ""}};
+  // The planner's own "Manual list" writes the list itself (plans turn this policy into one).
+  p.in_planner = false;
+  p.probes = [](const LayerPolicy& self, const Json& policy) {
+    js::get<std::vector<int64_t>>(policy, "layers", self.context());
+    return std::vector<ProbeNeed>{};
+  };
+  p.select = [](const LayerPolicy& self, const Json& policy, const ImportanceResults& results) {
+    const int64_t n = results.num_layers;
+    auto layers = js::get<std::vector<int64_t>>(policy, "layers", self.context());
+    if (layers.empty()) fail("{} 'manual': 'layers' is empty", kContext);
+    for (int64_t l : layers) {
+      if (n > 0 && (l < 0 || l >= n)) {
+        fail("{} 'manual': layer {} is out of range (the model has {} layers)", kContext, l, n);
+      }
+    }
+    return layers;
+  };
+  return p;
+}
+
+}  // namespace
+
+GB_REGISTER_LAYER_POLICY(least_important_policy);
+GB_REGISTER_LAYER_POLICY(most_important_policy);
+GB_REGISTER_LAYER_POLICY(update_magnitude_policy);
+GB_REGISTER_LAYER_POLICY(uniform_policy);
+GB_REGISTER_LAYER_POLICY(above_lfp_policy);
+GB_REGISTER_LAYER_POLICY(calibrated_policy);
+GB_REGISTER_LAYER_POLICY(manual_policy);
 
 }  // namespace gb::importance

@@ -2,7 +2,8 @@
 // Layer selection policies: turn probe results into the layer list of a GrowthPlan. The
 // policy objects are the ones core/grow/plan.h LayerSelection accepts; the runner plugs
 // select_layers() into grow::ApplyContext::resolve_policy after running the probes that
-// required_probes() lists.
+// required_probes() lists. Each policy is a module of the registry in importance/policy.h;
+// the built-in ones, declared in selection.cpp:
 //
 //   {"policy": "least-important", "k": N, "score": S, "aggregate": A}
 //       the N layers with the LOWEST general importance (ADEPT §3.1: expand the layers least
@@ -43,16 +44,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "importance/policy.h"
 #include "importance/result.h"
 
 namespace gb::importance {
-
-// A probe a policy needs: a method on the general or the domain probe set.
-struct ProbeNeed {
-  std::string method;
-  bool domain = false;
-  bool operator==(const ProbeNeed& o) const { return method == o.method && domain == o.domain; }
-};
 
 // The probes `policy` needs (empty for uniform, above-lfp and manual). Validates the policy
 // (unknown policy, missing or bad keys) with errors naming the key.
