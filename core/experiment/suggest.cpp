@@ -22,6 +22,7 @@
 #include "experiment/preset.h"
 #include "experiment/spec.h"
 #include "grow/variant.h"
+#include "importance/policy.h"
 #include "store/store.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -75,11 +76,8 @@ constexpr const char* kChoice = "suggest: candidates ";
 constexpr const char* kSpent = "suggest: time spent ";
 constexpr const char* kSegment = "suggest: segment took ";
 
-std::string policy_key_for(const std::string& policy) {
-  return policy == "uniform" ? "count" : "k";
-}
-
-// The layer choices of a variant whose Layers parameter applies.
+// The layer choices of a variant whose Layers parameter applies: each policy as a form
+// writes it for k = L/4 (importance/policy.h).
 std::vector<Json> layer_choices(const grow::ParamSpec& layers, int64_t num_layers,
                                 const std::vector<std::string>& policies) {
   std::vector<Json> out;
@@ -87,10 +85,8 @@ std::vector<Json> layer_choices(const grow::ParamSpec& layers, int64_t num_layer
   for (const auto& p : policies) {
     if (p == "all") {
       out.push_back("all");
-    } else if (p == "least-important") {
-      out.push_back(Json{{"policy", p}, {"k", k}, {"score", "masking"}});
     } else {
-      out.push_back(Json{{"policy", p}, {policy_key_for(p), k}});
+      out.push_back(importance::layer_policy(p, "suggest.policies").form_json(k));
     }
   }
   (void)layers;
@@ -203,6 +199,14 @@ using namespace suggest_impl;
 // ---------------------------------------------------------------------------------------
 // Options
 
+std::vector<std::string> suggest_policy_choices() {
+  std::vector<std::string> out = {"all"};
+  for (const importance::LayerPolicy* p : importance::layer_policies()) {
+    if (!p->count_key.empty()) out.push_back(p->id);
+  }
+  return out;
+}
+
 Json SuggestOptions::to_json() const {
   return Json{{"forgetting_budget", forgetting_budget},
               {"params_budget", params_budget},
@@ -293,13 +297,12 @@ SuggestOptions parse_suggest_section(const Json& j, const std::string& ctx) {
   }
   if (j.contains("policies")) {
     o.policies = js::get<std::vector<std::string>>(j, "policies", ctx);
-    const std::set<std::string> known = {"all", "least-important", "update-magnitude", "uniform"};
+    const std::vector<std::string> known = suggest_policy_choices();
     for (const auto& p : o.policies) {
-      if (!known.count(p)) {
-        fail(
-            "{}.policies: unknown policy '{}' (all, least-important, update-magnitude, "
-            "uniform)",
-            ctx, p);
+      if (std::find(known.begin(), known.end(), p) == known.end()) {
+        std::string list;
+        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+        fail("{}.policies: unknown policy '{}' ({})", ctx, p, list);
       }
     }
   }

@@ -72,6 +72,10 @@ struct SuggestOptions {
 // "time": "30m" | seconds, "rates": [...], "variants": [...], "policies": [...], "eta": 2,
 // "steps": N, "min_rung_steps": N, "max_candidates": N}. Errors name the key.
 SuggestOptions parse_suggest_section(const nlohmann::json& j, const std::string& context);
+// The values "policies" may hold: "all" and every registered layer policy that a layer count
+// alone writes (importance/policy.h: one with a count key), which the search proposes for
+// k = L/4 as a form writes it.
+std::vector<std::string> suggest_policy_choices();
 // "30m", "90s", "1.5h", "1800" (seconds) → seconds; throws naming `what`.
 double parse_duration(const std::string& text, const std::string& what);
 // "forgetting=5%" / "max=0.1" after `prefix` ("forgetting=", "max=") → a fraction.
