@@ -54,6 +54,7 @@
 #include "store/store.h"
 #include "storeservice.h"
 #include "tour.h"
+#include "toy_layer_policy.h"
 
 using namespace Qt::StringLiterals;
 using namespace gb::gui;
@@ -678,6 +679,52 @@ class TstGui : public QObject {
     QCOMPARE(s()->queuedPlans().size(), 2);
     gp->setManualLayers(u"1"_s);
     QVERIFY2(gp->validationError().isEmpty(), qPrintable(gp->validationError()));
+  }
+
+  // The layers row offers one entry per registered policy the planner writes, under its
+  // translated name, with the test's own "top-layers" (tests/toy_layer_policy.h) among them;
+  // its plan parses as the CLI parses it and loads back into its entry, and a policy the
+  // planner does not offer stays as loaded.
+  void plannerOffersTheRegisteredLayerPolicies() {
+    GrowPlanner* gp = m_window->planner();
+    gp->setVariant(u"lora"_s);
+    QVERIFY(gp->layersShown());
+    auto* source = gp->findChild<QComboBox*>(u"layerSource"_s);
+    QVERIFY(source);
+    QStringList offered;
+    for (const gb::importance::LayerPolicy* p : gb::importance::layer_policies()) {
+      if (!p->in_planner) continue;
+      offered << qs(p->id);
+      const int i = source->findText(QCoreApplication::translate("GrowPlanner", p->name.c_str()));
+      QVERIFY2(i >= 0, p->id.c_str());
+      QCOMPARE(source->itemData(i, Qt::ToolTipRole).toString(),
+               QCoreApplication::translate("GrowPlanner", p->help.c_str()));
+    }
+    QCOMPARE(offered, (QStringList{u"least-important"_s, u"most-important"_s, u"update-magnitude"_s,
+                                   u"calibrated"_s, u"top-layers"_s}));
+    QVERIFY(!gp->setLayerPolicy(u"uniform"_s, 1));  // not offered
+    QVERIFY(gp->setLayerPolicy(u"least-important"_s, 2));
+    QCOMPARE(qs(gp->plan().at("layers").dump()),
+             qs(R"({"k":2,"policy":"least-important","score":"masking"})"));
+    QVERIFY(gp->setLayerPolicy(u"top-layers"_s, 1));
+    QCOMPARE(gp->layerSource(), GrowPlanner::LayerSource::Policy);
+    const nlohmann::json plan = gp->plan();
+    QCOMPARE(qs(plan.at("layers").dump()), qs(R"({"k":1,"policy":"top-layers"})"));
+    QVERIFY2(gp->validationError().isEmpty(), qPrintable(gp->validationError()));
+    QCOMPARE(gb::grow::to_json(gb::grow::parse_plan(plan)).at("layers"), plan.at("layers"));
+    gp->setLayerSource(GrowPlanner::LayerSource::All);
+    QString error;
+    QVERIFY2(gp->setPlan(plan, &error), qPrintable(error));
+    QCOMPARE(gp->layerPolicy(), u"top-layers"_s);
+    QCOMPARE(gp->plan().at("layers"), plan.at("layers"));
+    nlohmann::json uniform = plan;
+    uniform["layers"] = {{"policy", "uniform"}, {"count", 1}};
+    QVERIFY2(gp->setPlan(uniform, &error), qPrintable(error));
+    QCOMPARE(gp->layerSource(), GrowPlanner::LayerSource::Loaded);
+    QCOMPARE(gp->plan().at("layers"), uniform.at("layers"));
+    gp->setLayerSource(GrowPlanner::LayerSource::All);
+    QCOMPARE(gp->layerSource(), GrowPlanner::LayerSource::All);
+    gp->setVariant(u"grow"_s);
   }
 
   // The editor shows the parser's message on the field it names, refuses missing files before

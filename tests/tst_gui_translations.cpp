@@ -1,9 +1,10 @@
 // Translations of the GUI (translations/*.ts, compiled to .qm by the build): every message
 // of every .ts file is translated, with its placeholders, accelerators, HTML tags and plural
 // forms intact; the .ts files cover every tr() string of widgets/ and app/gui/ and the GB_TR
-// strings of the variant registry in core/grow/ (lupdate finds nothing new); the .qm files in the
-// build folder load the way the GUI loads them and translate known strings; the settings dialog
-// offers exactly the shipped languages; and the real main window comes up translated.
+// strings of the variant registry in core/grow/ and the layer-policy registry in
+// core/importance/ (lupdate finds nothing new); the .qm files in the build folder load the way the
+// GUI loads them and translate known strings; the settings dialog offers exactly the shipped
+// languages; and the real main window comes up translated.
 #include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
@@ -220,8 +221,9 @@ class TstGuiTranslations : public QObject {
     p.setWorkingDirectory(QStringLiteral(GB_SOURCE_DIR));
     p.setProcessChannelMode(QProcess::MergedChannels);
     p.start(QStringLiteral(GB_LUPDATE),
-            {u"widgets"_s, u"app/gui"_s, u"core/grow"_s, u"-ts"_s, copy, u"-no-obsolete"_s,
-             u"-locations"_s, u"none"_s, u"-tr-function-alias"_s, u"QT_TRANSLATE_NOOP+=GB_TR"_s});
+            {u"widgets"_s, u"app/gui"_s, u"core/grow"_s, u"core/importance"_s, u"-ts"_s, copy,
+             u"-no-obsolete"_s, u"-locations"_s, u"none"_s, u"-tr-function-alias"_s,
+             u"QT_TRANSLATE_NOOP+=GB_TR"_s});
     QVERIFY(p.waitForFinished(120000));
     QCOMPARE(p.exitCode(), 0);
     const TsFile fresh = parseTs(readAll(copy));

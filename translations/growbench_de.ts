@@ -727,6 +727,62 @@
         <source>Scale numerator: the update B A x is scaled by alpha / r (absent or 0: 2 · rank).</source>
         <translation>Zähler der Skalierung: die Aktualisierung B A x wird mit alpha / r skaliert (fehlend oder 0: 2 · Rang).</translation>
     </message>
+    <message>
+        <source>Policy: k least important</source>
+        <translation>Regel: die k unwichtigsten</translation>
+    </message>
+    <message>
+        <source>The k layers least important on the original domain (ADEPT §3.1), by the masking score; resolved from a probe when the run starts.</source>
+        <translation>Die k Schichten, die auf der ursprünglichen Domäne am unwichtigsten sind (ADEPT §3.1), nach dem Maskierungswert; beim Start des Laufs aus einer Sondierung bestimmt.</translation>
+    </message>
+    <message>
+        <source>Policy: k most important</source>
+        <translation>Regel: die k wichtigsten</translation>
+    </message>
+    <message>
+        <source>The k layers most important on the original domain, by the masking score; resolved from a probe when the run starts.</source>
+        <translation>Die k Schichten, die auf der ursprünglichen Domäne am wichtigsten sind, nach dem Maskierungswert; beim Start des Laufs aus einer Sondierung bestimmt.</translation>
+    </message>
+    <message>
+        <source>Policy: calibrated (domain-critical)</source>
+        <translation>Regel: kalibriert (domänenkritisch)</translation>
+    </message>
+    <message>
+        <source>The k layers whose importance rank on the new domain most exceeds their rank on the original domain (ADEPT App. R), by the masking score.</source>
+        <translation>Die k Schichten, deren Wichtigkeitsrang auf der neuen Domäne ihren Rang auf der ursprünglichen Domäne am stärksten übertrifft (ADEPT Anh. R), nach dem Maskierungswert.</translation>
+    </message>
+    <message>
+        <source>Policy: top-k by update magnitude</source>
+        <translation>Regel: Top-k nach Aktualisierungsbetrag</translation>
+    </message>
+    <message>
+        <source>The k layers whose weights move most in a preliminary fine-tuning run on the new domain (Grow §4.2).</source>
+        <translation>Die k Schichten, deren Gewichte sich in einem vorbereitenden Feinabstimmungslauf auf der neuen Domäne am stärksten ändern (Grow §4.2).</translation>
+    </message>
+    <message>
+        <source>Policy: uniform positions (LLaMA-Pro)</source>
+        <translation>Regel: gleichmäßige Positionen (LLaMA-Pro)</translation>
+    </message>
+    <message>
+        <source>P layers spread evenly, one after every L/P layers (LLaMA-Pro).</source>
+        <translation>P Schichten gleichmäßig verteilt, eine nach jeweils L/P Schichten (LLaMA-Pro).</translation>
+    </message>
+    <message>
+        <source>Policy: every layer above l_fp (SCALE)</source>
+        <translation>Regel: jede Schicht oberhalb von l_fp (SCALE)</translation>
+    </message>
+    <message>
+        <source>Every layer above the lowest l_fp (SCALE&apos;s L_fp).</source>
+        <translation>Jede Schicht oberhalb der untersten l_fp (L_fp von SCALE).</translation>
+    </message>
+    <message>
+        <source>Manual list</source>
+        <translation>Manuelle Liste</translation>
+    </message>
+    <message>
+        <source>The layers given.</source>
+        <translation>Die angegebenen Schichten.</translation>
+    </message>
 </context>
 <context>
     <name>PlanEstimate</name>
@@ -2630,22 +2686,6 @@
     <message>
         <source>Selected in the heatmap</source>
         <translation>In der Heatmap ausgewählt</translation>
-    </message>
-    <message>
-        <source>Policy: k least important</source>
-        <translation>Regel: die k unwichtigsten</translation>
-    </message>
-    <message>
-        <source>Policy: k most important</source>
-        <translation>Regel: die k wichtigsten</translation>
-    </message>
-    <message>
-        <source>Policy: top-k by update magnitude</source>
-        <translation>Regel: Top-k nach Aktualisierungsbetrag</translation>
-    </message>
-    <message>
-        <source>Policy: calibrated (domain-critical)</source>
-        <translation>Regel: kalibriert (domänenkritisch)</translation>
     </message>
     <message>
         <source>Manual list</source>

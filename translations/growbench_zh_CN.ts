@@ -726,6 +726,62 @@
         <source>Scale numerator: the update B A x is scaled by alpha / r (absent or 0: 2 · rank).</source>
         <translation>缩放分子：更新 B A x 按 alpha / r 缩放（未给出或为 0：2 · 秩）。</translation>
     </message>
+    <message>
+        <source>Policy: k least important</source>
+        <translation>策略：最不重要的 k 层</translation>
+    </message>
+    <message>
+        <source>The k layers least important on the original domain (ADEPT §3.1), by the masking score; resolved from a probe when the run starts.</source>
+        <translation>在原始领域上最不重要的 k 层（ADEPT §3.1），按掩蔽得分；在运行开始时由探测确定。</translation>
+    </message>
+    <message>
+        <source>Policy: k most important</source>
+        <translation>策略：最重要的 k 层</translation>
+    </message>
+    <message>
+        <source>The k layers most important on the original domain, by the masking score; resolved from a probe when the run starts.</source>
+        <translation>在原始领域上最重要的 k 层，按掩蔽得分；在运行开始时由探测确定。</translation>
+    </message>
+    <message>
+        <source>Policy: calibrated (domain-critical)</source>
+        <translation>策略：校准（领域关键层）</translation>
+    </message>
+    <message>
+        <source>The k layers whose importance rank on the new domain most exceeds their rank on the original domain (ADEPT App. R), by the masking score.</source>
+        <translation>在新领域上的重要性排名比在原始领域上的排名高出最多的 k 层（ADEPT 附录 R），按掩蔽得分。</translation>
+    </message>
+    <message>
+        <source>Policy: top-k by update magnitude</source>
+        <translation>策略：按更新幅度取前 k 层</translation>
+    </message>
+    <message>
+        <source>The k layers whose weights move most in a preliminary fine-tuning run on the new domain (Grow §4.2).</source>
+        <translation>在新领域上进行预微调运行时权重变化最大的 k 层（Grow §4.2）。</translation>
+    </message>
+    <message>
+        <source>Policy: uniform positions (LLaMA-Pro)</source>
+        <translation>策略：均匀位置（LLaMA-Pro）</translation>
+    </message>
+    <message>
+        <source>P layers spread evenly, one after every L/P layers (LLaMA-Pro).</source>
+        <translation>均匀分布的 P 层，每隔 L/P 层一个（LLaMA-Pro）。</translation>
+    </message>
+    <message>
+        <source>Policy: every layer above l_fp (SCALE)</source>
+        <translation>策略：l_fp 以上的每一层（SCALE）</translation>
+    </message>
+    <message>
+        <source>Every layer above the lowest l_fp (SCALE&apos;s L_fp).</source>
+        <translation>最低 l_fp 层以上的每一层（SCALE 的 L_fp）。</translation>
+    </message>
+    <message>
+        <source>Manual list</source>
+        <translation>手动列表</translation>
+    </message>
+    <message>
+        <source>The layers given.</source>
+        <translation>给定的层。</translation>
+    </message>
 </context>
 <context>
     <name>PlanEstimate</name>
@@ -2616,22 +2672,6 @@
     <message>
         <source>Selected in the heatmap</source>
         <translation>热力图中选中的层</translation>
-    </message>
-    <message>
-        <source>Policy: k least important</source>
-        <translation>策略：最不重要的 k 层</translation>
-    </message>
-    <message>
-        <source>Policy: k most important</source>
-        <translation>策略：最重要的 k 层</translation>
-    </message>
-    <message>
-        <source>Policy: top-k by update magnitude</source>
-        <translation>策略：按更新幅度取前 k 层</translation>
-    </message>
-    <message>
-        <source>Policy: calibrated (domain-critical)</source>
-        <translation>策略：校准（领域关键层）</translation>
     </message>
     <message>
         <source>Manual list</source>

@@ -30,6 +30,7 @@
 #include "grow/plan.h"
 #include "grow/variant.h"
 #include "guiutil.h"
+#include "importance/policy.h"
 #include "model/units.h"
 #include "session.h"
 
@@ -41,10 +42,14 @@ namespace {
 
 using Spec = gb::grow::ParamSpec;
 
-// Display strings of the variant registry (marked with GB_TR in core/grow/variants/).
+// Display strings of the variant and layer-policy registries (marked with GB_TR in
+// core/grow/variants/ and core/importance/).
 QString trVariant(const std::string& text) {
   return QCoreApplication::translate("GrowPlanner", text.c_str());
 }
+
+// The layers row's entries: the LayerSource as item data, a Policy entry's id in this role.
+constexpr int kPolicyRole = Qt::UserRole + 1;
 
 QString fmtParams(qint64 n) {
   return GrowPlanner::tr("%1 (%2)").arg(QLocale().toString(n), formatCount(double(n)));
@@ -182,13 +187,17 @@ void GrowPlanner::buildUi() {
   auto* lr = new QHBoxLayout(m_layersRow);
   lr->setContentsMargins(0, 0, 0, 0);
   m_layerSource = new QComboBox;
-  m_layerSource->addItem(tr("All layers"));
-  m_layerSource->addItem(tr("Selected in the heatmap"));
-  m_layerSource->addItem(tr("Policy: k least important"));
-  m_layerSource->addItem(tr("Policy: k most important"));
-  m_layerSource->addItem(tr("Policy: top-k by update magnitude"));
-  m_layerSource->addItem(tr("Policy: calibrated (domain-critical)"));
-  m_layerSource->addItem(tr("Manual list"));
+  m_layerSource->setObjectName(u"layerSource"_s);
+  m_layerSource->addItem(tr("All layers"), static_cast<int>(LayerSource::All));
+  m_layerSource->addItem(tr("Selected in the heatmap"), static_cast<int>(LayerSource::Selection));
+  for (const gb::importance::LayerPolicy* p : gb::importance::layer_policies()) {
+    if (!p->in_planner) continue;
+    const int i = m_layerSource->count();
+    m_layerSource->addItem(trVariant(p->name), static_cast<int>(LayerSource::Policy));
+    m_layerSource->setItemData(i, qs(p->id), kPolicyRole);
+    m_layerSource->setItemData(i, trVariant(p->help), Qt::ToolTipRole);
+  }
+  m_layerSource->addItem(tr("Manual list"), static_cast<int>(LayerSource::Manual));
   m_layerSource->setToolTip(
       tr("Policies are resolved from importance probes when the run "
          "starts (growbench-cli run)"));
@@ -365,8 +374,7 @@ void GrowPlanner::buildUi() {
   });
   connect(m_layerSource, &QComboBox::currentIndexChanged, this, [this] {
     // The loaded policy's JSON is no layer list to edit.
-    if (static_cast<LayerSource>(m_layerSource->currentIndex()) == LayerSource::Manual &&
-        m_manual->text().startsWith(u'{')) {
+    if (layerSource() == LayerSource::Manual && m_manual->text().startsWith(u'{')) {
       const QSignalBlocker b(m_manual);
       m_manual->clear();
     }
@@ -629,9 +637,9 @@ void GrowPlanner::updateVisibility() {
   }
   m_ewcGamma->setVisible(m_ewcMode->currentData().toString() == u"online"_s);
   m_ewcGamma->setEnabled(m_ewcOn->isChecked());
-  const auto src = static_cast<LayerSource>(m_layerSource->currentIndex());
-  m_layerK->setVisible(src == LayerSource::LeastImportant || src == LayerSource::MostImportant ||
-                       src == LayerSource::UpdateMagnitude || src == LayerSource::Calibrated);
+  const LayerSource src = layerSource();
+  const auto* policy = gb::importance::find_policy(ss(layerPolicy()));
+  m_layerK->setVisible(src == LayerSource::Policy && policy && !policy->count_key.empty());
   m_manual->setVisible(src == LayerSource::Manual || src == LayerSource::Selection ||
                        src == LayerSource::Loaded);
   m_manual->setReadOnly(src == LayerSource::Selection || src == LayerSource::Loaded);
@@ -667,8 +675,33 @@ bool GrowPlanner::setParameter(const QString& key, const QVariant& value) {
 }
 
 void GrowPlanner::setLayerSource(LayerSource source, int k) {
-  m_layerSource->setCurrentIndex(static_cast<int>(source));
+  const int i = layerSourceIndex(source);
+  if (i >= 0) m_layerSource->setCurrentIndex(i);
   m_layerK->setValue(k);
+}
+
+bool GrowPlanner::setLayerPolicy(const QString& id, int k) {
+  const int i = layerSourceIndex(LayerSource::Policy, id);
+  if (i < 0) return false;
+  m_layerSource->setCurrentIndex(i);
+  m_layerK->setValue(k);
+  return true;
+}
+
+GrowPlanner::LayerSource GrowPlanner::layerSource() const {
+  return static_cast<LayerSource>(m_layerSource->currentData().toInt());
+}
+
+QString GrowPlanner::layerPolicy() const {
+  return m_layerSource->currentData(kPolicyRole).toString();
+}
+
+int GrowPlanner::layerSourceIndex(LayerSource source, const QString& policy) const {
+  for (int i = 0; i < m_layerSource->count(); ++i) {
+    if (static_cast<LayerSource>(m_layerSource->itemData(i).toInt()) != source) continue;
+    if (policy.isEmpty() || m_layerSource->itemData(i, kPolicyRole).toString() == policy) return i;
+  }
+  return -1;
 }
 
 nlohmann::json GrowPlanner::plan() const {
@@ -693,13 +726,12 @@ nlohmann::json GrowPlanner::plan() const {
     if (m_ewcMode->currentData().toString() == u"online"_s) j["ewc"]["gamma"] = m_ewcGamma->value();
   }
   if (!m_layersRow->isHidden()) {
-    j["layers"] =
-        layersJson(static_cast<LayerSource>(m_layerSource->currentIndex()), m_layerK->value());
+    j["layers"] = layersJson(layerSource(), layerPolicy(), m_layerK->value());
   }
   return j;
 }
 
-nlohmann::json GrowPlanner::layersJson(LayerSource source, int k) const {
+nlohmann::json GrowPlanner::layersJson(LayerSource source, const QString& policy, int k) const {
   switch (source) {
     case LayerSource::All:
       return "all";
@@ -708,14 +740,9 @@ nlohmann::json GrowPlanner::layersJson(LayerSource source, int k) const {
       for (int l : m_session->selectedLayers()) a.push_back(l);
       return a;
     }
-    case LayerSource::LeastImportant:
-      return {{"policy", "least-important"}, {"k", k}, {"score", "masking"}};
-    case LayerSource::MostImportant:
-      return {{"policy", "most-important"}, {"k", k}, {"score", "masking"}};
-    case LayerSource::UpdateMagnitude:
-      return {{"policy", "update-magnitude"}, {"k", k}};
-    case LayerSource::Calibrated:
-      return {{"policy", "calibrated"}, {"k", k}, {"score", "masking"}};
+    case LayerSource::Policy:
+      // Only registered policies have entries.
+      return gb::importance::layer_policy(ss(policy), "planner").form_json(k);
     case LayerSource::Manual: {
       QVector<int> layers;
       nlohmann::json a = nlohmann::json::array();
@@ -738,7 +765,7 @@ void GrowPlanner::onModelChanged(const ModelRef&) {
 }
 
 void GrowPlanner::refresh() {
-  const auto src = static_cast<LayerSource>(m_layerSource->currentIndex());
+  const LayerSource src = layerSource();
   if (src == LayerSource::Selection) m_manual->setText(layersText(m_session->selectedLayers()));
   if (src == LayerSource::Loaded) m_manual->setText(qs(m_loadedPolicy.dump()));
   const nlohmann::json j = plan();
@@ -894,19 +921,20 @@ bool GrowPlanner::checkPreservation() {
 }
 
 void GrowPlanner::setLoadedPolicy(const nlohmann::json& policy) {
-  const int index = static_cast<int>(LayerSource::Loaded);
+  const int index = layerSourceIndex(LayerSource::Loaded);
   m_loadedPolicy = policy;
   if (policy.is_null()) {
-    if (m_layerSource->count() > index) {
+    if (index >= 0) {
       if (m_layerSource->currentIndex() == index) m_layerSource->setCurrentIndex(0);
       m_layerSource->removeItem(index);
     }
     return;
   }
-  if (m_layerSource->count() <= index) {
-    m_layerSource->addItem(tr("Policy of the loaded plan"));
+  if (index < 0) {
+    m_layerSource->addItem(tr("Policy of the loaded plan"), static_cast<int>(LayerSource::Loaded));
     m_layerSource->setItemData(
-        index, tr("The layer policy of the plan loaded (e.g. from “Suggest a plan”), as it was"),
+        m_layerSource->count() - 1,
+        tr("The layer policy of the plan loaded (e.g. from “Suggest a plan”), as it was"),
         Qt::ToolTipRole);
   }
 }
@@ -915,30 +943,38 @@ void GrowPlanner::setLayersFrom(const nlohmann::json& layers) {
   const QSignalBlocker b1(m_layerSource), b2(m_layerK), b3(m_manual);
   setLoadedPolicy(nullptr);
   if (!layers.is_array() && !layers.is_object()) {  // "all" (or no layers at all)
-    m_layerSource->setCurrentIndex(static_cast<int>(LayerSource::All));
+    m_layerSource->setCurrentIndex(layerSourceIndex(LayerSource::All));
     return;
   }
   if (layers.is_array()) {
     QStringList items;
     for (const auto& l : layers) items << QString::number(l.get<qint64>());
-    m_layerSource->setCurrentIndex(static_cast<int>(LayerSource::Manual));
+    m_layerSource->setCurrentIndex(layerSourceIndex(LayerSource::Manual));
     m_manual->setText(items.join(u", "_s));
     return;
   }
-  // A policy: the entry that writes exactly this object, else kept as it is.
-  if (layers.is_object() && layers.contains("k") && layers["k"].is_number_integer()) {
-    const int k = layers["k"].get<int>();
-    for (LayerSource src : {LayerSource::LeastImportant, LayerSource::MostImportant,
-                            LayerSource::UpdateMagnitude, LayerSource::Calibrated}) {
-      if (k >= m_layerK->minimum() && k <= m_layerK->maximum() && layersJson(src, k) == layers) {
-        m_layerSource->setCurrentIndex(static_cast<int>(src));
-        m_layerK->setValue(k);
-        return;
-      }
+  // A policy: the entry that writes exactly this object (its count within k's range), else
+  // kept as it is.
+  for (int i = 0; i < m_layerSource->count(); ++i) {
+    const QString id = m_layerSource->itemData(i, kPolicyRole).toString();
+    const gb::importance::LayerPolicy* p = gb::importance::find_policy(ss(id));
+    if (id.isEmpty() || !p) continue;
+    int k = m_layerK->value();
+    if (!p->count_key.empty()) {
+      const auto it = layers.find(p->count_key);
+      if (it == layers.end() || !it->is_number_integer()) continue;
+      const int64_t n = it->get<int64_t>();
+      if (n < m_layerK->minimum() || n > m_layerK->maximum()) continue;
+      k = static_cast<int>(n);
+    }
+    if (p->form_json(k) == layers) {
+      m_layerSource->setCurrentIndex(i);
+      m_layerK->setValue(k);
+      return;
     }
   }
   setLoadedPolicy(layers);
-  m_layerSource->setCurrentIndex(static_cast<int>(LayerSource::Loaded));
+  m_layerSource->setCurrentIndex(layerSourceIndex(LayerSource::Loaded));
 }
 
 bool GrowPlanner::setPlan(const nlohmann::json& j, QString* error) {

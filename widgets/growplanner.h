@@ -58,17 +58,17 @@ class GrowPlanner : public QWidget {
   QWidget* field(const QString& key) const { return m_fields.value(key); }
   bool fieldShown(const QString& key) const;
   bool layersShown() const;
-  enum class LayerSource {
-    All,
-    Selection,
-    LeastImportant,
-    MostImportant,
-    UpdateMagnitude,
-    Calibrated,
-    Manual,
-    Loaded  // a policy of a loaded plan that no other entry writes (kept as it was)
-  };
+  // The entries of the layers row, in this order: every layer, the heatmap's selection, one
+  // entry per registered layer policy the planner offers (importance/policy.h), a manual
+  // list, and a loaded plan's policy that no other entry writes (kept as it was).
+  enum class LayerSource { All, Selection, Policy, Manual, Loaded };
+  // Policy: the first policy entry (setLayerPolicy names one). k: the policy's layer count.
   void setLayerSource(LayerSource source, int k = 2);
+  // The entry of the layer policy `id` with k layers (k is unused when the policy takes no
+  // count); false when the planner does not offer it.
+  bool setLayerPolicy(const QString& id, int k = 2);
+  LayerSource layerSource() const;
+  QString layerPolicy() const;  // the policy id of a Policy entry, else ""
   // The layer list typed in Manual mode ("0, 2-3").
   void setManualLayers(const QString& text);
 
@@ -129,9 +129,11 @@ class GrowPlanner : public QWidget {
   // field (hidden ones).
   nlohmann::json formValues() const;
   void applyModeDefaults();
-  // The "layers" value a layer source writes (Selection, Manual and Loaded: the list or the
-  // loaded policy).
-  nlohmann::json layersJson(LayerSource source, int k) const;
+  // The "layers" value a layer source writes (`policy`: a Policy entry's id; Selection,
+  // Manual and Loaded: the list or the loaded policy).
+  nlohmann::json layersJson(LayerSource source, const QString& policy, int k) const;
+  // The index of an entry of the layers row (`policy` for Policy: "" the first), or -1.
+  int layerSourceIndex(LayerSource source, const QString& policy = {}) const;
   // Sets the layers row to a plan's "layers" value.
   void setLayersFrom(const nlohmann::json& layers);
   // Adds or removes the layer source of a loaded policy.
