@@ -32,6 +32,7 @@
 #include <torch/torch.h>
 
 #include "test_util.h"
+#include "toy_layer_policy.h"
 #include "data/packing.h"
 #include "data/tokenized.h"
 #include "eval/evaluate.h"
@@ -53,6 +54,7 @@
 #include "importance/probe.h"
 #include "importance/probe_set.h"
 #include "importance/probe_writer.h"
+#include "importance/selection.h"
 #include "model/config.h"
 #include "model/hf_io.h"
 #include "model/modules.h"
@@ -314,6 +316,7 @@ class TestRunner : public QObject {
   void shortRunPerVariantStartsAtTheBaseModel();
   void adeptUnitLearningRatesFollowImportanceAndSchedule();
   void aVariantsRunHooksNeedNoRunnerChange();
+  void aLayerPolicyNeedsNoOtherFileChange();
   void trainOptionsComeFromTheTrainSection();
   void resumeAfterCancelEqualsUninterruptedRun_data();
   void resumeAfterCancelEqualsUninterruptedRun();
@@ -978,6 +981,27 @@ void TestRunner::aVariantsRunHooksNeedNoRunnerChange() {
     }
   }
   QVERIFY(metric);
+}
+
+void TestRunner::aLayerPolicyNeedsNoOtherFileChange() {
+  // "top-layers" is declared in tests/toy_layer_policy.h only: the plan parser knows it, and
+  // the runner resolves it (no probes) to the layers it chooses, the top one of two.
+  const Json layers = {{"policy", "top-layers"}, {"k", 1}};
+  const Json plan = {{"variant", "lora"}, {"rank", 4}, {"layers", layers}};
+  QCOMPARE(grow::to_json(grow::parse_plan(plan)).at("layers"), layers);
+  QVERIFY(gb::importance::required_probes(layers).empty());
+  const std::string unknown = error_of([] {
+    grow::parse_plan({{"variant", "lora"}, {"layers", {{"policy", "top-layer"}, {"k", 1}}}});
+  });
+  QVERIFY2(contains(unknown, "unknown policy 'top-layer'") && contains(unknown, "top-layers"),
+           unknown.c_str());
+  Json spec = base_spec(plan);
+  spec["train"]["steps"] = 2;
+  auto oc = run_one(spec, db_path("toy-policy"));
+  QVERIFY2(oc.status == "finished", oc.error.c_str());
+  QCOMPARE(oc.growth.at("plan").at("layers"), Json::array({1}));
+  QVERIFY(!oc.growth.at("groups").empty());
+  for (const auto& g : oc.growth.at("groups")) QCOMPARE(g.at("layer").get<int64_t>(), int64_t(1));
 }
 
 void TestRunner::trainOptionsComeFromTheTrainSection() {
