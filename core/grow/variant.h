@@ -209,6 +209,8 @@ ParamSpec& VariantModule::param(const std::string& key, T P::*member, ParamSpec:
 #define GB_VARIANT_CONCAT2(a, b) a##b
 #define GB_VARIANT_CONCAT(a, b) GB_VARIANT_CONCAT2(a, b)
 // Registers the VariantModule returned by `factory` (a function returning VariantModule).
-#define GB_REGISTER_VARIANT(factory)                                      \
-  static const bool GB_VARIANT_CONCAT(gb_variant_registered_, __LINE__) = \
+// Named by __COUNTER__, not __LINE__: the unity build compiles several variant files as one
+// unit, where two registrations on the same line would clash.
+#define GB_REGISTER_VARIANT(factory)                                         \
+  static const bool GB_VARIANT_CONCAT(gb_variant_registered_, __COUNTER__) = \
       ::gb::grow::register_variant(new ::gb::grow::VariantModule(factory()))
