@@ -150,7 +150,7 @@ class ForwardState:
 
     def __init__(self, rows, original_domain=False):
         self.original_domain = original_domain
-        # trainer.cpp to_tensors: one label per row, 1 = new domain, 0 = original domain.
+        # data/torch_batch.cpp to_tensors: one label per row, 1 = new domain, 0 = original domain.
         self.domain_labels = torch.full((rows,), 0.0 if original_domain else 1.0)
         self.aux = []  # (name, value, coefficient)
 

@@ -19,6 +19,7 @@
 #include <torch/torch.h>
 
 #include "test_util.h"
+#include "data/torch_batch.h"
 #include "grow/variant.h"
 #include "train/optimizer.h"
 #include "train/parallel.h"
@@ -1397,7 +1398,7 @@ void TestGrow::rowMixedStepWeighsLocalLossesByTheRowsDomains() {
     return b;
   };
   auto terms_of = [&](const gb::data::Batch& b) {  // coefficient · value, summed over layers
-    auto bt = gb::train::to_tensors(b, torch::kCPU);
+    auto bt = gb::data::to_tensors(b, torch::kCPU);
     std::vector<gb::AuxTerm> aux;
     gb::ForwardOptions fo;
     fo.aux = &aux;

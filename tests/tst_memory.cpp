@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include "data/packing.h"
+#include "data/torch_batch.h"
 #include "experiment/estimate.h"
 #include "experiment/preset.h"
 #include "experiment/spec.h"
@@ -87,7 +88,7 @@ std::vector<torch::Tensor> trainable(const gb::CausalLM& m) {
 std::pair<torch::Tensor, std::vector<torch::Tensor>> loss_and_grads(gb::CausalLM& m,
                                                                     const gb::data::Batch& batch,
                                                                     int64_t chunk, bool checkpoint) {
-  const auto bt = gb::train::to_tensors(batch, torch::kCPU);
+  const auto bt = gb::data::to_tensors(batch, torch::kCPU);
   gb::ForwardOptions fo;
   fo.checkpoint_layers = checkpoint;
   torch::Tensor loss;
@@ -232,7 +233,7 @@ void TestMemory::checkpointingEqualsPlain() {
   }
   // Without gradients (evaluation) the option changes nothing.
   torch::NoGradGuard ng;
-  const auto bt = gb::train::to_tensors(batch, torch::kCPU);
+  const auto bt = gb::data::to_tensors(batch, torch::kCPU);
   gb::ForwardOptions fo;
   fo.checkpoint_layers = true;
   QVERIFY(torch::equal(m->forward(bt.inputs, fo), m->forward(bt.inputs)));

@@ -35,6 +35,7 @@
 #include "toy_layer_policy.h"
 #include "data/packing.h"
 #include "data/tokenized.h"
+#include "data/torch_batch.h"
 #include "eval/evaluate.h"
 #include "experiment/compare.h"
 #include "experiment/expand.h"
@@ -426,7 +427,7 @@ void TestRunner::initTestCase() {
     double nll = 0;
     int64_t n = 0;
     for (const auto& b : batches) {
-      auto bt = gb::train::to_tensors(b, torch::kCPU);
+      auto bt = gb::data::to_tensors(b, torch::kCPU);
       auto logits = base.model->forward(bt.inputs);
       nll += torch::nn::functional::cross_entropy(
                  logits.reshape({-1, logits.size(-1)}), bt.labels.reshape({-1}),

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
-#include "train/trainer.h"
+#include "data/torch_batch.h"
 #include "util/error.h"
 #include "util/memory_context.h"
 
@@ -134,7 +134,7 @@ LmResult lm_eval(CausalLMImpl& model, const std::vector<data::Batch>& batches,
                                  static_cast<double>(vocab))),
         "eval.batch_size (the evaluation's batch; --batch for the commands) or the sequence "
         "length");
-    auto bt = train::to_tensors(b, device);
+    auto bt = data::to_tensors(b, device);
     auto logits = model.forward(bt.inputs);
     const int64_t v = logits.size(-1);
     auto loss = torch::nn::functional::cross_entropy(
@@ -285,7 +285,7 @@ torch::Tensor final_hidden(CausalLMImpl& model, const std::vector<data::Batch>& 
                   width),
       "eval.tokens, or switch the measure off (eval.drift: false)");
   for (const auto& b : batches) {
-    auto bt = train::to_tensors(b, device);
+    auto bt = data::to_tensors(b, device);
     auto h = model.hidden_states(bt.inputs);
     h = h.narrow(-1, 0, std::min<int64_t>(width, h.size(-1)));
     parts.push_back(h.reshape({-1, h.size(-1)}).to(torch::kFloat).cpu());

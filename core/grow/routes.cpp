@@ -3,8 +3,8 @@
 
 #include <torch/torch.h>
 
+#include "data/torch_batch.h"
 #include "grow/moe.h"
-#include "train/trainer.h"
 #include "util/error.h"
 
 namespace gb::grow {
@@ -121,7 +121,7 @@ std::vector<RouteSummary> route_statistics(CausalLMImpl& model,
   {
     torch::NoGradGuard no_grad;
     for (const auto& b : batches) {
-      auto bt = train::to_tensors(b, device);
+      auto bt = data::to_tensors(b, device);
       ForwardOptions o;
       o.routes = &recorder;
       o.original_domain = true;

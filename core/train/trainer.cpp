@@ -28,46 +28,6 @@ namespace gb::train {
 
 namespace fs = std::filesystem;
 
-BatchTensors to_tensors(const data::Batch& batch, const c10::Device& device) {
-  BatchTensors bt;
-  const int64_t rows = batch.rows, len = batch.row_length();
-  auto tokens =
-      torch::from_blob(const_cast<int32_t*>(batch.tokens.data()), {rows, len}, torch::kInt)
-          .to(torch::kLong);
-  bt.inputs = tokens.narrow(1, 0, len - 1).contiguous();
-  auto labels = tokens.narrow(1, 1, len - 1).clone();
-  if (!batch.loss_mask.empty()) {
-    auto mask =
-        torch::from_blob(const_cast<uint8_t*>(batch.loss_mask.data()), {rows, len}, torch::kUInt8)
-            .narrow(1, 1, len - 1)
-            .to(torch::kBool);
-    labels.masked_fill_(mask.logical_not(), -100);
-    bt.targets = mask.sum().item<int64_t>();
-  } else {
-    bt.targets = rows * (len - 1);
-  }
-  bt.labels = labels;
-  if (batch.mixed_rows()) {
-    bt.original = false;
-    bt.domain_labels = torch::ones({rows});
-    bt.original_rows = torch::zeros({rows});
-    for (int64_t r = 0; r < rows; ++r) {
-      if (batch.row_domain(r) != data::Domain::Original) continue;
-      bt.domain_labels[r] = 0.0f;
-      bt.original_rows[r] = 1.0f;
-      ++bt.n_original_rows;
-    }
-    bt.original_rows = bt.original_rows.to(device);
-  } else {
-    bt.original = batch.domain == data::Domain::Original;
-    bt.domain_labels = torch::full({rows}, bt.original ? 0.0f : 1.0f);
-  }
-  bt.inputs = bt.inputs.to(device);
-  bt.labels = bt.labels.to(device);
-  bt.domain_labels = bt.domain_labels.to(device);
-  return bt;
-}
-
 torch::Tensor lm_loss(const torch::Tensor& logits, const torch::Tensor& labels) {
   const int64_t v = logits.size(-1);
   return torch::nn::functional::cross_entropy(
@@ -232,7 +192,7 @@ HeadMatrix head_matrix(const CausalLMImpl& model) {
 
 }  // namespace
 
-int64_t Trainer::ce_chunk_for(const BatchTensors& bt) const {
+int64_t Trainer::ce_chunk_for(const data::BatchTensors& bt) const {
   const HeadMatrix head = head_matrix(*m_model);
   const int64_t vocab = head.weight.defined() ? head.weight.size(0) : m_model->config.vocab_size;
   const int64_t chunk = ce_chunk_tokens(m_options.ce_chunk, bt.labels.numel(), vocab);
@@ -259,8 +219,9 @@ struct Trainer::PartLoss {
   std::vector<std::pair<std::string, torch::Tensor>> terms;
 };
 
-Trainer::PartLoss Trainer::part_loss(const BatchTensors& bt, double share, double original_share,
-                                     int64_t global_targets, bool sum_form, bool model_terms) {
+Trainer::PartLoss Trainer::part_loss(const data::BatchTensors& bt, double share,
+                                     double original_share, int64_t global_targets, bool sum_form,
+                                     bool model_terms) {
   PartLoss r;
   std::vector<AuxTerm> aux;
   ForwardOptions fo;
@@ -311,7 +272,7 @@ namespace {
 
 // A block's share of its micro-batch's original-domain rows (`original_rows` in all its
 // rows): the weight of terms that are means over those rows.
-double original_share_of(const BatchTensors& block, int64_t original_rows) {
+double original_share_of(const data::BatchTensors& block, int64_t original_rows) {
   if (original_rows <= 0) return 0.0;
   return static_cast<double>(block.n_original_rows) / static_cast<double>(original_rows);
 }
@@ -345,7 +306,7 @@ void Trainer::sharded_micro_batch(const data::Batch& batch, int64_t global_targe
   const data::Batch& rows = dp ? mine : batch;
   const int64_t shards = std::min(m_options.row_shards, rows.rows);
   struct Part {
-    BatchTensors bt;
+    data::BatchTensors bt;
     double share = 0, original_share = 0;
     PartLoss result;
     std::vector<torch::Tensor> grads;
@@ -355,7 +316,7 @@ void Trainer::sharded_micro_batch(const data::Batch& batch, int64_t global_targe
   for (int64_t s = 0; s < shards; ++s) {
     const dist::Shard sh = dist::shard_rows(rows.rows, shards, s);
     Part& part = parts[static_cast<size_t>(s)];
-    part.bt = to_tensors(dist::slice_rows(rows, sh), m_device);
+    part.bt = data::to_tensors(dist::slice_rows(rows, sh), m_device);
     part.share = static_cast<double>(sh.count) / static_cast<double>(batch.rows);
     part.original_share = original_share_of(part.bt, original_rows);
   }
@@ -447,17 +408,17 @@ StepStats Trainer::step(const std::vector<data::Batch>& micro, const Schedule& s
       sharded_micro_batch(micro[i], targets, n, step_index, total_sum, lm_sum, term_sum);
       continue;
     }
-    BatchTensors bt;
+    data::BatchTensors bt;
     double share = 1.0, original_share = 1.0;
     if (dp) {
       const auto& g = *m_options.group;
       const dist::Shard sh = dist::shard_rows(micro[i].rows, g.world_size(), g.rank());
-      bt = to_tensors(dist::slice_rows(micro[i], sh), m_device);
+      bt = data::to_tensors(dist::slice_rows(micro[i], sh), m_device);
       bt.original = micro[i].domain == data::Domain::Original;
       share = static_cast<double>(sh.count) / static_cast<double>(micro[i].rows);
       original_share = original_share_of(bt, micro[i].original_rows());
     } else {
-      bt = to_tensors(micro[i], m_device);
+      bt = data::to_tensors(micro[i], m_device);
     }
     // Profiler scopes (bench_train_step --profile); free when no profiler listens.
     std::optional<at::RecordFunction> forward_scope(at::RecordScope::USER_SCOPE);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "data/packing.h"
+#include "data/torch_batch.h"
 #include "grow/growth.h"
 #include "model/modules.h"
 #include "train/optimizer.h"
@@ -82,18 +83,6 @@ struct StepStats {
   bool synced = false;                  // whether the values above were read from the device
 };
 
-// Tensors of a batch on `device`: inputs (B, T) and labels (B, T) with -100 for ignored
-// positions (loss mask), plus per-row domain labels (1 = new domain). A batch mixed per row
-// (data::Batch::row_domains) gets each row's label and `original_rows` (B) float, 1 = an
-// original-domain row (undefined for a batch from one domain, whose `original` says which).
-struct BatchTensors {
-  torch::Tensor inputs, labels, domain_labels, original_rows;
-  bool original = false;
-  int64_t targets = 0;
-  int64_t n_original_rows = 0;  // original-domain rows of a batch mixed per row
-};
-BatchTensors to_tensors(const data::Batch& batch, const c10::Device& device);
-
 // Mean next-token cross-entropy over targets (labels -100 ignored); logits (B, T, V).
 torch::Tensor lm_loss(const torch::Tensor& logits, const torch::Tensor& labels);
 
@@ -147,8 +136,8 @@ class Trainer {
   // `original_share`: this block's share of the micro-batch's original-domain rows, the
   // weight of terms that are means over those rows (AuxTerm::original_rows_only).
   // Tokens per chunk of the cross-entropy for this block (0: the plain path).
-  int64_t ce_chunk_for(const BatchTensors& bt) const;
-  PartLoss part_loss(const BatchTensors& bt, double share, double original_share,
+  int64_t ce_chunk_for(const data::BatchTensors& bt) const;
+  PartLoss part_loss(const data::BatchTensors& bt, double share, double original_share,
                      int64_t global_targets, bool sum_form, bool model_terms);
   // One micro-batch (`global_targets` target tokens in all its rows) split into
   // options().row_shards blocks (see TrainOptions); adds the summed gradient of loss / n to
