@@ -83,6 +83,7 @@
 
 #include <torch/nn/module.h>
 
+#include "grow/routes.h"
 #include "model/modules.h"
 
 namespace gb::grow {
@@ -121,7 +122,7 @@ torch::Tensor balance_loss(const torch::Tensor& probs, const torch::Tensor& sele
                            const torch::Tensor& token_weights, int64_t top_k);
 
 // A bank of routed experts: a branch beside the MLP, or the bank inside a MoeLinear.
-class MoeBankImpl : public BranchImpl {
+class MoeBankImpl : public BranchImpl, public RoutedExperts {
  public:
   explicit MoeBankImpl(const MoeOptions& o) : options(o) {}
   // x (..., d_in) → (..., d_out); pushes the balancing term and reports route statistics.

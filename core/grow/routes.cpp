@@ -4,7 +4,6 @@
 #include <torch/torch.h>
 
 #include "data/torch_batch.h"
-#include "grow/moe.h"
 #include "util/error.h"
 
 namespace gb::grow {
@@ -106,7 +105,7 @@ std::vector<RouteSummary> summarise(const RouteRecorder& recorder) {
 
 bool has_routed_experts(CausalLMImpl& model) {
   for (const auto& m : model.modules(false)) {
-    if (dynamic_cast<const MoeBankImpl*>(m.get())) return true;
+    if (dynamic_cast<const RoutedExperts*>(m.get())) return true;
   }
   return false;
 }

@@ -84,7 +84,14 @@ std::vector<RouteSummary> route_statistics(CausalLMImpl& model,
                                            const std::vector<data::Batch>& batches,
                                            const c10::Device& device);
 
-// True when the model has at least one bank of routed experts.
+// Marks a module that is a bank of routed experts (grow/moe.h's banks derive from it), so that
+// the statistics find the banks without knowing their kinds.
+class RoutedExperts {
+ public:
+  virtual ~RoutedExperts() = default;
+};
+
+// True when the model has at least one bank of routed experts (a RoutedExperts module).
 bool has_routed_experts(CausalLMImpl& model);
 
 }  // namespace gb::grow
