@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -257,6 +258,7 @@ class TestInterop : public QObject {
   void peftExportHasPeftKeysShapesAndConfig();
   void peftExportThenImportGivesIdenticalLogits();
   void peftMergedEqualsUnmergedLora();
+  void peftAdapterIsReadOnceUntilItChanges();
   void peftAdapterAsPeftWritesItImportsWithItsScaling_data();
   void peftAdapterAsPeftWritesItImportsWithItsScaling();
   void peftUnsupportedAdaptersFailClearly_data();
@@ -412,6 +414,48 @@ void TestInterop::peftMergedEqualsUnmergedLora() {
   // ... and differs from the base model: the adapter did something.
   gb::LoadedModel base = gb::load_hf_model(m_model);
   QVERIFY(rel_diff(logits_of(*base.model, m_ids), m_lora_logits) > 1e-3);
+}
+
+void TestInterop::peftAdapterIsReadOnceUntilItChanges() {
+  namespace peft = gb::grow::peft;
+  // A copy of the exported adapter (this test rewrites its config).
+  const std::string dir = path("adapter-cached");
+  copy_folder(m_adapter, dir);
+  const Json plan_json = {{"variant", "lora"}, {"from_peft", dir}};
+  const int64_t before = peft::adapter_reads();
+  const auto first = gb::grow::parse_plan(plan_json);
+  QCOMPARE(peft::adapter_reads(), before + 1);
+  // Parsing the plan again (a spec is parsed per sweep point and per run) and applying it
+  // do not read the folder again, and give what the first read gave.
+  const auto again = gb::grow::parse_plan(plan_json);
+  QCOMPARE(js(gb::grow::to_json(again)), js(gb::grow::to_json(first)));
+  gb::LoadedModel m = gb::grow::load_model(m_model);
+  auto r = gb::grow::apply_plan(*m.model, again, {});
+  QVERIFY(!r.function_preserving);  // the adapter's weights were loaded
+  QVERIFY(torch::equal(logits_of(*m.model, m_ids), m_lora_logits));
+  QCOMPARE(peft::adapter_reads(), before + 1);
+  // The same folder by another spelling is the same adapter.
+  gb::grow::parse_plan(Json{{"variant", "lora"}, {"from_peft", dir + "/./"}});
+  QCOMPARE(peft::adapter_reads(), before + 1);
+
+  // A changed adapter (rewritten in place: a new size and modification time) is read again.
+  const std::string config = dir + "/" + peft::kConfigFile;
+  Json c = gb::json::parse_file(config);
+  QCOMPARE(c.at("lora_alpha").get<double>(), 8.0);
+  c["lora_alpha"] = 16;
+  const auto old_size = fs::file_size(config);
+  const auto old_time = fs::last_write_time(config);
+  {
+    std::ofstream out(config, std::ios::trunc);
+    out << c.dump(2) << "\n";  // as export writes it: one byte more for "16"
+  }
+  fs::last_write_time(config, old_time + std::chrono::seconds(2));  // coarse clocks too
+  QVERIFY(fs::file_size(config) != old_size);
+  const auto changed = gb::grow::parse_plan(plan_json);
+  QCOMPARE(peft::adapter_reads(), before + 2);
+  QCOMPARE(changed.get<gb::grow::LoraParams>().alpha, 16.0);
+  gb::grow::parse_plan(plan_json);
+  QCOMPARE(peft::adapter_reads(), before + 2);
 }
 
 std::string TestInterop::write_peft_adapter(

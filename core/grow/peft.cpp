@@ -2,9 +2,13 @@
 // into a LoRA plan, loading A and B into LoRA units, and writing an adapter folder.
 #include "grow/peft.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -122,9 +126,11 @@ std::string tensor_name(const std::string& hf_module, char which) {
   return fmt::format("{}{}.lora_{}.weight", kKeyPrefix, hf_module, which);
 }
 
-Adapter read_adapter(const std::string& folder_arg) {
+namespace {
+
+Adapter read_from_disk(const std::string& folder_arg, const std::string& folder) {
   Adapter a;
-  a.folder = fs::absolute(folder_arg).lexically_normal().string();
+  a.folder = folder;
   const std::string& dir = a.folder;
   if (!is_directory(dir)) {
     fail("PEFT adapter '{}': not a folder (expected {} and {})", folder_arg, kConfigFile,
@@ -365,6 +371,87 @@ Adapter read_adapter(const std::string& folder_arg) {
     fail("{}: 'target_modules' must be a list of names or a pattern, found {}", where, tm.dump());
   }
   return a;
+}
+
+// What identifies a version of one file: a file rewritten in place changes its size or its
+// modification time, one replaced by a rename (write_file_atomic, PEFT's save_pretrained
+// over an old folder) its inode; the change time catches a rewrite within the clock's tick
+// that keeps the size (it is set anew by every write and rename).
+struct FileStamp {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  int64_t mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const FileStamp& o) const {
+    return dev == o.dev && ino == o.ino && size == o.size && mtime_ns == o.mtime_ns &&
+           ctime_ns == o.ctime_ns;
+  }
+};
+
+std::optional<FileStamp> stamp(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  FileStamp f;
+  f.dev = st.st_dev;
+  f.ino = st.st_ino;
+  f.size = st.st_size;
+  f.mtime_ns = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  f.ctime_ns = int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  return f;
+}
+
+// Both files of an adapter folder; none when either is missing (the read then fails with
+// its own message).
+std::optional<std::pair<FileStamp, FileStamp>> folder_stamp(const std::string& folder) {
+  auto config = stamp((fs::path(folder) / kConfigFile).string());
+  auto weights = stamp((fs::path(folder) / kWeightsFile).string());
+  if (!config || !weights) return std::nullopt;
+  return std::make_pair(*config, *weights);
+}
+
+// Adapters read in this process, by canonical folder (one entry whatever the spelling of
+// the path), with the stamps of their files when they were read. Few entries: one per
+// adapter folder a process plans with.
+struct Cache {
+  std::mutex mutex;
+  std::map<std::string, std::pair<std::pair<FileStamp, FileStamp>, Adapter>> entries;
+  int64_t reads = 0;
+};
+
+Cache& cache() {
+  static Cache c;
+  return c;
+}
+
+}  // namespace
+
+Adapter read_adapter(const std::string& folder_arg) {
+  const std::string folder = fs::absolute(folder_arg).lexically_normal().string();
+  std::error_code ec;
+  const std::string key = fs::canonical(folder, ec).string();
+  Cache& c = cache();
+  // Held while reading: two threads planning with one adapter read it once.
+  std::lock_guard<std::mutex> lock(c.mutex);
+  // Stamped before the read: a file changed during it gets a newer stamp, read next time.
+  const auto now = ec ? std::nullopt : folder_stamp(key);
+  if (now) {
+    auto it = c.entries.find(key);
+    if (it != c.entries.end() && it->second.first == *now) {
+      Adapter a = it->second.second;
+      a.folder = folder;  // as this caller names it (plans record it)
+      return a;
+    }
+  }
+  ++c.reads;
+  Adapter a = read_from_disk(folder_arg, folder);
+  if (now) c.entries.insert_or_assign(key, std::make_pair(*now, a));
+  return a;
+}
+
+int64_t adapter_reads() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  return c.reads;
 }
 
 ModuleName hf_module(const ModelConfig& config, int64_t layer, const std::string& unit) {

@@ -55,7 +55,13 @@ struct Adapter {
 
 // Reads and validates adapter_config.json and the header of adapter_model.safetensors.
 // Errors name the folder, the file and the key or tensor, with what GrowBench supports.
+// Read once per process and folder: parse_plan calls it for every parse of a plan (a spec is
+// parsed per sweep point and per run) and applying the plan calls it again, so later calls
+// return the first read while both files keep their inode, size and modification and change
+// times, and read the folder again when either changed. Failed reads are not kept.
 Adapter read_adapter(const std::string& folder);
+// How many times read_adapter has read an adapter folder from disk in this process (tests).
+int64_t adapter_reads();
 
 // The PEFT tensor name of a module's A ('A') or B ('B') matrix.
 std::string tensor_name(const std::string& hf_module, char which);
