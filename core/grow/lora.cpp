@@ -8,7 +8,6 @@
 #include <torch/torch.h>
 
 #include "grow/growth.h"
-#include "grow/peft.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -118,12 +117,6 @@ GrowthResult apply_lora(CausalLMImpl& model, const GrowthPlan& plan, const Apply
       g.params = {lora->lora_A, lora->lora_B};
       r.groups.push_back(std::move(g));
     }
-  }
-  if (!plan.from_peft.empty() && !ctx.structure_only) {
-    // A and B from a PEFT adapter: the plan's rank, alpha, targets and layers are the
-    // adapter's (grow/peft.h); a trained B changes the function.
-    peft::load_weights(model, peft::read_adapter(plan.from_peft));
-    r.function_preserving = false;
   }
   log::get("grow")->debug("lora: r = {}, alpha = {}, {} target(s) on {} layer(s)", p.rank, p.alpha,
                           p.targets.size(), layers.size());

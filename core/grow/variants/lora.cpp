@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "grow/growth.h"
+#include "grow/peft.h"
 #include "grow/variant.h"
 #include "model/units.h"
 #include "util/error.h"
@@ -162,7 +163,18 @@ VariantModule lora_module() {
   m.resolve = [](VariantParams& vp, const ModelConfig& c, const std::string& ctx) {
     resolve_budget(static_cast<LoraParams&>(vp), c, ctx);
   };
-  m.apply = apply_lora;
+  m.apply = [](CausalLMImpl& model, const GrowthPlan& plan, const ApplyContext& ctx) {
+    GrowthResult r = apply_lora(model, plan, ctx);
+    if (!plan.from_peft.empty() && !ctx.structure_only) {
+      // A and B from a PEFT adapter: the plan's rank, alpha, targets and layers are the
+      // adapter's (grow/peft.h; parse_plan read it, read_adapter reads it again only when it
+      // changed on disk); a trained B changes the function. Here, not in apply_lora, so that
+      // the LoRA operator knows nothing of PEFT files (peft.cpp builds on lora.h).
+      peft::load_weights(model, peft::read_adapter(plan.from_peft));
+      r.function_preserving = false;
+    }
+    return r;
+  };
   m.estimate = [](const VariantParams& vp, const ModelConfig& c) {
     LoraParams p = static_cast<const LoraParams&>(vp);
     resolve_budget(p, c, "plan");
