@@ -23,6 +23,7 @@
 #include "architecturemodel.h"
 #include "dialogs.h"
 #include "elide.h"
+#include "experiment/spec_schema.h"
 #include "experimenteditor.h"
 #include "filepicker.h"
 #include "guiutil.h"
@@ -391,6 +392,75 @@ class TstModels : public QObject {
       plans->commitCurrent();
     }
     QVERIFY2(ed->spec() == original, nlohmann::json::diff(original, ed->spec()).dump().c_str());
+  }
+
+  // The editor's pages are generated from the spec's one declaration: every plain key of the
+  // sections it shows has its field, labelled, explained and defaulted by the declaration, with
+  // the declared range checked as typed; keys no page shows stay in "Other keys".
+  void experimentEditorPagesComeFromTheSchema() {
+    Session session;
+    ExperimentEditor ed(&session);
+    const auto& schema = gb::experiment::spec_schema();
+    int checked = 0;
+    auto plain = [](const gb::schema::Key& k) {
+      using T = gb::schema::Type;
+      if (k.type == T::Ref || k.type == T::Object) return false;
+      return k.type != T::List || (k.keys.empty() && k.ref.empty());
+    };
+    auto check = [&](const std::string& path, const gb::schema::Key& k) {
+      SpecField* f = ed.field(QString::fromStdString(path));
+      QVERIFY2(f, path.c_str());
+      QCOMPARE(f->key(), QString::fromStdString(k.name));
+      QCOMPARE(f->label(), QCoreApplication::translate("SpecSchema", k.label.c_str()));
+      QCOMPARE(f->editor()->toolTip().section(u'\n', 0, 0),
+               QCoreApplication::translate("SpecSchema", k.help.c_str()).section(u'\n', 0, 0));
+      QCOMPARE(f->type(), SpecField::typeOf(k));
+      ++checked;
+    };
+    for (const auto& k : schema.keys) {
+      if (plain(k)) check(k.name, k);
+    }
+    for (const char* section : {"train", "eval", "guard", "probe", "adept", "checkpoint"}) {
+      for (const auto& k : gb::experiment::spec_key(section).keys) {
+        if (plain(k)) check(std::string(section) + "." + k.name, k);
+      }
+    }
+    QVERIFY(checked >= 50);
+    // The new keys of the train section came with their declaration, no editor change.
+    QVERIFY(ed.field(u"train.checkpointing"_s) && ed.field(u"train.ce_chunk"_s));
+    // Defaults and ranges as declared: train.lr is (0, 10].
+    SpecField* lr = ed.field(u"train.lr"_s);
+    lr->typeText(u"0"_s);
+    QVERIFY(!lr->inputError().isEmpty());
+    lr->typeText(u"10"_s);
+    QVERIFY2(lr->inputError().isEmpty(), qPrintable(lr->inputError()));
+    lr->typeText(QString());
+    QVERIFY(!ed.spec()["train"].contains("lr"));
+    // ce_chunk takes "auto" as typed, without quotes, or a number of tokens.
+    SpecField* chunk = ed.field(u"train.ce_chunk"_s);
+    chunk->typeText(u"auto"_s);
+    QCOMPARE(ed.spec()["train"]["ce_chunk"], nlohmann::json("auto"));
+    chunk->typeText(u"512"_s);
+    QCOMPARE(ed.spec()["train"]["ce_chunk"], nlohmann::json(512));
+    // The plan form: the shared plan keys from the declaration, the variant's from its schema.
+    PlanForm plan;
+    plan.setValue(nlohmann::json{{"variant", "lora"}, {"rank", 4}});
+    for (const auto& k : schema.type("PLAN")->keys) {
+      if (k.name == "variant") continue;
+      if (k.type == gb::schema::Type::Object) {
+        for (const auto& inner : k.keys) {
+          QVERIFY2(plan.field(QString::fromStdString(k.name + "." + inner.name)),
+                   inner.name.c_str());
+        }
+      } else {
+        QVERIFY2(plan.field(QString::fromStdString(k.name)), k.name.c_str());
+      }
+    }
+    QVERIFY(plan.fieldShown(u"from_peft"_s));  // a LoRA plan's starting point
+    QVERIFY(plan.field(u"rank"_s));
+    plan.setVariant(u"full"_s);
+    QVERIFY(!plan.fieldShown(u"from_peft"_s));
+    QVERIFY(plan.inputError().isEmpty());  // ewc's lambda is needed only once ewc is given
   }
 
   // Text that does not fit its column is elided, with the full text as the tooltip; columns

@@ -168,6 +168,7 @@ class TestSchema : public QObject {
  private slots:
   void shippedSpecsHoldOnlyDeclaredKeys();
   void everyKeyIsDocumentedAndTheTablesAreGenerated();
+  void theFormsStringsReachTheTranslators();
   void defaultsEqualTheSpecStructsAndTheParser();
   void unknownKeysNameTheFullPathAndTheNearestKey_data();
   void unknownKeysNameTheFullPathAndTheNearestKey();
@@ -255,20 +256,77 @@ void TestSchema::everyKeyIsDocumentedAndTheTablesAreGenerated() {
   }
 }
 
+// The experiment editor's pages are generated from the declaration: every key it shows has a
+// label, and the labels, help and choice labels reach the translators through
+// widgets/spec_schema_strings.h (read by lupdate, never compiled), which is generated here:
+// GB_UPDATE_DOCS=1 rewrites it. The variants' parameters are marked where they are declared.
+void TestSchema::theFormsStringsReachTheTranslators() {
+  std::vector<std::string> strings;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& s) {
+    if (!s.empty() && seen.insert(s).second) strings.push_back(s);
+  };
+  for (const auto& e : gb::schema::flatten(ex::spec_schema())) {
+    if (!e.variant.empty()) continue;
+    // The report and suggest sections have pages of their own elsewhere (or none).
+    const bool shown = e.section != "report" && e.section != "suggest" && e.path != "report" &&
+                       e.path != "suggest";
+    if (!shown) continue;
+    QVERIFY2(!e.key.label.empty(), (e.path + ": no label for the experiment editor").c_str());
+    add(e.key.label);
+    add(e.key.help);
+    for (const auto& l : e.key.choice_labels) add(l);
+    if (!e.key.choice_labels.empty()) {
+      QVERIFY2(e.key.choice_labels.size() == e.key.choices.size(), e.path.c_str());
+    }
+  }
+  QVERIFY(strings.size() > 100);
+  auto quoted = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) {
+      if (c == '\\' || c == '"') q += '\\';
+      q += c;
+    }
+    return q + "\"";
+  };
+  std::string want =
+      "// Generated from the experiment spec's declaration (core/experiment/spec_schema.cpp,\n"
+      "// grow/plan.cpp's common plan keys) by tests/tst_schema.cpp: GB_UPDATE_DOCS=1\n"
+      "// build/tests/tst_schema rewrites it. Not compiled: lupdate reads it, so that the labels,\n"
+      "// help and choice labels the experiment editor shows (translated in the context\n"
+      "// \"SpecSchema\", widgets/specfields.h) reach translations/*.ts.\n"
+      "#pragma once\n\n"
+      "#ifndef QT_TRANSLATE_NOOP\n"
+      "#define QT_TRANSLATE_NOOP(context, text) text\n"
+      "#endif\n\n"
+      "namespace gb::gui::spec_schema_strings {\n\n"
+      "inline const char* const kStrings[] = {\n";
+  for (const auto& s : strings)
+    want += "    QT_TRANSLATE_NOOP(\"SpecSchema\", " + quoted(s) + "),\n";
+  want += "};\n\n}  // namespace gb::gui::spec_schema_strings\n";
+  const std::string path = std::string(GB_SOURCE_DIR) + "/widgets/spec_schema_strings.h";
+  if (qEnvironmentVariableIsSet("GB_UPDATE_DOCS")) {
+    std::ofstream out(path, std::ios::binary);
+    out << want;
+  }
+  QVERIFY2(read_text(path) == want,
+           "widgets/spec_schema_strings.h differs from the schema; run GB_UPDATE_DOCS=1 "
+           "build/tests/tst_schema, then lupdate and translate (translations/CMakeLists.txt)");
+}
+
 void TestSchema::defaultsEqualTheSpecStructsAndTheParser() {
   // The defaults of spec.h's structs, of parse_spec (a minimal spec filled in) and of the
   // declaration agree for every scalar key the declaration gives a default.
   const Json from_structs = values_of(ex::ExperimentSpec{});
-  const Json minimal = {{"model", "model"},
-                        {"data", {{"new", {{"train", "train.txt"}}}}},
-                        {"guard", Json::object()}};
+  const Json minimal = {
+      {"model", "model"}, {"data", {{"new", {{"train", "train.txt"}}}}}, {"guard", Json::object()}};
   const Json from_parser = values_of(ex::parse_spec(minimal, "/tmp", "spec"));
   const Json others = other_defaults();
   // A preset's stage as parse_spec fills it in.
-  const auto preset = ex::parse_spec(
-      {{"model", {{"preset", "tiny-llama"}, {"stages", {{{"data", "a.txt"}}}}}},
-       {"data", {{"new", {{"train", "train.txt"}}}}}},
-      "/tmp", "spec");
+  const auto preset =
+      ex::parse_spec({{"model", {{"preset", "tiny-llama"}, {"stages", {{{"data", "a.txt"}}}}}},
+                      {"data", {{"new", {{"train", "train.txt"}}}}}},
+                     "/tmp", "spec");
   const Json stage = preset.raw.at("model").at("stages").at(0);
   int checked = 0;
   for (const auto& e : gb::schema::flatten(ex::spec_schema())) {
@@ -288,10 +346,9 @@ void TestSchema::defaultsEqualTheSpecStructsAndTheParser() {
                    .c_str());
       // guard.metric: no guard unless the section is given (then eval/orig/ppl).
       if (p != "guard.metric") {
-        QVERIFY2(same_value(from_structs[p], want),
-                 (p + ": spec.h says " + from_structs[p].dump() + ", the schema says " +
-                  want.dump())
-                     .c_str());
+        QVERIFY2(same_value(from_structs[p], want), (p + ": spec.h says " + from_structs[p].dump() +
+                                                     ", the schema says " + want.dump())
+                                                        .c_str());
       }
       ++checked;
       continue;
@@ -384,8 +441,9 @@ void TestSchema::nearestKey() {
   QCOMPARE(gb::schema::edit_distance("abc", "acb"), size_t{1});
   QCOMPARE(gb::schema::edit_distance("", "abc"), size_t{3});
   // parse_plan (growbench-cli grow --plan) suggests too.
-  const std::string err =
-      error_of([] { gb::grow::parse_plan(Json{{"variant", "lora"}, {"rnak", 4}}, "plan"); });
+  const std::string err = error_of([] {
+    gb::grow::parse_plan(Json{{"variant", "lora"}, {"rnak", 4}}, "plan");
+  });
   QVERIFY2(err.find("did you mean 'rank'?") != std::string::npos, err.c_str());
   // The shared plan keys are one declaration: parse_plan knows them.
   for (const auto& k : gb::grow::plan_common_keys()) {
@@ -484,15 +542,15 @@ void TestSchema::cliListsEveryKeyAndExitsTwoOnAnUnknownOne() {
   // A spec with an unknown key: exit status 2, the full path and the suggestion.
   QTemporaryDir tmp;
   const std::string spec_path = tmp.path().toStdString() + "/bad.json";
-  Json spec = gb::json::parse_file(std::string(GB_SOURCE_DIR) +
-                                   "/resources/experiments/quickstart.json");
+  Json spec =
+      gb::json::parse_file(std::string(GB_SOURCE_DIR) + "/resources/experiments/quickstart.json");
   spec["train"]["lrr"] = 1e-3;
   std::ofstream(spec_path) << spec.dump(2);
   auto [rcode, rout, rerr] = cli({"run", qs(spec_path), "--dry-run"});
   QVERIFY2(rcode == 2, (std::to_string(rcode) + ": " + rerr).c_str());
-  QVERIFY2(rerr.find("bad.json.train.lrr: unknown key 'lrr' (did you mean 'lr'?") !=
-               std::string::npos,
-           rerr.c_str());
+  QVERIFY2(
+      rerr.find("bad.json.train.lrr: unknown key 'lrr' (did you mean 'lr'?") != std::string::npos,
+      rerr.c_str());
   // A bad value is still an error of status 1.
   spec["train"].erase("lrr");
   spec["train"]["lr"] = -1;

@@ -865,6 +865,1113 @@
     </message>
 </context>
 <context>
+    <name>SpecSchema</name>
+    <message>
+        <source>Spec version</source>
+        <translation>Spezifikationsversion</translation>
+    </message>
+    <message>
+        <source>spec format version</source>
+        <translation>Version des Spezifikationsformats</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>prefix of the run names</source>
+        <translation>Präfix der Laufnamen</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>Beschreibung</translation>
+    </message>
+    <message>
+        <source>what the experiment is for (text kept with the spec)</source>
+        <translation>wozu das Experiment dient (Text, der mit der Spezifikation gespeichert wird)</translation>
+    </message>
+    <message>
+        <source>Comment</source>
+        <translation>Kommentar</translation>
+    </message>
+    <message>
+        <source>a note kept with the spec</source>
+        <translation>eine Notiz, die mit der Spezifikation gespeichert wird</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>Seed</translation>
+    </message>
+    <message>
+        <source>base model (presets), data splits, probe sets; also the run seed unless `seeds` is given</source>
+        <translation>Basismodell (Vorlagen), Datenaufteilungen, Sondierungsmengen; auch der Lauf-Seed, sofern `seeds` nicht angegeben ist</translation>
+    </message>
+    <message>
+        <source>Run seed</source>
+        <translation>Lauf-Seed</translation>
+    </message>
+    <message>
+        <source>the run seed: data order and new parameters&apos; initial values (each expanded run&apos;s spec holds it; give `seeds` instead)</source>
+        <translation>der Lauf-Seed: Datenreihenfolge und Anfangswerte der neuen Parameter (die Spezifikation jedes expandierten Laufs enthält ihn; geben Sie stattdessen `seeds` an)</translation>
+    </message>
+    <message>
+        <source>Seeds</source>
+        <translation>Seeds</translation>
+    </message>
+    <message>
+        <source>one run per seed: the run seed sets data order and new parameters&apos; initial values</source>
+        <translation>ein Lauf pro Seed: der Lauf-Seed bestimmt die Datenreihenfolge und die Anfangswerte der neuen Parameter</translation>
+    </message>
+    <message>
+        <source>Sweep</source>
+        <translation>Sweep</translation>
+    </message>
+    <message>
+        <source>a grid (or random search) over `train.*` keys and plan parameters → values (see Seeds, sweeps and groups)</source>
+        <translation>ein Raster (oder eine Zufallssuche) über `train.*`-Schlüssel und Planparameter → Werte (siehe „Seeds, sweeps and groups“)</translation>
+    </message>
+    <message>
+        <source>Sweep mode</source>
+        <translation>Sweep-Modus</translation>
+    </message>
+    <message>
+        <source>`random` with `samples: N` draws N points</source>
+        <translation>`random` mit `samples: N` zieht N Punkte</translation>
+    </message>
+    <message>
+        <source>Samples</source>
+        <translation>Stichproben</translation>
+    </message>
+    <message>
+        <source>random points drawn per plan</source>
+        <translation>zufällig gezogene Punkte pro Plan</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <source>`cpu`, `cuda` or `cuda:N`</source>
+        <translation>`cpu`, `cuda` oder `cuda:N`</translation>
+    </message>
+    <message>
+        <source>Data type</source>
+        <translation>Datentyp</translation>
+    </message>
+    <message>
+        <source>weights&apos; dtype</source>
+        <translation>dtype der Gewichte</translation>
+    </message>
+    <message>
+        <source>Threads</source>
+        <translation>Threads</translation>
+    </message>
+    <message>
+        <source>LibTorch intra-op threads (1 is fastest with OpenBLAS on 2 cores)</source>
+        <translation>LibTorch-Intra-Op-Threads (1 ist mit OpenBLAS auf 2 Kernen am schnellsten)</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>a Hugging Face or GrowBench folder (a path string or {&quot;path&quot;: ...}), or a preset</source>
+        <translation>ein Hugging-Face- oder GrowBench-Ordner (ein Pfad-String oder {&quot;path&quot;: ...}) oder eine Vorlage</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Ordner</translation>
+    </message>
+    <message>
+        <source>the model folder</source>
+        <translation>der Modellordner</translation>
+    </message>
+    <message>
+        <source>Preset</source>
+        <translation>Vorlage</translation>
+    </message>
+    <message>
+        <source>a built-in model trained from scratch</source>
+        <translation>ein eingebautes Modell, von Grund auf trainiert</translation>
+    </message>
+    <message>
+        <source>Config overrides</source>
+        <translation>Konfigurationsänderungen</translation>
+    </message>
+    <message>
+        <source>config.json overrides of the preset&apos;s architecture</source>
+        <translation>config.json-Überschreibungen der Architektur der Vorlage</translation>
+    </message>
+    <message>
+        <source>Tokenizer</source>
+        <translation>Tokenizer</translation>
+    </message>
+    <message>
+        <source>the byte-level BPE tokenizer trained for the preset</source>
+        <translation>der für die Vorlage trainierte Byte-Level-BPE-Tokenizer</translation>
+    </message>
+    <message>
+        <source>Tokenizer text</source>
+        <translation>Tokenizer-Text</translation>
+    </message>
+    <message>
+        <source>the tokenizer&apos;s text: one source or a list</source>
+        <translation>der Text des Tokenizers: eine Quelle oder eine Liste</translation>
+    </message>
+    <message>
+        <source>Vocabulary size</source>
+        <translation>Vokabulargröße</translation>
+    </message>
+    <message>
+        <source>the vocabulary size</source>
+        <translation>die Vokabulargröße</translation>
+    </message>
+    <message>
+        <source>Pretraining stages</source>
+        <translation>Vortrainingsstufen</translation>
+    </message>
+    <message>
+        <source>the preset&apos;s training stages, in order (at least one)</source>
+        <translation>die Trainingsstufen der Vorlage, in Reihenfolge (mindestens eine)</translation>
+    </message>
+    <message>
+        <source>Stage name</source>
+        <translation>Name der Stufe</translation>
+    </message>
+    <message>
+        <source>the stage&apos;s name</source>
+        <translation>der Name der Stufe</translation>
+    </message>
+    <message>
+        <source>Training data</source>
+        <translation>Trainingsdaten</translation>
+    </message>
+    <message>
+        <source>the stage&apos;s training data</source>
+        <translation>die Trainingsdaten der Stufe</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>Schritte</translation>
+    </message>
+    <message>
+        <source>optimizer steps</source>
+        <translation>Optimiererschritte</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>Lernrate</translation>
+    </message>
+    <message>
+        <source>peak learning rate (AdamW, cosine)</source>
+        <translation>maximale Lernrate (AdamW, Kosinus)</translation>
+    </message>
+    <message>
+        <source>Sequence length</source>
+        <translation>Sequenzlänge</translation>
+    </message>
+    <message>
+        <source>tokens per sequence</source>
+        <translation>Tokens pro Sequenz</translation>
+    </message>
+    <message>
+        <source>Batch size</source>
+        <translation>Batchgröße</translation>
+    </message>
+    <message>
+        <source>rows per batch</source>
+        <translation>Zeilen pro Batch</translation>
+    </message>
+    <message>
+        <source>Warm-up</source>
+        <translation>Aufwärmphase</translation>
+    </message>
+    <message>
+        <source>linear warm-up steps</source>
+        <translation>Schritte der linearen Aufwärmphase</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>Daten</translation>
+    </message>
+    <message>
+        <source>original-domain and new-domain data, evaluation tasks</source>
+        <translation>Daten der ursprünglichen und der neuen Domäne, Auswertungsaufgaben</translation>
+    </message>
+    <message>
+        <source>Original domain (forgetting)</source>
+        <translation>Ursprüngliche Domäne (Vergessen)</translation>
+    </message>
+    <message>
+        <source>the original domain (forgetting)</source>
+        <translation>die ursprüngliche Domäne (Vergessen)</translation>
+    </message>
+    <message>
+        <source>Evaluation</source>
+        <translation>Auswertung</translation>
+    </message>
+    <message>
+        <source>forgetting: eval/orig/loss, ppl and drift/cosine</source>
+        <translation>Vergessen: eval/orig/loss, ppl und drift/cosine</translation>
+    </message>
+    <message>
+        <source>Replay</source>
+        <translation>Replay</translation>
+    </message>
+    <message>
+        <source>original-domain text mixed into training (train.replay)</source>
+        <translation>ins Training gemischter Text der ursprünglichen Domäne (train.replay)</translation>
+    </message>
+    <message>
+        <source>Probe set</source>
+        <translation>Sondierungsmenge</translation>
+    </message>
+    <message>
+        <source>the general probe set for importance</source>
+        <translation>die allgemeine Sondierungsmenge für die Wichtigkeit</translation>
+    </message>
+    <message>
+        <source>Held-out test</source>
+        <translation>Zurückgehaltener Test</translation>
+    </message>
+    <message>
+        <source>held-out test set, evaluated at step 0 and the end</source>
+        <translation>zurückgehaltene Testmenge, ausgewertet bei Schritt 0 und am Ende</translation>
+    </message>
+    <message>
+        <source>New domain (learning)</source>
+        <translation>Neue Domäne (Lernen)</translation>
+    </message>
+    <message>
+        <source>the new domain (learning)</source>
+        <translation>die neue Domäne (Lernen)</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>Training</translation>
+    </message>
+    <message>
+        <source>the new-domain training data</source>
+        <translation>die Trainingsdaten der neuen Domäne</translation>
+    </message>
+    <message>
+        <source>learning: eval/new/loss and ppl</source>
+        <translation>Lernen: eval/new/loss und ppl</translation>
+    </message>
+    <message>
+        <source>Evaluation tasks</source>
+        <translation>Auswertungsaufgaben</translation>
+    </message>
+    <message>
+        <source>evaluation tasks, scored at every evaluation</source>
+        <translation>Auswertungsaufgaben, bei jeder Auswertung bewertet</translation>
+    </message>
+    <message>
+        <source>Task sequence</source>
+        <translation>Aufgabenfolge</translation>
+    </message>
+    <message>
+        <source>a task sequence instead of `data.new.train` (see Task sequences)</source>
+        <translation>eine Aufgabenfolge statt `data.new.train` (siehe „Task sequences“)</translation>
+    </message>
+    <message>
+        <source>the task&apos;s name</source>
+        <translation>der Name der Aufgabe</translation>
+    </message>
+    <message>
+        <source>the task&apos;s training data</source>
+        <translation>die Trainingsdaten der Aufgabe</translation>
+    </message>
+    <message>
+        <source>the task&apos;s evaluation (its name: the step&apos;s)</source>
+        <translation>die Auswertung der Aufgabe (ihr Name ist der dieses Folgeschritts)</translation>
+    </message>
+    <message>
+        <source>optimizer steps of this task (0: train.steps)</source>
+        <translation>Optimiererschritte dieser Aufgabe (0: train.steps)</translation>
+    </message>
+    <message>
+        <source>Plans</source>
+        <translation>Pläne</translation>
+    </message>
+    <message>
+        <source>growth plans, one run each (or `plan`: one)</source>
+        <translation>Wachstumspläne, je ein Lauf (oder `plan`: einer)</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>Plan</translation>
+    </message>
+    <message>
+        <source>one growth plan (instead of `plans`)</source>
+        <translation>ein Wachstumsplan (statt `plans`)</translation>
+    </message>
+    <message>
+        <source>Optimisation</source>
+        <translation>Optimierung</translation>
+    </message>
+    <message>
+        <source>optimisation</source>
+        <translation>Optimierung</translation>
+    </message>
+    <message>
+        <source>optimizer steps (per task in a sequence unless the task sets `steps`)</source>
+        <translation>Optimiererschritte (in einer Folge pro Aufgabe, sofern die Aufgabe nicht `steps` setzt)</translation>
+    </message>
+    <message>
+        <source>tokens per sequence (packed, no padding; QA items and biographies reordered every epoch)</source>
+        <translation>Tokens pro Sequenz (gepackt, ohne Padding; QA-Einträge und Biografien werden in jeder Epoche neu angeordnet)</translation>
+    </message>
+    <message>
+        <source>rows per micro-batch</source>
+        <translation>Zeilen pro Mikro-Batch</translation>
+    </message>
+    <message>
+        <source>Batch tokens</source>
+        <translation>Batch-Tokens</translation>
+    </message>
+    <message>
+        <source>instead of batch_size: tokens per micro-batch (a multiple of `seq_len`)</source>
+        <translation>statt batch_size: Tokens pro Mikro-Batch (ein Vielfaches von `seq_len`)</translation>
+    </message>
+    <message>
+        <source>Accumulation</source>
+        <translation>Akkumulation</translation>
+    </message>
+    <message>
+        <source>micro-batches per step</source>
+        <translation>Mikro-Batches pro Schritt</translation>
+    </message>
+    <message>
+        <source>peak learning rate</source>
+        <translation>maximale Lernrate</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>Zeitplan</translation>
+    </message>
+    <message>
+        <source>learning-rate schedule (decay to `min_lr_ratio`·lr)</source>
+        <translation>Lernraten-Zeitplan (Abfall auf `min_lr_ratio`·lr)</translation>
+    </message>
+    <message>
+        <source>Final LR ratio</source>
+        <translation>End-LR-Verhältnis</translation>
+    </message>
+    <message>
+        <source>final learning rate as a fraction of `lr`</source>
+        <translation>End-Lernrate als Anteil von `lr`</translation>
+    </message>
+    <message>
+        <source>Weight decay</source>
+        <translation>Gewichtsabnahme</translation>
+    </message>
+    <message>
+        <source>AdamW decoupled decay (not on vectors: biases, norms, gates)</source>
+        <translation>entkoppelte AdamW-Gewichtsabnahme (nicht auf Vektoren: Biases, Normen, Gates)</translation>
+    </message>
+    <message>
+        <source>Gradient clipping</source>
+        <translation>Gradientenbegrenzung</translation>
+    </message>
+    <message>
+        <source>global gradient-norm clipping (0: off)</source>
+        <translation>globale Begrenzung der Gradientennorm (0: aus)</translation>
+    </message>
+    <message>
+        <source>β₁</source>
+        <translation>β₁</translation>
+    </message>
+    <message>
+        <source>AdamW β1</source>
+        <translation>AdamW β1</translation>
+    </message>
+    <message>
+        <source>β₂</source>
+        <translation>β₂</translation>
+    </message>
+    <message>
+        <source>AdamW β2</source>
+        <translation>AdamW β2</translation>
+    </message>
+    <message>
+        <source>ε</source>
+        <translation>ε</translation>
+    </message>
+    <message>
+        <source>AdamW ε</source>
+        <translation>AdamW ε</translation>
+    </message>
+    <message>
+        <source>Replay fraction</source>
+        <translation>Replay-Anteil</translation>
+    </message>
+    <message>
+        <source>fraction p of batches drawn from `data.original.replay` (the default of every plan)</source>
+        <translation>Anteil p der Batches, die aus `data.original.replay` gezogen werden (Standard für jeden Plan)</translation>
+    </message>
+    <message>
+        <source>Replay mode</source>
+        <translation>Replay-Modus</translation>
+    </message>
+    <message>
+        <source>how replay mixes (the default of every plan; a plan&apos;s own `&quot;replay_mode&quot;` overrides it): `batches`, whole original-domain batches with probability p; `rows`, every batch holds ⌊p·B⌋ or ⌈p·B⌉ original-domain rows, the fraction carried over from batch to batch so that the first k batches hold ⌊k·p·B + ½⌋ (long-run fraction exactly p; docs/plans.md, Common keys). A run parameter `train.replay_mode` only where it is `rows`</source>
+        <translation>wie Replay gemischt wird (Standard für jeden Plan; das eigene `&quot;replay_mode&quot;` eines Plans hat Vorrang): `batches`, ganze Batches der ursprünglichen Domäne mit Wahrscheinlichkeit p; `rows`, jeder Batch enthält ⌊p·B⌋ oder ⌈p·B⌉ Zeilen der ursprünglichen Domäne, wobei der Bruchteil von Batch zu Batch übertragen wird, sodass die ersten k Batches ⌊k·p·B + ½⌋ enthalten (langfristiger Anteil genau p; docs/plans.md, Common keys). Ein Laufparameter `train.replay_mode` nur dort, wo er `rows` ist</translation>
+    </message>
+    <message>
+        <source>Row shards</source>
+        <translation>Zeilenblöcke</translation>
+    </message>
+    <message>
+        <source>blocks of rows each micro-batch is split into (at most `batch_size`): each block&apos;s forward and backward pass runs apart, on the CPU on as many cores at once as OpenBLAS would use (one BLAS thread each), and their gradients are summed in block order; results equal 1 block&apos;s up to float32 rounding and do not depend on the number of cores. Memory: each block holds its share of the activations, and its gradient is a separate copy of the trainable tensors&apos; size until the blocks are summed. 2 on a 2-core machine trains about 1.2× faster than 1 (docs/performance.md)</source>
+        <translation>Blöcke von Zeilen, in die jeder Mikro-Batch aufgeteilt wird (höchstens `batch_size`): Vorwärts- und Rückwärtsdurchlauf jedes Blocks laufen getrennt, auf der CPU auf so vielen Kernen gleichzeitig, wie OpenBLAS nutzen würde (je ein BLAS-Thread), und ihre Gradienten werden in Blockreihenfolge summiert; die Ergebnisse entsprechen denen mit 1 Block bis auf float32-Rundung und hängen nicht von der Anzahl der Kerne ab. Speicher: Jeder Block hält seinen Anteil der Aktivierungen, und sein Gradient ist eine separate Kopie in der Größe der trainierbaren Tensoren, bis die Blöcke summiert sind. 2 trainiert auf einer Maschine mit 2 Kernen etwa 1.2× schneller als 1 (docs/performance.md)</translation>
+    </message>
+    <message>
+        <source>Divergence factor</source>
+        <translation>Divergenzfaktor</translation>
+    </message>
+    <message>
+        <source>the run ends `diverged` when its next-token loss stays above this × its first logged value for 3 consecutive steps (0: off); a non-finite loss or evaluation metric always does</source>
+        <translation>der Lauf endet als `diverged`, wenn sein Next-Token-Verlust 3 aufeinanderfolgende Schritte lang über diesem Wert × seinem ersten protokollierten Wert bleibt (0: aus); ein nicht endlicher Verlust oder Auswertungsmetrikwert beendet ihn immer so</translation>
+    </message>
+    <message>
+        <source>Cross-entropy chunk</source>
+        <translation>Kreuzentropie-Chunk</translation>
+    </message>
+    <message>
+        <source>chunked cross-entropy for large vocabularies: the loss is computed from the final hidden states N tokens at a time, and the backward pass recomputes each chunk&apos;s logits, so no more than one chunk of the (tokens × vocabulary) logits and their gradient exists at once (core/train/chunked_ce.h). `&quot;auto&quot;` chunks only where one micro-batch&apos;s (one row block&apos;s) float32 logits would exceed 256 MiB, in chunks of at most 64 MiB of logits (Qwen3&apos;s 151 936-wide vocabulary at 4 × 256 tokens: 110 tokens a chunk); below that (the tiny presets, every quickstart and paper run) it is the plain path, bit for bit. `0` never chunks; a number of tokens always chunks (the loss then equals the plain one up to float32 rounding). Needs a plain or tied LM head: with SCALE Route&apos;s two-pass head `&quot;auto&quot;` stays plain and a number is refused</source>
+        <translation>gechunkte Kreuzentropie für große Vokabulare: Der Verlust wird aus den letzten verborgenen Zuständen jeweils N Tokens auf einmal berechnet, und der Rückwärtsdurchlauf berechnet die Logits jedes Chunks neu, sodass nie mehr als ein Chunk der (Tokens × Vokabular)-Logits und ihres Gradienten gleichzeitig existiert (core/train/chunked_ce.h). `&quot;auto&quot;` teilt nur dort in Chunks auf, wo die float32-Logits eines Mikro-Batches (eines Zeilenblocks) 256 MiB überschreiten würden, in Chunks von höchstens 64 MiB Logits (Qwen3s Vokabular mit 151 936 Einträgen bei 4 × 256 Tokens: 110 Tokens pro Chunk); darunter (die kleinen Vorlagen, jeder Quickstart- und Paper-Lauf) ist es der einfache Pfad, Bit für Bit. `0` teilt nie auf; eine Tokenanzahl teilt immer auf (der Verlust entspricht dann dem einfachen bis auf float32-Rundung). Erfordert einen einfachen oder gekoppelten LM-Kopf: Mit dem Zwei-Durchlauf-Kopf von SCALE Route bleibt `&quot;auto&quot;` beim einfachen Pfad, und eine Zahl wird abgelehnt</translation>
+    </message>
+    <message>
+        <source>Activation checkpointing</source>
+        <translation>Aktivierungs-Checkpointing</translation>
+    </message>
+    <message>
+        <source>activation checkpointing per decoder layer: each layer runs without keeping its intermediate tensors, keeps only its input, and runs again in the backward pass (about one more forward pass of compute; memory: every layer&apos;s input plus one layer&apos;s activations instead of all of them). The loss and gradients are those of a run without it, bit for bit (the layers draw no random numbers). Plans whose layers add an auxiliary loss during the forward pass (neutral residues&apos; local losses, LoRAMoE&apos;s load balance) are refused with an error naming the term. The GUI&apos;s experiment editor shows this key and `ce_chunk` on its Training page</source>
+        <translation>Aktivierungs-Checkpointing pro Decoder-Schicht: Jede Schicht läuft, ohne ihre Zwischentensoren zu behalten, behält nur ihre Eingabe und läuft im Rückwärtsdurchlauf erneut (etwa ein zusätzlicher Vorwärtsdurchlauf an Rechenaufwand; Speicher: die Eingabe jeder Schicht plus die Aktivierungen einer Schicht statt aller). Verlust und Gradienten sind die eines Laufs ohne Checkpointing, Bit für Bit (die Schichten ziehen keine Zufallszahlen). Pläne, deren Schichten während des Vorwärtsdurchlaufs einen Hilfsverlust hinzufügen (die lokalen Verluste von Neutral Residues, der Load-Balance-Term von LoRAMoE), werden mit einem Fehler abgelehnt, der den Term nennt. Der Experimenteditor der GUI zeigt diesen Schlüssel und `ce_chunk` auf seiner Seite „Training“</translation>
+    </message>
+    <message>
+        <source>evaluation</source>
+        <translation>Auswertung</translation>
+    </message>
+    <message>
+        <source>Interval</source>
+        <translation>Intervall</translation>
+    </message>
+    <message>
+        <source>steps between evaluations (step 0 and the last step always)</source>
+        <translation>Schritte zwischen Auswertungen (Schritt 0 und der letzte Schritt immer)</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Tokens</translation>
+    </message>
+    <message>
+        <source>token budget of each LM evaluation set</source>
+        <translation>Token-Budget jeder LM-Auswertungsmenge</translation>
+    </message>
+    <message>
+        <source>rows per evaluation batch</source>
+        <translation>Zeilen pro Auswertungs-Batch</translation>
+    </message>
+    <message>
+        <source>Representation drift</source>
+        <translation>Repräsentationsdrift</translation>
+    </message>
+    <message>
+        <source>representation drift on `data.original.eval`</source>
+        <translation>Repräsentationsdrift auf `data.original.eval`</translation>
+    </message>
+    <message>
+        <source>Max items</source>
+        <translation>Max. Einträge</translation>
+    </message>
+    <message>
+        <source>items per MC/QA task</source>
+        <translation>Einträge pro MC/QA-Aufgabe</translation>
+    </message>
+    <message>
+        <source>Exact match</source>
+        <translation>Exakte Übereinstimmung</translation>
+    </message>
+    <message>
+        <source>greedy exact match for QA tasks</source>
+        <translation>exakte Übereinstimmung mit gieriger Dekodierung für QA-Aufgaben</translation>
+    </message>
+    <message>
+        <source>Test sets</source>
+        <translation>Testmengen</translation>
+    </message>
+    <message>
+        <source>when the held-out test sets (`data.*.test`, tasks&apos; `test`) are evaluated: `&quot;ends&quot;` at step 0 and the end, `&quot;every&quot;` at every evaluation (needed by `compare --at` and the trade-off fronts, which choose a rate and a step on the validation sets and report the test value of that same run and step)</source>
+        <translation>wann die zurückgehaltenen Testmengen (`data.*.test`, `test` der Aufgaben) ausgewertet werden: `&quot;ends&quot;` bei Schritt 0 und am Ende, `&quot;every&quot;` bei jeder Auswertung (erforderlich für `compare --at` und die Zielkonflikt-Fronten, die auf den Validierungsmengen eine Rate und einen Schritt wählen und den Testwert desselben Laufs und Schritts angeben)</translation>
+    </message>
+    <message>
+        <source>Importance probes</source>
+        <translation>Wichtigkeitssondierungen</translation>
+    </message>
+    <message>
+        <source>how the importance probes run (layer policies, ADEPT&apos;s and EWC&apos;s Fisher); the same options as `growbench-cli probe`</source>
+        <translation>wie die Wichtigkeitssondierungen laufen (Schichtrichtlinien, Fisher-Information von ADEPT und EWC); dieselben Optionen wie `growbench-cli probe`</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>Methode</translation>
+    </message>
+    <message>
+        <source>the default probe method (a policy or adept.method names its own)</source>
+        <translation>die Standard-Sondierungsmethode (eine Richtlinie oder adept.method nennt ihre eigene)</translation>
+    </message>
+    <message>
+        <source>tokens of the probe set</source>
+        <translation>Tokens der Sondierungsmenge</translation>
+    </message>
+    <message>
+        <source>rows per probe batch</source>
+        <translation>Zeilen pro Sondierungs-Batch</translation>
+    </message>
+    <message>
+        <source>tokens per probe sequence</source>
+        <translation>Tokens pro Sondierungssequenz</translation>
+    </message>
+    <message>
+        <source>Masking mode</source>
+        <translation>Maskierungsmodus</translation>
+    </message>
+    <message>
+        <source>masking: reuse the prefix before the masked layer, or run it whole</source>
+        <translation>Maskierung: das Präfix vor der maskierten Schicht wiederverwenden oder das Modell vollständig durchlaufen</translation>
+    </message>
+    <message>
+        <source>Fisher mode</source>
+        <translation>Fisher-Modus</translation>
+    </message>
+    <message>
+        <source>Fisher: squared gradients per sequence or per batch</source>
+        <translation>Fisher: quadrierte Gradienten pro Sequenz oder pro Batch</translation>
+    </message>
+    <message>
+        <source>Fine-tuning steps</source>
+        <translation>Feinabstimmungsschritte</translation>
+    </message>
+    <message>
+        <source>update-magnitude and effective-rank: training steps</source>
+        <translation>update-magnitude und effective-rank: Trainingsschritte</translation>
+    </message>
+    <message>
+        <source>Fine-tuning LR</source>
+        <translation>Feinabstimmungs-LR</translation>
+    </message>
+    <message>
+        <source>update-magnitude and effective-rank: learning rate</source>
+        <translation>update-magnitude und effective-rank: Lernrate</translation>
+    </message>
+    <message>
+        <source>Snapshot every</source>
+        <translation>Schnappschuss alle</translation>
+    </message>
+    <message>
+        <source>effective-rank: steps between snapshots (0: steps / 5)</source>
+        <translation>effective-rank: Schritte zwischen Schnappschüssen (0: steps / 5)</translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation>Referenz</translation>
+    </message>
+    <message>
+        <source>effective-rank: ΔW against the previous snapshot or the base weights</source>
+        <translation>effective-rank: ΔW gegenüber dem vorigen Schnappschuss oder den Basisgewichten</translation>
+    </message>
+    <message>
+        <source>ADEPT defaults</source>
+        <translation>ADEPT-Standardwerte</translation>
+    </message>
+    <message>
+        <source>defaults for ADEPT plans&apos; stage 2 (earlier specs; the plan&apos;s keys win)</source>
+        <translation>Standardwerte für Stufe 2 der ADEPT-Pläne (ältere Spezifikationen; die Schlüssel des Plans haben Vorrang)</translation>
+    </message>
+    <message>
+        <source>Unit-wise learning rates</source>
+        <translation>Lernraten pro Einheit</translation>
+    </message>
+    <message>
+        <source>unit-wise learning rates (the plans&apos; unit_lr)</source>
+        <translation>Lernraten pro Einheit (unit_lr der Pläne)</translation>
+    </message>
+    <message>
+        <source>T_update</source>
+        <translation>T_update</translation>
+    </message>
+    <message>
+        <source>steps between unit-rate assignments</source>
+        <translation>Schritte zwischen Zuweisungen der Einheiten-Lernraten</translation>
+    </message>
+    <message>
+        <source>Unit importance</source>
+        <translation>Einheitenwichtigkeit</translation>
+    </message>
+    <message>
+        <source>unit importance (the plans&apos; unit_importance)</source>
+        <translation>Einheitenwichtigkeit (unit_importance der Pläne)</translation>
+    </message>
+    <message>
+        <source>Checkpoints</source>
+        <translation>Checkpoints</translation>
+    </message>
+    <message>
+        <source>checkpoints</source>
+        <translation>Checkpoints</translation>
+    </message>
+    <message>
+        <source>a checkpoint every N steps (0: at the end and on cancel)</source>
+        <translation>ein Checkpoint alle N Schritte (0: am Ende und beim Abbrechen)</translation>
+    </message>
+    <message>
+        <source>Forgetting guard</source>
+        <translation>Vergessenswächter</translation>
+    </message>
+    <message>
+        <source>a forgetting guard per run</source>
+        <translation>ein Vergessenswächter pro Lauf</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>Metrik</translation>
+    </message>
+    <message>
+        <source>the evaluation metric compared with its step-0 value</source>
+        <translation>die Auswertungsmetrik, verglichen mit ihrem Wert bei Schritt 0</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>Budget</translation>
+    </message>
+    <message>
+        <source>the largest relative change in the bad direction</source>
+        <translation>die größte relative Änderung in die ungünstige Richtung</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>Aktion</translation>
+    </message>
+    <message>
+        <source>stop the run, or roll back to the last evaluation within the budget and finish from there</source>
+        <translation>den Lauf anhalten oder zur letzten Auswertung innerhalb des Budgets zurückkehren und von dort aus zu Ende führen</translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation>Variante</translation>
+    </message>
+    <message>
+        <source>the growth variant (docs/plans.md has each variant&apos;s own keys)</source>
+        <translation>die Wachstumsvariante (die eigenen Schlüssel jeder Variante stehen in docs/plans.md)</translation>
+    </message>
+    <message>
+        <source>the plan&apos;s label in run names and tables</source>
+        <translation>die Bezeichnung des Plans in Laufnamen und Tabellen</translation>
+    </message>
+    <message>
+        <source>Own replay fraction</source>
+        <translation>Eigener Replay-Anteil</translation>
+    </message>
+    <message>
+        <source>fraction p of original-domain batches for this plan (overrides train.replay)</source>
+        <translation>Anteil p an Batches der ursprünglichen Domäne für diesen Plan (ersetzt train.replay)</translation>
+    </message>
+    <message>
+        <source>Own replay mode</source>
+        <translation>Eigener Replay-Modus</translation>
+    </message>
+    <message>
+        <source>how replay mixes for this plan (overrides train.replay_mode)</source>
+        <translation>wie Replay für diesen Plan gemischt wird (ersetzt train.replay_mode)</translation>
+    </message>
+    <message>
+        <source>EWC penalty</source>
+        <translation>EWC-Strafterm</translation>
+    </message>
+    <message>
+        <source>an EWC penalty on the plan&apos;s trainable weights (docs/plans.md, Common keys)</source>
+        <translation>ein EWC-Strafterm auf die trainierbaren Gewichte des Plans (docs/plans.md, Common keys)</translation>
+    </message>
+    <message>
+        <source>EWC λ</source>
+        <translation>EWC λ</translation>
+    </message>
+    <message>
+        <source>the strength of the penalty</source>
+        <translation>die Stärke des Strafterms</translation>
+    </message>
+    <message>
+        <source>EWC mode</source>
+        <translation>EWC-Modus</translation>
+    </message>
+    <message>
+        <source>per-task keeps every task&apos;s Fisher; online one decayed Fisher</source>
+        <translation>per-task behält die Fisher-Information jeder Aufgabe; online eine abklingende Fisher-Information</translation>
+    </message>
+    <message>
+        <source>EWC γ</source>
+        <translation>EWC γ</translation>
+    </message>
+    <message>
+        <source>the decay of the online Fisher</source>
+        <translation>das Abklingen der Online-Fisher-Information</translation>
+    </message>
+    <message>
+        <source>PEFT adapter</source>
+        <translation>PEFT-Adapter</translation>
+    </message>
+    <message>
+        <source>a PEFT LoRA adapter folder: rank, alpha, targets and layers come from it</source>
+        <translation>ein PEFT-LoRA-Adapterordner: Rang, Alpha, Ziele und Schichten werden daraus übernommen</translation>
+    </message>
+    <message>
+        <source>this plan&apos;s seeds (replace the top-level seeds)</source>
+        <translation>die Seeds dieses Plans (ersetzen die Seeds der obersten Ebene)</translation>
+    </message>
+    <message>
+        <source>this plan&apos;s sweep: train.* keys and its parameters → values (replaces the top-level sweep)</source>
+        <translation>der Sweep dieses Plans: train.*-Schlüssel und seine Parameter → Werte (ersetzt den Sweep der obersten Ebene)</translation>
+    </message>
+    <message>
+        <source>grid, or random draws of `samples` points</source>
+        <translation>Raster oder zufällige Ziehung von `samples` Punkten</translation>
+    </message>
+    <message>
+        <source>random points drawn for this plan</source>
+        <translation>für diesen Plan zufällig gezogene Punkte</translation>
+    </message>
+    <message>
+        <source>Train overrides</source>
+        <translation>Trainingsüberschreibungen</translation>
+    </message>
+    <message>
+        <source>fixed train overrides for this plan (the train keys a sweep may set; a sweep point of the same key wins)</source>
+        <translation>feste Überschreibungen von train-Schlüsseln für diesen Plan (die train-Schlüssel, die ein Sweep setzen darf; ein Sweep-Punkt mit demselben Schlüssel hat Vorrang)</translation>
+    </message>
+    <message>
+        <source>a note kept with the plan</source>
+        <translation>eine Notiz, die mit dem Plan gespeichert wird</translation>
+    </message>
+    <message>
+        <source>File or folder</source>
+        <translation>Datei oder Ordner</translation>
+    </message>
+    <message>
+        <source>a text file or folder (text corpus)</source>
+        <translation>eine Textdatei oder ein Ordner (Textkorpus)</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>Format</translation>
+    </message>
+    <message>
+        <source>how the corpus is read</source>
+        <translation>wie das Korpus gelesen wird</translation>
+    </message>
+    <message>
+        <source>JSONL field</source>
+        <translation>JSONL-Feld</translation>
+    </message>
+    <message>
+        <source>JSONL: the field holding the text</source>
+        <translation>JSONL: das Feld mit dem Text</translation>
+    </message>
+    <message>
+        <source>Document unit</source>
+        <translation>Dokumenteinheit</translation>
+    </message>
+    <message>
+        <source>text files: what one document is</source>
+        <translation>Textdateien: was ein Dokument ist</translation>
+    </message>
+    <message>
+        <source>Recursive</source>
+        <translation>Rekursiv</translation>
+    </message>
+    <message>
+        <source>folders: descend into sub-folders</source>
+        <translation>Ordner: Unterordner einbeziehen</translation>
+    </message>
+    <message>
+        <source>Strip overstrike</source>
+        <translation>Überdruckzeichen entfernen</translation>
+    </message>
+    <message>
+        <source>fortunes: remove &quot;x\b&quot; overstrike pairs</source>
+        <translation>Fortunes: Überdruckpaare &quot;x\b&quot; entfernen</translation>
+    </message>
+    <message>
+        <source>Minimum characters</source>
+        <translation>Mindestzeichenzahl</translation>
+    </message>
+    <message>
+        <source>drop documents with fewer non-blank bytes</source>
+        <translation>Dokumente mit weniger Nicht-Leerraum-Bytes verwerfen</translation>
+    </message>
+    <message>
+        <source>Part</source>
+        <translation>Teil</translation>
+    </message>
+    <message>
+        <source>a document-level split seeded by the spec&apos;s seed; validation and test are the two halves of the held-out part</source>
+        <translation>eine Aufteilung auf Dokumentebene mit dem Seed der Spezifikation; validation und test sind die beiden Hälften des zurückgehaltenen Teils</translation>
+    </message>
+    <message>
+        <source>Held-out fraction</source>
+        <translation>Zurückgehaltener Anteil</translation>
+    </message>
+    <message>
+        <source>the held-out fraction of the documents</source>
+        <translation>der zurückgehaltene Anteil der Dokumente</translation>
+    </message>
+    <message>
+        <source>QA file</source>
+        <translation>QA-Datei</translation>
+    </message>
+    <message>
+        <source>a QA JSONL file ({&quot;question&quot;, &quot;answer&quot;} lines)</source>
+        <translation>eine QA-JSONL-Datei (Zeilen {&quot;question&quot;, &quot;answer&quot;})</translation>
+    </message>
+    <message>
+        <source>Loss on the answer only</source>
+        <translation>Verlust nur auf der Antwort</translation>
+    </message>
+    <message>
+        <source>QA: the loss on the answer only</source>
+        <translation>QA: Verlust nur auf der Antwort</translation>
+    </message>
+    <message>
+        <source>Biography options</source>
+        <translation>Biografie-Optionen</translation>
+    </message>
+    <message>
+        <source>the biography benchmark&apos;s options (SCALE §5.1, data/biography.h)</source>
+        <translation>die Optionen des Biografie-Benchmarks (SCALE §5.1, data/biography.h)</translation>
+    </message>
+    <message>
+        <source>Generator seed</source>
+        <translation>Generator-Seed</translation>
+    </message>
+    <message>
+        <source>the generator&apos;s seed</source>
+        <translation>der Seed des Generators</translation>
+    </message>
+    <message>
+        <source>People</source>
+        <translation>Personen</translation>
+    </message>
+    <message>
+        <source>people generated</source>
+        <translation>erzeugte Personen</translation>
+    </message>
+    <message>
+        <source>Biographies per person</source>
+        <translation>Biografien pro Person</translation>
+    </message>
+    <message>
+        <source>biographies per person</source>
+        <translation>Biografien pro Person</translation>
+    </message>
+    <message>
+        <source>Pretrain fraction</source>
+        <translation>Vortrainingsanteil</translation>
+    </message>
+    <message>
+        <source>people with biographies in pretraining</source>
+        <translation>Personen mit Biografien im Vortraining</translation>
+    </message>
+    <message>
+        <source>Task 0 train fraction</source>
+        <translation>Trainingsanteil Aufgabe 0</translation>
+    </message>
+    <message>
+        <source>of those, people whose QA trains task 0</source>
+        <translation>davon Personen, deren QA Aufgabe 0 trainiert</translation>
+    </message>
+    <message>
+        <source>Task 1 fraction</source>
+        <translation>Anteil Aufgabe 1</translation>
+    </message>
+    <message>
+        <source>new people for task 1, a fraction of num_people</source>
+        <translation>neue Personen für Aufgabe 1, als Anteil von num_people</translation>
+    </message>
+    <message>
+        <source>the part of the benchmark</source>
+        <translation>der Teil des Benchmarks</translation>
+    </message>
+    <message>
+        <source>Max documents</source>
+        <translation>Max. Dokumente</translation>
+    </message>
+    <message>
+        <source>at most this many documents (-1: all)</source>
+        <translation>höchstens so viele Dokumente (-1: alle)</translation>
+    </message>
+    <message>
+        <source>Max tokens</source>
+        <translation>Max. Tokens</translation>
+    </message>
+    <message>
+        <source>at most this many tokens (-1: all)</source>
+        <translation>höchstens so viele Tokens (-1: alle)</translation>
+    </message>
+    <message>
+        <source>Task name</source>
+        <translation>Aufgabenname</translation>
+    </message>
+    <message>
+        <source>names its metrics eval/&lt;name&gt;/...; not orig, new, drift, op or bwt</source>
+        <translation>benennt ihre Metriken eval/&lt;name&gt;/...; nicht orig, new, drift, op oder bwt</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Art</translation>
+    </message>
+    <message>
+        <source>lm: loss and perplexity; mc: multiple choice; qa: answer accuracy</source>
+        <translation>lm: Verlust und Perplexität; mc: Multiple Choice; qa: Antwortgenauigkeit</translation>
+    </message>
+    <message>
+        <source>language modelling (lm)</source>
+        <translation>Sprachmodellierung (lm)</translation>
+    </message>
+    <message>
+        <source>multiple choice (mc)</source>
+        <translation>Multiple Choice (mc)</translation>
+    </message>
+    <message>
+        <source>question answering (qa)</source>
+        <translation>Fragebeantwortung (qa)</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>Quelle</translation>
+    </message>
+    <message>
+        <source>the task&apos;s data (lm: any text source; qa: a QA or biography source)</source>
+        <translation>die Daten der Aufgabe (lm: beliebige Textquelle; qa: eine QA- oder Biografie-Quelle)</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>Datei</translation>
+    </message>
+    <message>
+        <source>mc: a JSONL file of items; lm and qa: the source&apos;s path</source>
+        <translation>mc: eine JSONL-Datei mit Einträgen; lm und qa: der Pfad der Quelle</translation>
+    </message>
+    <message>
+        <source>Cloze items</source>
+        <translation>Lückentext-Einträge</translation>
+    </message>
+    <message>
+        <source>a multiple-choice task built at run time from a corpus (data/cloze.h)</source>
+        <translation>eine Multiple-Choice-Aufgabe, zur Laufzeit aus einem Korpus erzeugt (data/cloze.h)</translation>
+    </message>
+    <message>
+        <source>Corpus</source>
+        <translation>Korpus</translation>
+    </message>
+    <message>
+        <source>the corpus to cut passages from</source>
+        <translation>das Korpus, aus dem Passagen ausgeschnitten werden</translation>
+    </message>
+    <message>
+        <source>Items</source>
+        <translation>Einträge</translation>
+    </message>
+    <message>
+        <source>at most this many items</source>
+        <translation>höchstens so viele Einträge</translation>
+    </message>
+    <message>
+        <source>Choices</source>
+        <translation>Auswahlmöglichkeiten</translation>
+    </message>
+    <message>
+        <source>the true continuation and choices − 1 distractors</source>
+        <translation>die richtige Fortsetzung und choices − 1 Distraktoren</translation>
+    </message>
+    <message>
+        <source>the items&apos; seed</source>
+        <translation>der Seed der Einträge</translation>
+    </message>
+    <message>
+        <source>Min context words</source>
+        <translation>Min. Kontextwörter</translation>
+    </message>
+    <message>
+        <source>words of context, at least</source>
+        <translation>Wörter Kontext, mindestens</translation>
+    </message>
+    <message>
+        <source>Max context words</source>
+        <translation>Max. Kontextwörter</translation>
+    </message>
+    <message>
+        <source>words of context, at most</source>
+        <translation>Wörter Kontext, höchstens</translation>
+    </message>
+    <message>
+        <source>Min continuation words</source>
+        <translation>Min. Fortsetzungswörter</translation>
+    </message>
+    <message>
+        <source>words of each continuation, at least</source>
+        <translation>Wörter jeder Fortsetzung, mindestens</translation>
+    </message>
+    <message>
+        <source>Max continuation words</source>
+        <translation>Max. Fortsetzungswörter</translation>
+    </message>
+    <message>
+        <source>words of each continuation, at most</source>
+        <translation>Wörter jeder Fortsetzung, höchstens</translation>
+    </message>
+    <message>
+        <source>Distractors</source>
+        <translation>Distraktoren</translation>
+    </message>
+    <message>
+        <source>distractors from other passages or the true continuation&apos;s words shuffled</source>
+        <translation>Distraktoren aus anderen Passagen oder die gemischten Wörter der richtigen Fortsetzung</translation>
+    </message>
+    <message>
+        <source>items evaluated (-1: eval.max_items)</source>
+        <translation>ausgewertete Einträge (-1: eval.max_items)</translation>
+    </message>
+    <message>
+        <source>the held-out test version (the same kind), evaluated at step 0 and the end as test/&lt;name&gt;/...</source>
+        <translation>die zurückgehaltene Testversion (derselben Art), ausgewertet bei Schritt 0 und am Ende als test/&lt;name&gt;/...</translation>
+    </message>
+    <message>
+        <source>Test source</source>
+        <translation>Testquelle</translation>
+    </message>
+    <message>
+        <source>as the task&apos;s source</source>
+        <translation>wie die Quelle der Aufgabe</translation>
+    </message>
+    <message>
+        <source>Test file</source>
+        <translation>Testdatei</translation>
+    </message>
+    <message>
+        <source>as the task&apos;s path</source>
+        <translation>wie der Pfad der Aufgabe</translation>
+    </message>
+    <message>
+        <source>Test max items</source>
+        <translation>Max. Testeinträge</translation>
+    </message>
+    <message>
+        <source>items evaluated</source>
+        <translation>ausgewertete Einträge</translation>
+    </message>
+</context>
+<context>
     <name>gb::gui::AboutDialog</name>
     <message>
         <source>About GrowBench</source>
@@ -1275,62 +2382,6 @@
 <context>
     <name>gb::gui::ExperimentEditor</name>
     <message>
-        <source>Task name</source>
-        <translation>Aufgabenname</translation>
-    </message>
-    <message>
-        <source>Names its metrics (eval/&lt;name&gt;/acc, ...); no &apos;/&apos;</source>
-        <translation>Benennt ihre Metriken (eval/&lt;name&gt;/acc, ...); kein &apos;/&apos;</translation>
-    </message>
-    <message>
-        <source>Kind</source>
-        <translation>Art</translation>
-    </message>
-    <message>
-        <source>mc: multiple choice by log-likelihood (acc, acc_norm); qa: first-token accuracy, exact match and answer loss; lm: loss and perplexity</source>
-        <translation>mc: Multiple Choice nach Log-Likelihood (acc, acc_norm); qa: Genauigkeit des ersten Tokens, exakte Übereinstimmung und Antwortverlust; lm: Verlust und Perplexität</translation>
-    </message>
-    <message>
-        <source>multiple choice (mc)</source>
-        <translation>Multiple Choice (mc)</translation>
-    </message>
-    <message>
-        <source>question answering (qa)</source>
-        <translation>Fragebeantwortung (qa)</translation>
-    </message>
-    <message>
-        <source>language modelling (lm)</source>
-        <translation>Sprachmodellierung (lm)</translation>
-    </message>
-    <message>
-        <source>File</source>
-        <translation>Datei</translation>
-    </message>
-    <message>
-        <source>mc: the multiple-choice JSONL; qa/lm: a path instead of a source</source>
-        <translation>mc: die Multiple-Choice-JSONL-Datei; qa/lm: ein Pfad statt einer Quelle</translation>
-    </message>
-    <message>
-        <source>Source</source>
-        <translation>Quelle</translation>
-    </message>
-    <message>
-        <source>qa and lm tasks: the data source</source>
-        <translation>qa- und lm-Aufgaben: die Datenquelle</translation>
-    </message>
-    <message>
-        <source>Max items</source>
-        <translation>Max. Einträge</translation>
-    </message>
-    <message>
-        <source>Items evaluated (default: eval.max_items; -1: all)</source>
-        <translation>Ausgewertete Einträge (Standard: eval.max_items; -1: alle)</translation>
-    </message>
-    <message>
-        <source>Source:</source>
-        <translation>Quelle:</translation>
-    </message>
-    <message>
         <source>task %1</source>
         <translation>Aufgabe %1</translation>
     </message>
@@ -1387,104 +2438,8 @@
         <translation>Experiment</translation>
     </message>
     <message>
-        <source>Name</source>
-        <translation>Name</translation>
-    </message>
-    <message>
-        <source>Names the runs and the group in the store</source>
-        <translation>Benennt die Läufe und die Gruppe im Speicher</translation>
-    </message>
-    <message>
-        <source>Description</source>
-        <translation>Beschreibung</translation>
-    </message>
-    <message>
-        <source>Free text kept with the spec</source>
-        <translation>Freier Text, der mit der Spezifikation gespeichert wird</translation>
-    </message>
-    <message>
-        <source>Spec version</source>
-        <translation>Spezifikationsversion</translation>
-    </message>
-    <message>
-        <source>The spec format version this GrowBench reads</source>
-        <translation>Die Version des Spezifikationsformats, die dieses GrowBench liest</translation>
-    </message>
-    <message>
-        <source>Seed</source>
-        <translation>Seed</translation>
-    </message>
-    <message>
-        <source>Base model, data splits and probe sets</source>
-        <translation>Basismodell, Datenaufteilungen und Sondierungsmengen</translation>
-    </message>
-    <message>
-        <source>Run seed</source>
-        <translation>Lauf-Seed</translation>
-    </message>
-    <message>
-        <source>Data order and new parameters&apos; initial values (default: the seed)</source>
-        <translation>Datenreihenfolge und Anfangswerte neuer Parameter (Standard: der Seed)</translation>
-    </message>
-    <message>
-        <source>Device</source>
-        <translation>Gerät</translation>
-    </message>
-    <message>
-        <source>Where the worker trains</source>
-        <translation>Wo der Worker trainiert</translation>
-    </message>
-    <message>
-        <source>Data type</source>
-        <translation>Datentyp</translation>
-    </message>
-    <message>
-        <source>Weights and compute</source>
-        <translation>Gewichte und Berechnung</translation>
-    </message>
-    <message>
-        <source>Threads</source>
-        <translation>Threads</translation>
-    </message>
-    <message>
-        <source>CPU threads of the worker</source>
-        <translation>CPU-Threads des Workers</translation>
-    </message>
-    <message>
         <source>Seeds and sweep</source>
         <translation>Seeds und Sweep</translation>
-    </message>
-    <message>
-        <source>Seeds</source>
-        <translation>Seeds</translation>
-    </message>
-    <message>
-        <source>One run per seed, e.g. [0, 1, 2]</source>
-        <translation>Ein Lauf pro Seed, z. B. [0, 1, 2]</translation>
-    </message>
-    <message>
-        <source>Sweep</source>
-        <translation>Sweep</translation>
-    </message>
-    <message>
-        <source>Values per key: train.* keys and plan parameters, e.g. {&quot;train.lr&quot;: [0.0001, 0.0003], &quot;replay&quot;: [0, 0.1]}</source>
-        <translation>Werte pro Schlüssel: train.*-Schlüssel und Planparameter, z. B. {&quot;train.lr&quot;: [0.0001, 0.0003], &quot;replay&quot;: [0, 0.1]}</translation>
-    </message>
-    <message>
-        <source>Sweep mode</source>
-        <translation>Sweep-Modus</translation>
-    </message>
-    <message>
-        <source>grid: every combination; random: draw `samples` points</source>
-        <translation>grid: jede Kombination; random: `samples` Punkte ziehen</translation>
-    </message>
-    <message>
-        <source>Samples</source>
-        <translation>Stichproben</translation>
-    </message>
-    <message>
-        <source>Random sweeps: points per plan</source>
-        <translation>Zufällige Sweeps: Punkte pro Plan</translation>
     </message>
     <message>
         <source>Other keys</source>
@@ -1503,56 +2458,12 @@
         <translation>Daten</translation>
     </message>
     <message>
-        <source>Original domain (forgetting)</source>
-        <translation>Ursprüngliche Domäne (Vergessen)</translation>
-    </message>
-    <message>
         <source>Evaluation</source>
         <translation>Auswertung</translation>
     </message>
     <message>
-        <source>Forgetting: original-domain loss and perplexity, and representation drift</source>
-        <translation>Vergessen: Verlust und Perplexität der ursprünglichen Domäne sowie Repräsentationsdrift</translation>
-    </message>
-    <message>
-        <source>Replay</source>
-        <translation>Replay</translation>
-    </message>
-    <message>
-        <source>Original-domain text mixed into training (train.replay or a plan&apos;s replay)</source>
-        <translation>Text der ursprünglichen Domäne, der ins Training gemischt wird (train.replay oder das replay eines Plans)</translation>
-    </message>
-    <message>
-        <source>Probe set</source>
-        <translation>Sondierungsmenge</translation>
-    </message>
-    <message>
-        <source>The general probe set for importance (default: the evaluation set)</source>
-        <translation>Die allgemeine Sondierungsmenge für die Wichtigkeit (Standard: die Auswertungsmenge)</translation>
-    </message>
-    <message>
-        <source>Held-out test</source>
-        <translation>Zurückgehaltener Test</translation>
-    </message>
-    <message>
-        <source>Evaluated at step 0 and at the end only; must not overlap the evaluation set</source>
-        <translation>Nur bei Schritt 0 und am Ende ausgewertet; darf sich nicht mit der Auswertungsmenge überschneiden</translation>
-    </message>
-    <message>
-        <source>New domain (learning)</source>
-        <translation>Neue Domäne (Lernen)</translation>
-    </message>
-    <message>
         <source>Training</source>
         <translation>Training</translation>
-    </message>
-    <message>
-        <source>The new-domain training data (or a task sequence instead)</source>
-        <translation>Die Trainingsdaten der neuen Domäne (oder stattdessen eine Aufgabenfolge)</translation>
-    </message>
-    <message>
-        <source>Learning: new-domain loss and perplexity</source>
-        <translation>Lernen: Verlust und Perplexität der neuen Domäne</translation>
     </message>
     <message>
         <source>task</source>
@@ -1569,22 +2480,6 @@
     <message>
         <source>Instead of new-domain training data: tasks trained in order (the plan applied once); after each task every task is evaluated (accuracy matrix, OP and BWT).</source>
         <translation>Statt Trainingsdaten der neuen Domäne: Aufgaben, nacheinander trainiert (der Plan wird einmal angewendet); nach jeder Aufgabe werden alle Aufgaben ausgewertet (Genauigkeitsmatrix, OP und BWT).</translation>
-    </message>
-    <message>
-        <source>The task&apos;s name</source>
-        <translation>Der Name der Aufgabe</translation>
-    </message>
-    <message>
-        <source>Training:</source>
-        <translation>Training:</translation>
-    </message>
-    <message>
-        <source>Steps</source>
-        <translation>Schritte</translation>
-    </message>
-    <message>
-        <source>Steps of this task (0: train.steps)</source>
-        <translation>Schritte dieser Aufgabe (0: train.steps)</translation>
     </message>
     <message>
         <source>Evaluation of this task</source>
@@ -1611,316 +2506,8 @@
         <translation>Die im Vergleich des Wachstumsplaners vorgemerkten Pläne anhängen</translation>
     </message>
     <message>
-        <source>Optimisation (train)</source>
-        <translation>Optimierung (train)</translation>
-    </message>
-    <message>
-        <source>Optimizer steps (per task in a sequence unless the task sets steps)</source>
-        <translation>Optimiererschritte (pro Aufgabe einer Folge, sofern die Aufgabe keine Schritte setzt)</translation>
-    </message>
-    <message>
-        <source>Learning rate</source>
-        <translation>Lernrate</translation>
-    </message>
-    <message>
-        <source>Peak learning rate</source>
-        <translation>Maximale Lernrate</translation>
-    </message>
-    <message>
-        <source>Schedule</source>
-        <translation>Zeitplan</translation>
-    </message>
-    <message>
-        <source>cosine and linear decay to min_lr_ratio · lr</source>
-        <translation>cosine und linear fallen auf min_lr_ratio · lr ab</translation>
-    </message>
-    <message>
-        <source>Warm-up</source>
-        <translation>Aufwärmphase</translation>
-    </message>
-    <message>
-        <source>Linear warm-up steps</source>
-        <translation>Schritte linearer Aufwärmphase</translation>
-    </message>
-    <message>
-        <source>Final LR ratio</source>
-        <translation>End-LR-Verhältnis</translation>
-    </message>
-    <message>
-        <source>Final learning rate as a fraction of lr</source>
-        <translation>Endgültige Lernrate als Bruchteil von lr</translation>
-    </message>
-    <message>
-        <source>Sequence length</source>
-        <translation>Sequenzlänge</translation>
-    </message>
-    <message>
-        <source>Tokens per sequence (packed)</source>
-        <translation>Tokens pro Sequenz (gepackt)</translation>
-    </message>
-    <message>
-        <source>Batch size</source>
-        <translation>Batchgröße</translation>
-    </message>
-    <message>
-        <source>Rows per micro-batch</source>
-        <translation>Zeilen pro Mikro-Batch</translation>
-    </message>
-    <message>
-        <source>Batch tokens</source>
-        <translation>Batch-Tokens</translation>
-    </message>
-    <message>
-        <source>Instead of batch_size: tokens per micro-batch (a multiple of seq_len)</source>
-        <translation>Statt batch_size: Tokens pro Mikro-Batch (ein Vielfaches von seq_len)</translation>
-    </message>
-    <message>
-        <source>Accumulation</source>
-        <translation>Akkumulation</translation>
-    </message>
-    <message>
-        <source>Micro-batches per step</source>
-        <translation>Mikro-Batches pro Schritt</translation>
-    </message>
-    <message>
-        <source>Row shards</source>
-        <translation>Zeilenblöcke</translation>
-    </message>
-    <message>
-        <source>Blocks of rows each micro-batch is split into, computed on the cores at once and their gradients summed (same results up to float32 rounding)</source>
-        <translation>Blöcke von Zeilen, in die jeder Mikro-Batch geteilt wird, gleichzeitig auf den Kernen berechnet und ihre Gradienten summiert (gleiche Ergebnisse bis auf float32-Rundung)</translation>
-    </message>
-    <message>
-        <source>Weight decay</source>
-        <translation>Gewichtsabnahme</translation>
-    </message>
-    <message>
-        <source>AdamW decoupled decay (not on biases, norms, gates)</source>
-        <translation>Entkoppelter AdamW-Zerfall (nicht auf Biases, Normen, Gates)</translation>
-    </message>
-    <message>
-        <source>Gradient clipping</source>
-        <translation>Gradientenbegrenzung</translation>
-    </message>
-    <message>
-        <source>Global norm (0: off)</source>
-        <translation>Globale Norm (0: aus)</translation>
-    </message>
-    <message>
-        <source>β₁</source>
-        <translation>β₁</translation>
-    </message>
-    <message>
-        <source>AdamW</source>
-        <translation>AdamW</translation>
-    </message>
-    <message>
-        <source>β₂</source>
-        <translation>β₂</translation>
-    </message>
-    <message>
-        <source>ε</source>
-        <translation>ε</translation>
-    </message>
-    <message>
-        <source>Replay fraction</source>
-        <translation>Replay-Anteil</translation>
-    </message>
-    <message>
-        <source>Fraction p of batches drawn from the original-domain replay data</source>
-        <translation>Anteil p der Batches aus den Replay-Daten der ursprünglichen Domäne</translation>
-    </message>
-    <message>
-        <source>Divergence factor</source>
-        <translation>Divergenzfaktor</translation>
-    </message>
-    <message>
-        <source>The run ends “diverged” when its loss stays above this × its first value (0: off)</source>
-        <translation>Der Lauf endet als „divergiert“, wenn sein Verlust über diesem Faktor × seinem ersten Wert bleibt (0: aus)</translation>
-    </message>
-    <message>
-        <source>Evaluation (eval)</source>
-        <translation>Auswertung (eval)</translation>
-    </message>
-    <message>
-        <source>Interval</source>
-        <translation>Intervall</translation>
-    </message>
-    <message>
-        <source>Steps between evaluations (step 0 and the last step always)</source>
-        <translation>Schritte zwischen Auswertungen (Schritt 0 und der letzte Schritt immer)</translation>
-    </message>
-    <message>
-        <source>Tokens</source>
-        <translation>Tokens</translation>
-    </message>
-    <message>
-        <source>Token budget of each LM evaluation set</source>
-        <translation>Token-Budget jeder LM-Auswertungsmenge</translation>
-    </message>
-    <message>
-        <source>Rows per evaluation batch</source>
-        <translation>Zeilen pro Auswertungs-Batch</translation>
-    </message>
-    <message>
-        <source>Representation drift</source>
-        <translation>Repräsentationsdrift</translation>
-    </message>
-    <message>
-        <source>Cosine of the final hidden states to step 0 on the original evaluation set</source>
-        <translation>Kosinus der letzten verborgenen Zustände zu Schritt 0 auf der ursprünglichen Auswertungsmenge</translation>
-    </message>
-    <message>
-        <source>Items per multiple-choice or QA task</source>
-        <translation>Einträge pro Multiple-Choice- oder QA-Aufgabe</translation>
-    </message>
-    <message>
-        <source>Exact match</source>
-        <translation>Exakte Übereinstimmung</translation>
-    </message>
-    <message>
-        <source>Greedy exact match for QA tasks</source>
-        <translation>Gierige exakte Übereinstimmung für QA-Aufgaben</translation>
-    </message>
-    <message>
-        <source>Forgetting guard (guard)</source>
-        <translation>Vergessenswächter (guard)</translation>
-    </message>
-    <message>
-        <source>Metric</source>
-        <translation>Metrik</translation>
-    </message>
-    <message>
-        <source>The evaluation metric the guard watches</source>
-        <translation>Die Auswertungsmetrik, die der Wächter beobachtet</translation>
-    </message>
-    <message>
-        <source>Budget</source>
-        <translation>Budget</translation>
-    </message>
-    <message>
-        <source>Largest relative change from step 0 in the bad direction (0.05 = 5 %)</source>
-        <translation>Größte relative Änderung gegenüber Schritt 0 in die schlechte Richtung (0,05 = 5 %)</translation>
-    </message>
-    <message>
-        <source>Action</source>
-        <translation>Aktion</translation>
-    </message>
-    <message>
-        <source>stop: end the run; rollback: restore the last weights within the budget</source>
-        <translation>stop: den Lauf beenden; rollback: die letzten Gewichte innerhalb des Budgets wiederherstellen</translation>
-    </message>
-    <message>
         <source>Probes and checkpoints</source>
         <translation>Sonden und Checkpoints</translation>
-    </message>
-    <message>
-        <source>Importance probes (probe)</source>
-        <translation>Wichtigkeitssonden (probe)</translation>
-    </message>
-    <message>
-        <source>Method</source>
-        <translation>Methode</translation>
-    </message>
-    <message>
-        <source>The probes a plan&apos;s layer policy needs run with their own method; this is the default</source>
-        <translation>Die Sonden, die die Schichtrichtlinie eines Plans braucht, laufen mit ihrer eigenen Methode; dies ist der Standard</translation>
-    </message>
-    <message>
-        <source>Token budget of the probe set</source>
-        <translation>Token-Budget der Sondierungsmenge</translation>
-    </message>
-    <message>
-        <source>Tokens per probe sequence</source>
-        <translation>Tokens pro Sondierungssequenz</translation>
-    </message>
-    <message>
-        <source>Rows per probe batch</source>
-        <translation>Zeilen pro Sondierungs-Batch</translation>
-    </message>
-    <message>
-        <source>Masking mode</source>
-        <translation>Maskierungsmodus</translation>
-    </message>
-    <message>
-        <source>cached: restart from the cached layer inputs; naive: a full pass per layer</source>
-        <translation>cached: von den zwischengespeicherten Schichteingaben neu starten; naive: ein voller Durchlauf pro Schicht</translation>
-    </message>
-    <message>
-        <source>Fisher mode</source>
-        <translation>Fisher-Modus</translation>
-    </message>
-    <message>
-        <source>sequence: one gradient per row (the empirical Fisher EWC uses); batch: per batch</source>
-        <translation>sequence: ein Gradient pro Zeile (die empirische Fisher, die EWC nutzt); batch: pro Batch</translation>
-    </message>
-    <message>
-        <source>Fine-tuning steps</source>
-        <translation>Feinabstimmungsschritte</translation>
-    </message>
-    <message>
-        <source>Update magnitude and effective rank: preliminary fine-tuning steps</source>
-        <translation>Update-Betrag und effektiver Rang: Schritte der vorbereitenden Feinabstimmung</translation>
-    </message>
-    <message>
-        <source>Fine-tuning LR</source>
-        <translation>Feinabstimmungs-LR</translation>
-    </message>
-    <message>
-        <source>Their learning rate</source>
-        <translation>Deren Lernrate</translation>
-    </message>
-    <message>
-        <source>Snapshot every</source>
-        <translation>Schnappschuss alle</translation>
-    </message>
-    <message>
-        <source>Effective rank: stage length in steps (0: steps / 5)</source>
-        <translation>Effektiver Rang: Stufenlänge in Schritten (0: steps / 5)</translation>
-    </message>
-    <message>
-        <source>Reference</source>
-        <translation>Referenz</translation>
-    </message>
-    <message>
-        <source>Effective rank: ΔW against the previous stage or the base</source>
-        <translation>Effektiver Rang: ΔW gegenüber der vorigen Stufe oder der Basis</translation>
-    </message>
-    <message>
-        <source>ADEPT defaults (adept, earlier specs)</source>
-        <translation>ADEPT-Standardwerte (adept, frühere Spezifikationen)</translation>
-    </message>
-    <message>
-        <source>Unit-wise learning rates</source>
-        <translation>Lernraten pro Einheit</translation>
-    </message>
-    <message>
-        <source>Defaults for ADEPT plans that do not set unit_lr themselves</source>
-        <translation>Standardwerte für ADEPT-Pläne, die unit_lr nicht selbst setzen</translation>
-    </message>
-    <message>
-        <source>T_update</source>
-        <translation>T_update</translation>
-    </message>
-    <message>
-        <source>Steps between importance updates</source>
-        <translation>Schritte zwischen Wichtigkeitsaktualisierungen</translation>
-    </message>
-    <message>
-        <source>Unit importance</source>
-        <translation>Einheitenwichtigkeit</translation>
-    </message>
-    <message>
-        <source>For Î_U</source>
-        <translation>Für Î_U</translation>
-    </message>
-    <message>
-        <source>Checkpoints (checkpoint)</source>
-        <translation>Checkpoints (checkpoint)</translation>
-    </message>
-    <message>
-        <source>A checkpoint every N steps (0: only at the end and on cancel)</source>
-        <translation>Ein Checkpoint alle N Schritte (0: nur am Ende und beim Abbruch)</translation>
     </message>
     <message>
         <source>&lt;b&gt;Command&lt;/b&gt;</source>
@@ -2035,22 +2622,6 @@
     <message>
         <source>Launched %1 (spec %2).</source>
         <translation>%1 gestartet (Spezifikation %2).</translation>
-    </message>
-    <message>
-        <source>Replay mode</source>
-        <translation>Replay-Modus</translation>
-    </message>
-    <message>
-        <source>batches: whole original-domain batches with probability p; rows: round(p · batch size) original-domain rows in every batch (the fraction carried over)</source>
-        <translation>batches: ganze Batches der Ursprungsdomäne mit Wahrscheinlichkeit p; rows: round(p · Batchgröße) Zeilen der Ursprungsdomäne in jedem Batch (der Bruchteil wird übertragen)</translation>
-    </message>
-    <message>
-        <source>Test sets</source>
-        <translation>Testmengen</translation>
-    </message>
-    <message>
-        <source>When the held-out test sets are evaluated: at step 0 and the end (ends) or at every evaluation (every, for trade-off fronts and matched learning)</source>
-        <translation>Wann die zurückgehaltenen Testmengen ausgewertet werden: bei Schritt 0 und am Ende (ends) oder bei jeder Auswertung (every, für Abwägungsfronten und gleiches Lernen)</translation>
     </message>
 </context>
 <context>
@@ -3969,38 +4540,6 @@ Sondierungsmenge: %2</translation>
         <translation>Modell:</translation>
     </message>
     <message>
-        <source>Folder</source>
-        <translation>Ordner</translation>
-    </message>
-    <message>
-        <source>A folder with config.json, model.safetensors (or a sharded index) and tokenizer.json</source>
-        <translation>Ein Ordner mit config.json, model.safetensors (oder einem geteilten Index) und tokenizer.json</translation>
-    </message>
-    <message>
-        <source>Preset</source>
-        <translation>Vorlage</translation>
-    </message>
-    <message>
-        <source>The architecture family of the preset</source>
-        <translation>Die Architekturfamilie der Vorlage</translation>
-    </message>
-    <message>
-        <source>Config overrides</source>
-        <translation>Konfigurationsänderungen</translation>
-    </message>
-    <message>
-        <source>config.json keys that replace the preset&apos;s, e.g. {&quot;hidden_size&quot;: 192, &quot;num_hidden_layers&quot;: 4}</source>
-        <translation>config.json-Schlüssel, die die der Vorlage ersetzen, z. B. {&quot;hidden_size&quot;: 192, &quot;num_hidden_layers&quot;: 4}</translation>
-    </message>
-    <message>
-        <source>Vocabulary size</source>
-        <translation>Vokabulargröße</translation>
-    </message>
-    <message>
-        <source>The byte-level BPE tokenizer&apos;s vocabulary (at least 300)</source>
-        <translation>Das Vokabular des Byte-Level-BPE-Tokenizers (mindestens 300)</translation>
-    </message>
-    <message>
         <source>Text</source>
         <translation>Text</translation>
     </message>
@@ -4011,62 +4550,6 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Tokenizer training text (default: the first stage&apos;s data)</source>
         <translation>Trainingstext des Tokenizers (Standard: die Daten der ersten Stufe)</translation>
-    </message>
-    <message>
-        <source>Name</source>
-        <translation>Name</translation>
-    </message>
-    <message>
-        <source>Stage name</source>
-        <translation>Name der Stufe</translation>
-    </message>
-    <message>
-        <source>Data</source>
-        <translation>Daten</translation>
-    </message>
-    <message>
-        <source>Steps</source>
-        <translation>Schritte</translation>
-    </message>
-    <message>
-        <source>Optimizer steps</source>
-        <translation>Optimiererschritte</translation>
-    </message>
-    <message>
-        <source>Learning rate</source>
-        <translation>Lernrate</translation>
-    </message>
-    <message>
-        <source>Peak rate</source>
-        <translation>Maximale Rate</translation>
-    </message>
-    <message>
-        <source>Sequence length</source>
-        <translation>Sequenzlänge</translation>
-    </message>
-    <message>
-        <source>Tokens per sequence</source>
-        <translation>Tokens pro Sequenz</translation>
-    </message>
-    <message>
-        <source>Batch size</source>
-        <translation>Batchgröße</translation>
-    </message>
-    <message>
-        <source>Sequences per step</source>
-        <translation>Sequenzen pro Schritt</translation>
-    </message>
-    <message>
-        <source>Warm-up</source>
-        <translation>Aufwärmphase</translation>
-    </message>
-    <message>
-        <source>Linear warm-up steps</source>
-        <translation>Schritte linearer Aufwärmphase</translation>
-    </message>
-    <message>
-        <source>Data:</source>
-        <translation>Daten:</translation>
     </message>
     <message>
         <source>stage %1</source>
@@ -4281,64 +4764,16 @@ Sondierungsmenge: %2</translation>
         <translation>GrowBench kennt die Variante „%1“ nicht: Ihre Schlüssel bleiben unten als JSON erhalten.</translation>
     </message>
     <message>
-        <source>Name</source>
-        <translation>Name</translation>
-    </message>
-    <message>
-        <source>A label for tables and plots (default: the variant and its key parameters)</source>
-        <translation>Eine Bezeichnung für Tabellen und Diagramme (Standard: die Variante und ihre wichtigsten Parameter)</translation>
-    </message>
-    <message>
         <source>(The default depends on the other keys.)</source>
         <translation>(Der Standardwert hängt von den anderen Schlüsseln ab.)</translation>
-    </message>
-    <message>
-        <source>Own replay fraction</source>
-        <translation>Eigener Replay-Anteil</translation>
-    </message>
-    <message>
-        <source>This plan&apos;s fraction of original-domain batches instead of train.replay (0 is valid)</source>
-        <translation>Der Anteil der Batches aus der ursprünglichen Domäne für diesen Plan statt train.replay (0 ist gültig)</translation>
-    </message>
-    <message>
-        <source>EWC λ</source>
-        <translation>EWC λ</translation>
-    </message>
-    <message>
-        <source>λ/2 · Σ F_i (θ_i − θ*_i)² on this plan&apos;s trainable parameters; set it to add the penalty</source>
-        <translation>λ/2 · Σ F_i (θ_i − θ*_i)² auf den trainierbaren Parametern dieses Plans; setzen, um die Strafe hinzuzufügen</translation>
-    </message>
-    <message>
-        <source>EWC mode</source>
-        <translation>EWC-Modus</translation>
-    </message>
-    <message>
-        <source>per-task: one anchor per finished task; online: F ← γ·F + F_task</source>
-        <translation>per-task: ein Anker pro abgeschlossener Aufgabe; online: F ← γ·F + F_task</translation>
-    </message>
-    <message>
-        <source>EWC γ</source>
-        <translation>EWC γ</translation>
-    </message>
-    <message>
-        <source>Online EWC&apos;s decay of the accumulated Fisher</source>
-        <translation>Zerfall der angesammelten Fisher beim Online-EWC</translation>
     </message>
     <message>
         <source>Other keys</source>
         <translation>Weitere Schlüssel</translation>
     </message>
     <message>
-        <source>Keys of this plan without a field above, as JSON: the plan&apos;s own &quot;seeds&quot; and &quot;sweep&quot; (docs/experiments.md)</source>
-        <translation>Schlüssel dieses Plans ohne Feld oben, als JSON: die eigenen &quot;seeds&quot; und &quot;sweep&quot; des Plans (docs/experiments.md)</translation>
-    </message>
-    <message>
-        <source>Own replay mode</source>
-        <translation>Eigener Replay-Modus</translation>
-    </message>
-    <message>
-        <source>This plan&apos;s way of mixing replay instead of train.replay_mode: whole batches, or round(p · batch size) original-domain rows in every batch</source>
-        <translation>Wie dieser Plan Replay mischt, statt train.replay_mode: ganze Batches oder round(p · Batchgröße) Zeilen der Ursprungsdomäne in jedem Batch</translation>
+        <source>Keys of this plan without a field above, as JSON</source>
+        <translation>Schlüssel dieses Plans ohne eigenes Feld oben, als JSON</translation>
     </message>
 </context>
 <context>
@@ -5125,160 +5560,12 @@ Sondierungsmenge: %2</translation>
         <translation>Format, Aufteilung und Grenzen dieser Quelle</translation>
     </message>
     <message>
-        <source>Format</source>
-        <translation>Format</translation>
-    </message>
-    <message>
-        <source>auto: by extension and content; fortunes: %-separated entries (files without an extension)</source>
-        <translation>auto: nach Endung und Inhalt; fortunes: durch % getrennte Einträge (Dateien ohne Endung)</translation>
-    </message>
-    <message>
-        <source>Part</source>
-        <translation>Teil</translation>
-    </message>
-    <message>
-        <source>Held-out fraction</source>
-        <translation>Zurückgehaltener Anteil</translation>
-    </message>
-    <message>
-        <source>Document unit</source>
-        <translation>Dokumenteinheit</translation>
-    </message>
-    <message>
-        <source>Plain text: a document per file, paragraph or line</source>
-        <translation>Reiner Text: ein Dokument pro Datei, Absatz oder Zeile</translation>
-    </message>
-    <message>
-        <source>JSONL field</source>
-        <translation>JSONL-Feld</translation>
-    </message>
-    <message>
-        <source>JSONL: the field holding the text</source>
-        <translation>JSONL: das Feld mit dem Text</translation>
-    </message>
-    <message>
-        <source>Recursive</source>
-        <translation>Rekursiv</translation>
-    </message>
-    <message>
-        <source>Folders: descend into sub-folders</source>
-        <translation>Ordner: in Unterordner absteigen</translation>
-    </message>
-    <message>
-        <source>Strip overstrike</source>
-        <translation>Überschreibungen entfernen</translation>
-    </message>
-    <message>
-        <source>Remove backspace overstrike (old fortune files)</source>
-        <translation>Rückschritt-Überschreibungen entfernen (alte Fortune-Dateien)</translation>
-    </message>
-    <message>
-        <source>Minimum characters</source>
-        <translation>Mindestzeichen</translation>
-    </message>
-    <message>
-        <source>Drop documents with fewer non-whitespace bytes</source>
-        <translation>Dokumente mit weniger Nicht-Leerraum-Bytes verwerfen</translation>
-    </message>
-    <message>
-        <source>Max documents</source>
-        <translation>Max. Dokumente</translation>
-    </message>
-    <message>
-        <source>At most this many documents (-1: all)</source>
-        <translation>Höchstens so viele Dokumente (-1: alle)</translation>
-    </message>
-    <message>
-        <source>Max tokens</source>
-        <translation>Max. Tokens</translation>
-    </message>
-    <message>
-        <source>At most this many tokens (-1: all)</source>
-        <translation>Höchstens so viele Tokens (-1: alle)</translation>
-    </message>
-    <message>
-        <source>Loss on the answer only</source>
-        <translation>Verlust nur auf der Antwort</translation>
-    </message>
-    <message>
-        <source>Mask the prompt (question + &quot;\nAnswer:&quot;) in the loss</source>
-        <translation>Den Prompt (Frage + &quot;\nAnswer:&quot;) im Verlust maskieren</translation>
-    </message>
-    <message>
-        <source>Max items</source>
-        <translation>Max. Einträge</translation>
-    </message>
-    <message>
-        <source>At most this many QA items (-1: all)</source>
-        <translation>Höchstens so viele QA-Einträge (-1: alle)</translation>
-    </message>
-    <message>
-        <source>pretrain: biographies of the first people; task0_train / task0_test: QA about them; task1: QA about unseen people</source>
-        <translation>pretrain: Biografien der ersten Personen; task0_train / task0_test: Fragen zu ihnen; task1: Fragen zu ungesehenen Personen</translation>
-    </message>
-    <message>
-        <source>People</source>
-        <translation>Personen</translation>
-    </message>
-    <message>
-        <source>Number of synthetic people (paper: 200 000)</source>
-        <translation>Anzahl synthetischer Personen (Artikel: 200 000)</translation>
-    </message>
-    <message>
-        <source>Generator seed</source>
-        <translation>Generator-Seed</translation>
-    </message>
-    <message>
-        <source>Seed of the generated people</source>
-        <translation>Seed der erzeugten Personen</translation>
-    </message>
-    <message>
-        <source>Biographies per person</source>
-        <translation>Biografien pro Person</translation>
-    </message>
-    <message>
-        <source>Paraphrased biographies per person</source>
-        <translation>Umformulierte Biografien pro Person</translation>
-    </message>
-    <message>
-        <source>Pretrain fraction</source>
-        <translation>Vortrainingsanteil</translation>
-    </message>
-    <message>
-        <source>Share of people with biographies in pretraining</source>
-        <translation>Anteil der Personen mit Biografien im Vortraining</translation>
-    </message>
-    <message>
-        <source>Task 0 train fraction</source>
-        <translation>Trainingsanteil Aufgabe 0</translation>
-    </message>
-    <message>
-        <source>Share of the pretrained people in Task 0&apos;s training QA</source>
-        <translation>Anteil der vortrainierten Personen in den Trainingsfragen von Aufgabe 0</translation>
-    </message>
-    <message>
-        <source>Task 1 fraction</source>
-        <translation>Anteil Aufgabe 1</translation>
-    </message>
-    <message>
-        <source>Share of all people in Task 1 (unseen people)</source>
-        <translation>Anteil aller Personen in Aufgabe 1 (ungesehene Personen)</translation>
-    </message>
-    <message>
         <source>Required: choose a data source.</source>
         <translation>Erforderlich: eine Datenquelle wählen.</translation>
     </message>
     <message>
         <source>Give a path.</source>
         <translation>Einen Pfad angeben.</translation>
-    </message>
-    <message>
-        <source>A document-level split seeded by the spec&apos;s seed: the held-out documents never appear in the training part; validation and test are its two disjoint halves</source>
-        <translation>Eine Aufteilung nach Dokumenten, bestimmt durch den Seed der Spezifikation: die zurückgehaltenen Dokumente erscheinen nie im Trainingsteil; validation und test sind seine zwei disjunkten Hälften</translation>
-    </message>
-    <message>
-        <source>Fraction of documents held out (default 0.1 for the train, heldout, validation and test parts, 0 for all)</source>
-        <translation>Anteil der zurückgehaltenen Dokumente (Standard 0.1 für die Teile train, heldout, validation und test, 0 für all)</translation>
     </message>
 </context>
 <context>
@@ -5351,10 +5638,6 @@ Sondierungsmenge: %2</translation>
         <translation>Eine Zahl erwartet.</translation>
     </message>
     <message>
-        <source>Must be between %1 and %2.</source>
-        <translation>Muss zwischen %1 und %2 liegen.</translation>
-    </message>
-    <message>
         <source>Not valid JSON.</source>
         <translation>Kein gültiges JSON.</translation>
     </message>
@@ -5373,6 +5656,10 @@ Sondierungsmenge: %2</translation>
     <message>
         <source>Required.</source>
         <translation>Erforderlich.</translation>
+    </message>
+    <message>
+        <source>Must be in %1%2, %3%4.</source>
+        <translation>Muss in %1%2, %3%4 liegen.</translation>
     </message>
 </context>
 <context>

@@ -864,6 +864,1113 @@
     </message>
 </context>
 <context>
+    <name>SpecSchema</name>
+    <message>
+        <source>Spec version</source>
+        <translation>规格版本</translation>
+    </message>
+    <message>
+        <source>spec format version</source>
+        <translation>规格格式版本</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>prefix of the run names</source>
+        <translation>运行名称的前缀</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>描述</translation>
+    </message>
+    <message>
+        <source>what the experiment is for (text kept with the spec)</source>
+        <translation>实验的目的（与规格一同保存的文本）</translation>
+    </message>
+    <message>
+        <source>Comment</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>a note kept with the spec</source>
+        <translation>与规格一同保存的备注</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>base model (presets), data splits, probe sets; also the run seed unless `seeds` is given</source>
+        <translation>基础模型（预设）、数据划分、探测集；未给出 `seeds` 时也用作运行种子</translation>
+    </message>
+    <message>
+        <source>Run seed</source>
+        <translation>运行种子</translation>
+    </message>
+    <message>
+        <source>the run seed: data order and new parameters&apos; initial values (each expanded run&apos;s spec holds it; give `seeds` instead)</source>
+        <translation>运行种子：决定数据顺序和新参数的初始值（每个展开后运行的规格都包含它；请改为给出 `seeds`）</translation>
+    </message>
+    <message>
+        <source>Seeds</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>one run per seed: the run seed sets data order and new parameters&apos; initial values</source>
+        <translation>每个种子一次运行：运行种子决定数据顺序和新参数的初始值</translation>
+    </message>
+    <message>
+        <source>Sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <source>a grid (or random search) over `train.*` keys and plan parameters → values (see Seeds, sweeps and groups)</source>
+        <translation>对 `train.*` 键和方案参数 → 取值的网格（或随机搜索）（参见“Seeds, sweeps and groups”）</translation>
+    </message>
+    <message>
+        <source>Sweep mode</source>
+        <translation>扫描模式</translation>
+    </message>
+    <message>
+        <source>`random` with `samples: N` draws N points</source>
+        <translation>`random` 配合 `samples: N` 时抽取 N 个点</translation>
+    </message>
+    <message>
+        <source>Samples</source>
+        <translation>样本数</translation>
+    </message>
+    <message>
+        <source>random points drawn per plan</source>
+        <translation>每个方案随机抽取的点数</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>`cpu`, `cuda` or `cuda:N`</source>
+        <translation>`cpu`、`cuda` 或 `cuda:N`</translation>
+    </message>
+    <message>
+        <source>Data type</source>
+        <translation>数据类型</translation>
+    </message>
+    <message>
+        <source>weights&apos; dtype</source>
+        <translation>权重的 dtype</translation>
+    </message>
+    <message>
+        <source>Threads</source>
+        <translation>线程数</translation>
+    </message>
+    <message>
+        <source>LibTorch intra-op threads (1 is fastest with OpenBLAS on 2 cores)</source>
+        <translation>LibTorch 算子内线程数（在 2 核上使用 OpenBLAS 时，1 最快）</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>a Hugging Face or GrowBench folder (a path string or {&quot;path&quot;: ...}), or a preset</source>
+        <translation>Hugging Face 或 GrowBench 文件夹（路径字符串或 {&quot;path&quot;: ...}），或一个预设</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>the model folder</source>
+        <translation>模型文件夹</translation>
+    </message>
+    <message>
+        <source>Preset</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>a built-in model trained from scratch</source>
+        <translation>从头训练的内置模型</translation>
+    </message>
+    <message>
+        <source>Config overrides</source>
+        <translation>配置覆盖</translation>
+    </message>
+    <message>
+        <source>config.json overrides of the preset&apos;s architecture</source>
+        <translation>对预设架构的 config.json 覆盖项</translation>
+    </message>
+    <message>
+        <source>Tokenizer</source>
+        <translation>分词器</translation>
+    </message>
+    <message>
+        <source>the byte-level BPE tokenizer trained for the preset</source>
+        <translation>为预设训练的字节级 BPE 分词器</translation>
+    </message>
+    <message>
+        <source>Tokenizer text</source>
+        <translation>分词器文本</translation>
+    </message>
+    <message>
+        <source>the tokenizer&apos;s text: one source or a list</source>
+        <translation>分词器的训练文本：一个数据源或一个列表</translation>
+    </message>
+    <message>
+        <source>Vocabulary size</source>
+        <translation>词表大小</translation>
+    </message>
+    <message>
+        <source>the vocabulary size</source>
+        <translation>词表大小</translation>
+    </message>
+    <message>
+        <source>Pretraining stages</source>
+        <translation>预训练阶段</translation>
+    </message>
+    <message>
+        <source>the preset&apos;s training stages, in order (at least one)</source>
+        <translation>预设的训练阶段，按顺序（至少一个）</translation>
+    </message>
+    <message>
+        <source>Stage name</source>
+        <translation>阶段名称</translation>
+    </message>
+    <message>
+        <source>the stage&apos;s name</source>
+        <translation>阶段的名称</translation>
+    </message>
+    <message>
+        <source>Training data</source>
+        <translation>训练数据</translation>
+    </message>
+    <message>
+        <source>the stage&apos;s training data</source>
+        <translation>该阶段的训练数据</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>optimizer steps</source>
+        <translation>优化器步数</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>peak learning rate (AdamW, cosine)</source>
+        <translation>峰值学习率（AdamW，余弦）</translation>
+    </message>
+    <message>
+        <source>Sequence length</source>
+        <translation>序列长度</translation>
+    </message>
+    <message>
+        <source>tokens per sequence</source>
+        <translation>每个序列的词元数</translation>
+    </message>
+    <message>
+        <source>Batch size</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>rows per batch</source>
+        <translation>每个批次的行数</translation>
+    </message>
+    <message>
+        <source>Warm-up</source>
+        <translation>预热</translation>
+    </message>
+    <message>
+        <source>linear warm-up steps</source>
+        <translation>线性预热步数</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>original-domain and new-domain data, evaluation tasks</source>
+        <translation>原始领域与新领域的数据、评估任务</translation>
+    </message>
+    <message>
+        <source>Original domain (forgetting)</source>
+        <translation>原始领域（遗忘）</translation>
+    </message>
+    <message>
+        <source>the original domain (forgetting)</source>
+        <translation>原始领域（遗忘）</translation>
+    </message>
+    <message>
+        <source>Evaluation</source>
+        <translation>评估</translation>
+    </message>
+    <message>
+        <source>forgetting: eval/orig/loss, ppl and drift/cosine</source>
+        <translation>遗忘：eval/orig/loss、ppl 和 drift/cosine</translation>
+    </message>
+    <message>
+        <source>Replay</source>
+        <translation>回放</translation>
+    </message>
+    <message>
+        <source>original-domain text mixed into training (train.replay)</source>
+        <translation>混入训练的原始领域文本（train.replay）</translation>
+    </message>
+    <message>
+        <source>Probe set</source>
+        <translation>探测集</translation>
+    </message>
+    <message>
+        <source>the general probe set for importance</source>
+        <translation>用于衡量重要性的通用探测集</translation>
+    </message>
+    <message>
+        <source>Held-out test</source>
+        <translation>留出测试集</translation>
+    </message>
+    <message>
+        <source>held-out test set, evaluated at step 0 and the end</source>
+        <translation>留出测试集，在第 0 步和结束时评估</translation>
+    </message>
+    <message>
+        <source>New domain (learning)</source>
+        <translation>新领域（学习）</translation>
+    </message>
+    <message>
+        <source>the new domain (learning)</source>
+        <translation>新领域（学习）</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>the new-domain training data</source>
+        <translation>新领域的训练数据</translation>
+    </message>
+    <message>
+        <source>learning: eval/new/loss and ppl</source>
+        <translation>学习：eval/new/loss 和 ppl</translation>
+    </message>
+    <message>
+        <source>Evaluation tasks</source>
+        <translation>评估任务</translation>
+    </message>
+    <message>
+        <source>evaluation tasks, scored at every evaluation</source>
+        <translation>评估任务，每次评估时计分</translation>
+    </message>
+    <message>
+        <source>Task sequence</source>
+        <translation>任务序列</translation>
+    </message>
+    <message>
+        <source>a task sequence instead of `data.new.train` (see Task sequences)</source>
+        <translation>代替 `data.new.train` 的任务序列（参见“Task sequences”）</translation>
+    </message>
+    <message>
+        <source>the task&apos;s name</source>
+        <translation>任务的名称</translation>
+    </message>
+    <message>
+        <source>the task&apos;s training data</source>
+        <translation>任务的训练数据</translation>
+    </message>
+    <message>
+        <source>the task&apos;s evaluation (its name: the step&apos;s)</source>
+        <translation>任务的评估（其名称取自序列中的这一步）</translation>
+    </message>
+    <message>
+        <source>optimizer steps of this task (0: train.steps)</source>
+        <translation>此任务的优化器步数（0：train.steps）</translation>
+    </message>
+    <message>
+        <source>Plans</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>growth plans, one run each (or `plan`: one)</source>
+        <translation>增长方案，每个方案一次运行（或用 `plan`：单个方案）</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>one growth plan (instead of `plans`)</source>
+        <translation>单个增长方案（代替 `plans`）</translation>
+    </message>
+    <message>
+        <source>Optimisation</source>
+        <translation>优化</translation>
+    </message>
+    <message>
+        <source>optimisation</source>
+        <translation>优化</translation>
+    </message>
+    <message>
+        <source>optimizer steps (per task in a sequence unless the task sets `steps`)</source>
+        <translation>优化器步数（在任务序列中按每个任务计，除非该任务设置了 `steps`）</translation>
+    </message>
+    <message>
+        <source>tokens per sequence (packed, no padding; QA items and biographies reordered every epoch)</source>
+        <translation>每个序列的词元数（打包，无填充；问答条目和传记每个 epoch 重新排序）</translation>
+    </message>
+    <message>
+        <source>rows per micro-batch</source>
+        <translation>每个微批次的行数</translation>
+    </message>
+    <message>
+        <source>Batch tokens</source>
+        <translation>批词元数</translation>
+    </message>
+    <message>
+        <source>instead of batch_size: tokens per micro-batch (a multiple of `seq_len`)</source>
+        <translation>代替 batch_size：每个微批次的词元数（`seq_len` 的倍数）</translation>
+    </message>
+    <message>
+        <source>Accumulation</source>
+        <translation>梯度累积</translation>
+    </message>
+    <message>
+        <source>micro-batches per step</source>
+        <translation>每步的微批次数</translation>
+    </message>
+    <message>
+        <source>peak learning rate</source>
+        <translation>峰值学习率</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>调度</translation>
+    </message>
+    <message>
+        <source>learning-rate schedule (decay to `min_lr_ratio`·lr)</source>
+        <translation>学习率调度（衰减到 `min_lr_ratio`·lr）</translation>
+    </message>
+    <message>
+        <source>Final LR ratio</source>
+        <translation>最终学习率比例</translation>
+    </message>
+    <message>
+        <source>final learning rate as a fraction of `lr`</source>
+        <translation>最终学习率占 `lr` 的比例</translation>
+    </message>
+    <message>
+        <source>Weight decay</source>
+        <translation>权重衰减</translation>
+    </message>
+    <message>
+        <source>AdamW decoupled decay (not on vectors: biases, norms, gates)</source>
+        <translation>AdamW 解耦权重衰减（不作用于向量：偏置、归一化层、门控）</translation>
+    </message>
+    <message>
+        <source>Gradient clipping</source>
+        <translation>梯度裁剪</translation>
+    </message>
+    <message>
+        <source>global gradient-norm clipping (0: off)</source>
+        <translation>全局梯度范数裁剪（0：关闭）</translation>
+    </message>
+    <message>
+        <source>β₁</source>
+        <translation>β₁</translation>
+    </message>
+    <message>
+        <source>AdamW β1</source>
+        <translation>AdamW β1</translation>
+    </message>
+    <message>
+        <source>β₂</source>
+        <translation>β₂</translation>
+    </message>
+    <message>
+        <source>AdamW β2</source>
+        <translation>AdamW β2</translation>
+    </message>
+    <message>
+        <source>ε</source>
+        <translation>ε</translation>
+    </message>
+    <message>
+        <source>AdamW ε</source>
+        <translation>AdamW ε</translation>
+    </message>
+    <message>
+        <source>Replay fraction</source>
+        <translation>回放比例</translation>
+    </message>
+    <message>
+        <source>fraction p of batches drawn from `data.original.replay` (the default of every plan)</source>
+        <translation>从 `data.original.replay` 抽取的批次比例 p（所有方案的默认值）</translation>
+    </message>
+    <message>
+        <source>Replay mode</source>
+        <translation>回放模式</translation>
+    </message>
+    <message>
+        <source>how replay mixes (the default of every plan; a plan&apos;s own `&quot;replay_mode&quot;` overrides it): `batches`, whole original-domain batches with probability p; `rows`, every batch holds ⌊p·B⌋ or ⌈p·B⌉ original-domain rows, the fraction carried over from batch to batch so that the first k batches hold ⌊k·p·B + ½⌋ (long-run fraction exactly p; docs/plans.md, Common keys). A run parameter `train.replay_mode` only where it is `rows`</source>
+        <translation>回放的混合方式（所有方案的默认值；方案自身的 `&quot;replay_mode&quot;` 会覆盖它）：`batches`，以概率 p 使用整批原始领域数据；`rows`，每个批次包含 ⌊p·B⌋ 或 ⌈p·B⌉ 行原始领域数据，小数部分逐批结转，使前 k 个批次共含 ⌊k·p·B + ½⌋ 行（长期比例恰为 p；docs/plans.md，Common keys）。仅当其为 `rows` 时才作为运行参数 `train.replay_mode`</translation>
+    </message>
+    <message>
+        <source>Row shards</source>
+        <translation>行分块</translation>
+    </message>
+    <message>
+        <source>blocks of rows each micro-batch is split into (at most `batch_size`): each block&apos;s forward and backward pass runs apart, on the CPU on as many cores at once as OpenBLAS would use (one BLAS thread each), and their gradients are summed in block order; results equal 1 block&apos;s up to float32 rounding and do not depend on the number of cores. Memory: each block holds its share of the activations, and its gradient is a separate copy of the trainable tensors&apos; size until the blocks are summed. 2 on a 2-core machine trains about 1.2× faster than 1 (docs/performance.md)</source>
+        <translation>每个微批次拆分成的行块数（至多 `batch_size`）：每个块的前向和反向传播分开运行，在 CPU 上同时使用与 OpenBLAS 相同数量的核心（每块一个 BLAS 线程），其梯度按块的顺序求和；结果与 1 个块时相同（仅差 float32 舍入），且与核心数无关。内存：每个块持有其份额的激活值，在各块求和之前，其梯度是一份与可训练张量同样大小的单独副本。在 2 核机器上，设为 2 时的训练速度约为设为 1 时的 1.2×（docs/performance.md）</translation>
+    </message>
+    <message>
+        <source>Divergence factor</source>
+        <translation>发散因子</translation>
+    </message>
+    <message>
+        <source>the run ends `diverged` when its next-token loss stays above this × its first logged value for 3 consecutive steps (0: off); a non-finite loss or evaluation metric always does</source>
+        <translation>若下一词元损失连续 3 步高于此值 × 其首次记录的值，运行以 `diverged` 结束（0：关闭）；损失或评估指标出现非有限值时总会如此结束</translation>
+    </message>
+    <message>
+        <source>Cross-entropy chunk</source>
+        <translation>交叉熵分块</translation>
+    </message>
+    <message>
+        <source>chunked cross-entropy for large vocabularies: the loss is computed from the final hidden states N tokens at a time, and the backward pass recomputes each chunk&apos;s logits, so no more than one chunk of the (tokens × vocabulary) logits and their gradient exists at once (core/train/chunked_ce.h). `&quot;auto&quot;` chunks only where one micro-batch&apos;s (one row block&apos;s) float32 logits would exceed 256 MiB, in chunks of at most 64 MiB of logits (Qwen3&apos;s 151 936-wide vocabulary at 4 × 256 tokens: 110 tokens a chunk); below that (the tiny presets, every quickstart and paper run) it is the plain path, bit for bit. `0` never chunks; a number of tokens always chunks (the loss then equals the plain one up to float32 rounding). Needs a plain or tied LM head: with SCALE Route&apos;s two-pass head `&quot;auto&quot;` stays plain and a number is refused</source>
+        <translation>用于大词表的分块交叉熵：损失由最终隐藏状态每次 N 个词元地计算，反向传播时重新计算每个块的 logits，因此（词元 × 词表）的 logits 及其梯度同一时刻最多只存在一个块（core/train/chunked_ce.h）。`&quot;auto&quot;` 仅在一个微批次（一个行块）的 float32 logits 会超过 256 MiB 时分块，每块至多 64 MiB 的 logits（Qwen3 的 151 936 宽词表在 4 × 256 个词元时：每块 110 个词元）；低于此值时（tiny 预设、所有快速入门和论文运行）走普通路径，逐位一致。`0` 从不分块；给定词元数则总是分块（此时损失与普通路径相同，仅差 float32 舍入）。需要普通的或与嵌入共享权重的语言模型输出头：对于 SCALE Route 的两遍输出头，`&quot;auto&quot;` 保持普通路径，给定数字则会被拒绝</translation>
+    </message>
+    <message>
+        <source>Activation checkpointing</source>
+        <translation>激活检查点</translation>
+    </message>
+    <message>
+        <source>activation checkpointing per decoder layer: each layer runs without keeping its intermediate tensors, keeps only its input, and runs again in the backward pass (about one more forward pass of compute; memory: every layer&apos;s input plus one layer&apos;s activations instead of all of them). The loss and gradients are those of a run without it, bit for bit (the layers draw no random numbers). Plans whose layers add an auxiliary loss during the forward pass (neutral residues&apos; local losses, LoRAMoE&apos;s load balance) are refused with an error naming the term. The GUI&apos;s experiment editor shows this key and `ce_chunk` on its Training page</source>
+        <translation>按解码器层进行激活检查点：每层运行时不保留中间张量，只保留其输入，并在反向传播时重新运行（计算量约多一次前向传播；内存：每层的输入加上一层的激活值，而非所有层的激活值）。损失和梯度与不使用它的运行逐位一致（各层不抽取随机数）。若方案的层在前向传播中添加辅助损失（neutral residues 的局部损失、LoRAMoE 的负载均衡），则会以指明该项的错误拒绝。GUI 的实验编辑器在其“训练”页上显示此键和 `ce_chunk`</translation>
+    </message>
+    <message>
+        <source>evaluation</source>
+        <translation>评估</translation>
+    </message>
+    <message>
+        <source>Interval</source>
+        <translation>间隔</translation>
+    </message>
+    <message>
+        <source>steps between evaluations (step 0 and the last step always)</source>
+        <translation>两次评估之间的步数（第 0 步和最后一步总会评估）</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>词元数</translation>
+    </message>
+    <message>
+        <source>token budget of each LM evaluation set</source>
+        <translation>每个语言模型评估集的词元预算</translation>
+    </message>
+    <message>
+        <source>rows per evaluation batch</source>
+        <translation>每个评估批次的行数</translation>
+    </message>
+    <message>
+        <source>Representation drift</source>
+        <translation>表示漂移</translation>
+    </message>
+    <message>
+        <source>representation drift on `data.original.eval`</source>
+        <translation>在 `data.original.eval` 上的表示漂移</translation>
+    </message>
+    <message>
+        <source>Max items</source>
+        <translation>最多条目数</translation>
+    </message>
+    <message>
+        <source>items per MC/QA task</source>
+        <translation>每个 MC/QA 任务的条目数</translation>
+    </message>
+    <message>
+        <source>Exact match</source>
+        <translation>精确匹配</translation>
+    </message>
+    <message>
+        <source>greedy exact match for QA tasks</source>
+        <translation>QA 任务的贪心解码精确匹配</translation>
+    </message>
+    <message>
+        <source>Test sets</source>
+        <translation>测试集</translation>
+    </message>
+    <message>
+        <source>when the held-out test sets (`data.*.test`, tasks&apos; `test`) are evaluated: `&quot;ends&quot;` at step 0 and the end, `&quot;every&quot;` at every evaluation (needed by `compare --at` and the trade-off fronts, which choose a rate and a step on the validation sets and report the test value of that same run and step)</source>
+        <translation>何时评估留出测试集（`data.*.test`、任务的 `test`）：`&quot;ends&quot;` 在第 0 步和结束时，`&quot;every&quot;` 在每次评估时（`compare --at` 和权衡前沿需要它：它们在验证集上选定学习率和步，并报告同一运行同一步的测试值）</translation>
+    </message>
+    <message>
+        <source>Importance probes</source>
+        <translation>重要性探测</translation>
+    </message>
+    <message>
+        <source>how the importance probes run (layer policies, ADEPT&apos;s and EWC&apos;s Fisher); the same options as `growbench-cli probe`</source>
+        <translation>重要性探测的运行方式（层选择策略、ADEPT 和 EWC 的 Fisher 信息）；选项与 `growbench-cli probe` 相同</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>the default probe method (a policy or adept.method names its own)</source>
+        <translation>默认探测方法（策略或 adept.method 会指定自己的方法）</translation>
+    </message>
+    <message>
+        <source>tokens of the probe set</source>
+        <translation>探测集的词元数</translation>
+    </message>
+    <message>
+        <source>rows per probe batch</source>
+        <translation>每个探测批次的行数</translation>
+    </message>
+    <message>
+        <source>tokens per probe sequence</source>
+        <translation>每个探测序列的词元数</translation>
+    </message>
+    <message>
+        <source>Masking mode</source>
+        <translation>掩蔽模式</translation>
+    </message>
+    <message>
+        <source>masking: reuse the prefix before the masked layer, or run it whole</source>
+        <translation>掩蔽：复用被掩蔽层之前的前缀，或完整运行整个模型</translation>
+    </message>
+    <message>
+        <source>Fisher mode</source>
+        <translation>Fisher 模式</translation>
+    </message>
+    <message>
+        <source>Fisher: squared gradients per sequence or per batch</source>
+        <translation>Fisher：按序列或按批次计算梯度平方</translation>
+    </message>
+    <message>
+        <source>Fine-tuning steps</source>
+        <translation>微调步数</translation>
+    </message>
+    <message>
+        <source>update-magnitude and effective-rank: training steps</source>
+        <translation>update-magnitude 和 effective-rank：训练步数</translation>
+    </message>
+    <message>
+        <source>Fine-tuning LR</source>
+        <translation>微调学习率</translation>
+    </message>
+    <message>
+        <source>update-magnitude and effective-rank: learning rate</source>
+        <translation>update-magnitude 和 effective-rank：学习率</translation>
+    </message>
+    <message>
+        <source>Snapshot every</source>
+        <translation>快照间隔</translation>
+    </message>
+    <message>
+        <source>effective-rank: steps between snapshots (0: steps / 5)</source>
+        <translation>effective-rank：两次快照之间的步数（0：steps / 5）</translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation>参照</translation>
+    </message>
+    <message>
+        <source>effective-rank: ΔW against the previous snapshot or the base weights</source>
+        <translation>effective-rank：ΔW 相对于上一个快照或基础权重</translation>
+    </message>
+    <message>
+        <source>ADEPT defaults</source>
+        <translation>ADEPT 默认值</translation>
+    </message>
+    <message>
+        <source>defaults for ADEPT plans&apos; stage 2 (earlier specs; the plan&apos;s keys win)</source>
+        <translation>ADEPT 方案第 2 阶段的默认值（用于旧版规格；方案自身的键优先）</translation>
+    </message>
+    <message>
+        <source>Unit-wise learning rates</source>
+        <translation>按单元的学习率</translation>
+    </message>
+    <message>
+        <source>unit-wise learning rates (the plans&apos; unit_lr)</source>
+        <translation>按单元的学习率（方案的 unit_lr）</translation>
+    </message>
+    <message>
+        <source>T_update</source>
+        <translation>T_update</translation>
+    </message>
+    <message>
+        <source>steps between unit-rate assignments</source>
+        <translation>两次分配单元学习率之间的步数</translation>
+    </message>
+    <message>
+        <source>Unit importance</source>
+        <translation>单元重要性</translation>
+    </message>
+    <message>
+        <source>unit importance (the plans&apos; unit_importance)</source>
+        <translation>单元重要性（方案的 unit_importance）</translation>
+    </message>
+    <message>
+        <source>Checkpoints</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>checkpoints</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>a checkpoint every N steps (0: at the end and on cancel)</source>
+        <translation>每 N 步保存一个检查点（0：仅在结束时和取消时）</translation>
+    </message>
+    <message>
+        <source>Forgetting guard</source>
+        <translation>遗忘守卫</translation>
+    </message>
+    <message>
+        <source>a forgetting guard per run</source>
+        <translation>每个运行一个遗忘守卫</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>the evaluation metric compared with its step-0 value</source>
+        <translation>与其第 0 步的值进行比较的评估指标</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>the largest relative change in the bad direction</source>
+        <translation>向不利方向的最大相对变化</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>stop the run, or roll back to the last evaluation within the budget and finish from there</source>
+        <translation>停止运行，或回滚到预算内的最后一次评估并从那里继续完成</translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation>变体</translation>
+    </message>
+    <message>
+        <source>the growth variant (docs/plans.md has each variant&apos;s own keys)</source>
+        <translation>增长变体（各变体自己的键见 docs/plans.md）</translation>
+    </message>
+    <message>
+        <source>the plan&apos;s label in run names and tables</source>
+        <translation>方案在运行名称和表格中的标签</translation>
+    </message>
+    <message>
+        <source>Own replay fraction</source>
+        <translation>自定义回放比例</translation>
+    </message>
+    <message>
+        <source>fraction p of original-domain batches for this plan (overrides train.replay)</source>
+        <translation>此方案中原始领域批次的比例 p（覆盖 train.replay）</translation>
+    </message>
+    <message>
+        <source>Own replay mode</source>
+        <translation>自定义回放模式</translation>
+    </message>
+    <message>
+        <source>how replay mixes for this plan (overrides train.replay_mode)</source>
+        <translation>此方案的回放混合方式（覆盖 train.replay_mode）</translation>
+    </message>
+    <message>
+        <source>EWC penalty</source>
+        <translation>EWC 惩罚项</translation>
+    </message>
+    <message>
+        <source>an EWC penalty on the plan&apos;s trainable weights (docs/plans.md, Common keys)</source>
+        <translation>对方案的可训练权重施加的 EWC 惩罚项（docs/plans.md，Common keys）</translation>
+    </message>
+    <message>
+        <source>EWC λ</source>
+        <translation>EWC λ</translation>
+    </message>
+    <message>
+        <source>the strength of the penalty</source>
+        <translation>惩罚项的强度</translation>
+    </message>
+    <message>
+        <source>EWC mode</source>
+        <translation>EWC 模式</translation>
+    </message>
+    <message>
+        <source>per-task keeps every task&apos;s Fisher; online one decayed Fisher</source>
+        <translation>per-task 保留每个任务的 Fisher 信息；online 保留一个逐步衰减的 Fisher 信息</translation>
+    </message>
+    <message>
+        <source>EWC γ</source>
+        <translation>EWC γ</translation>
+    </message>
+    <message>
+        <source>the decay of the online Fisher</source>
+        <translation>在线 Fisher 信息的衰减系数</translation>
+    </message>
+    <message>
+        <source>PEFT adapter</source>
+        <translation>PEFT 适配器</translation>
+    </message>
+    <message>
+        <source>a PEFT LoRA adapter folder: rank, alpha, targets and layers come from it</source>
+        <translation>PEFT LoRA 适配器文件夹：秩、alpha、目标和层均取自其中</translation>
+    </message>
+    <message>
+        <source>this plan&apos;s seeds (replace the top-level seeds)</source>
+        <translation>此方案的种子（替代顶层的种子）</translation>
+    </message>
+    <message>
+        <source>this plan&apos;s sweep: train.* keys and its parameters → values (replaces the top-level sweep)</source>
+        <translation>此方案的扫描：train.* 键及其参数 → 取值（替代顶层的扫描）</translation>
+    </message>
+    <message>
+        <source>grid, or random draws of `samples` points</source>
+        <translation>网格，或随机抽取 `samples` 个点</translation>
+    </message>
+    <message>
+        <source>random points drawn for this plan</source>
+        <translation>为此方案随机抽取的点数</translation>
+    </message>
+    <message>
+        <source>Train overrides</source>
+        <translation>训练覆盖项</translation>
+    </message>
+    <message>
+        <source>fixed train overrides for this plan (the train keys a sweep may set; a sweep point of the same key wins)</source>
+        <translation>此方案固定的 train 覆盖项（即扫描可设置的 train 键；同一键的扫描点优先）</translation>
+    </message>
+    <message>
+        <source>a note kept with the plan</source>
+        <translation>与方案一同保存的备注</translation>
+    </message>
+    <message>
+        <source>File or folder</source>
+        <translation>文件或文件夹</translation>
+    </message>
+    <message>
+        <source>a text file or folder (text corpus)</source>
+        <translation>文本文件或文件夹（文本语料）</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>how the corpus is read</source>
+        <translation>语料的读取方式</translation>
+    </message>
+    <message>
+        <source>JSONL field</source>
+        <translation>JSONL 字段</translation>
+    </message>
+    <message>
+        <source>JSONL: the field holding the text</source>
+        <translation>JSONL：包含文本的字段</translation>
+    </message>
+    <message>
+        <source>Document unit</source>
+        <translation>文档单位</translation>
+    </message>
+    <message>
+        <source>text files: what one document is</source>
+        <translation>文本文件：以什么作为一个文档</translation>
+    </message>
+    <message>
+        <source>Recursive</source>
+        <translation>递归</translation>
+    </message>
+    <message>
+        <source>folders: descend into sub-folders</source>
+        <translation>文件夹：进入子文件夹</translation>
+    </message>
+    <message>
+        <source>Strip overstrike</source>
+        <translation>去除叠印</translation>
+    </message>
+    <message>
+        <source>fortunes: remove &quot;x\b&quot; overstrike pairs</source>
+        <translation>fortunes：去除 &quot;x\b&quot; 叠印字符对</translation>
+    </message>
+    <message>
+        <source>Minimum characters</source>
+        <translation>最少字符数</translation>
+    </message>
+    <message>
+        <source>drop documents with fewer non-blank bytes</source>
+        <translation>丢弃非空白字节数少于此值的文档</translation>
+    </message>
+    <message>
+        <source>Part</source>
+        <translation>部分</translation>
+    </message>
+    <message>
+        <source>a document-level split seeded by the spec&apos;s seed; validation and test are the two halves of the held-out part</source>
+        <translation>以规格的种子进行的文档级划分；validation 和 test 是留出部分的两半</translation>
+    </message>
+    <message>
+        <source>Held-out fraction</source>
+        <translation>留出比例</translation>
+    </message>
+    <message>
+        <source>the held-out fraction of the documents</source>
+        <translation>留出文档所占的比例</translation>
+    </message>
+    <message>
+        <source>QA file</source>
+        <translation>问答文件</translation>
+    </message>
+    <message>
+        <source>a QA JSONL file ({&quot;question&quot;, &quot;answer&quot;} lines)</source>
+        <translation>问答 JSONL 文件（每行 {&quot;question&quot;, &quot;answer&quot;}）</translation>
+    </message>
+    <message>
+        <source>Loss on the answer only</source>
+        <translation>仅在答案上计算损失</translation>
+    </message>
+    <message>
+        <source>QA: the loss on the answer only</source>
+        <translation>问答：仅在答案上计算损失</translation>
+    </message>
+    <message>
+        <source>Biography options</source>
+        <translation>传记选项</translation>
+    </message>
+    <message>
+        <source>the biography benchmark&apos;s options (SCALE §5.1, data/biography.h)</source>
+        <translation>传记基准的选项（SCALE §5.1，data/biography.h）</translation>
+    </message>
+    <message>
+        <source>Generator seed</source>
+        <translation>生成器种子</translation>
+    </message>
+    <message>
+        <source>the generator&apos;s seed</source>
+        <translation>生成器的种子</translation>
+    </message>
+    <message>
+        <source>People</source>
+        <translation>人数</translation>
+    </message>
+    <message>
+        <source>people generated</source>
+        <translation>生成的人数</translation>
+    </message>
+    <message>
+        <source>Biographies per person</source>
+        <translation>每人传记数</translation>
+    </message>
+    <message>
+        <source>biographies per person</source>
+        <translation>每人的传记数</translation>
+    </message>
+    <message>
+        <source>Pretrain fraction</source>
+        <translation>预训练比例</translation>
+    </message>
+    <message>
+        <source>people with biographies in pretraining</source>
+        <translation>传记用于预训练的人员比例</translation>
+    </message>
+    <message>
+        <source>Task 0 train fraction</source>
+        <translation>任务 0 训练比例</translation>
+    </message>
+    <message>
+        <source>of those, people whose QA trains task 0</source>
+        <translation>其中，问答用于训练任务 0 的人员比例</translation>
+    </message>
+    <message>
+        <source>Task 1 fraction</source>
+        <translation>任务 1 比例</translation>
+    </message>
+    <message>
+        <source>new people for task 1, a fraction of num_people</source>
+        <translation>任务 1 的新增人员，占 num_people 的比例</translation>
+    </message>
+    <message>
+        <source>the part of the benchmark</source>
+        <translation>基准中的部分</translation>
+    </message>
+    <message>
+        <source>Max documents</source>
+        <translation>最多文档数</translation>
+    </message>
+    <message>
+        <source>at most this many documents (-1: all)</source>
+        <translation>文档数上限（-1：全部）</translation>
+    </message>
+    <message>
+        <source>Max tokens</source>
+        <translation>最多词元数</translation>
+    </message>
+    <message>
+        <source>at most this many tokens (-1: all)</source>
+        <translation>词元数上限（-1：全部）</translation>
+    </message>
+    <message>
+        <source>Task name</source>
+        <translation>任务名称</translation>
+    </message>
+    <message>
+        <source>names its metrics eval/&lt;name&gt;/...; not orig, new, drift, op or bwt</source>
+        <translation>其指标命名为 eval/&lt;name&gt;/...；不能是 orig、new、drift、op 或 bwt</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>lm: loss and perplexity; mc: multiple choice; qa: answer accuracy</source>
+        <translation>lm：损失和困惑度；mc：多项选择；qa：答案准确率</translation>
+    </message>
+    <message>
+        <source>language modelling (lm)</source>
+        <translation>语言建模 (lm)</translation>
+    </message>
+    <message>
+        <source>multiple choice (mc)</source>
+        <translation>多项选择 (mc)</translation>
+    </message>
+    <message>
+        <source>question answering (qa)</source>
+        <translation>问答 (qa)</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>数据源</translation>
+    </message>
+    <message>
+        <source>the task&apos;s data (lm: any text source; qa: a QA or biography source)</source>
+        <translation>任务的数据（lm：任意文本数据源；qa：问答或传记数据源）</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>mc: a JSONL file of items; lm and qa: the source&apos;s path</source>
+        <translation>mc：条目的 JSONL 文件；lm 和 qa：数据源的路径</translation>
+    </message>
+    <message>
+        <source>Cloze items</source>
+        <translation>完形填空条目</translation>
+    </message>
+    <message>
+        <source>a multiple-choice task built at run time from a corpus (data/cloze.h)</source>
+        <translation>运行时从语料构建的多项选择任务（data/cloze.h）</translation>
+    </message>
+    <message>
+        <source>Corpus</source>
+        <translation>语料</translation>
+    </message>
+    <message>
+        <source>the corpus to cut passages from</source>
+        <translation>从中截取段落的语料</translation>
+    </message>
+    <message>
+        <source>Items</source>
+        <translation>条目数</translation>
+    </message>
+    <message>
+        <source>at most this many items</source>
+        <translation>条目数上限</translation>
+    </message>
+    <message>
+        <source>Choices</source>
+        <translation>选项数</translation>
+    </message>
+    <message>
+        <source>the true continuation and choices − 1 distractors</source>
+        <translation>正确的续写加上 choices − 1 个干扰项</translation>
+    </message>
+    <message>
+        <source>the items&apos; seed</source>
+        <translation>条目的种子</translation>
+    </message>
+    <message>
+        <source>Min context words</source>
+        <translation>最少上下文词数</translation>
+    </message>
+    <message>
+        <source>words of context, at least</source>
+        <translation>上下文词数下限</translation>
+    </message>
+    <message>
+        <source>Max context words</source>
+        <translation>最多上下文词数</translation>
+    </message>
+    <message>
+        <source>words of context, at most</source>
+        <translation>上下文词数上限</translation>
+    </message>
+    <message>
+        <source>Min continuation words</source>
+        <translation>最少续写词数</translation>
+    </message>
+    <message>
+        <source>words of each continuation, at least</source>
+        <translation>每个续写的词数下限</translation>
+    </message>
+    <message>
+        <source>Max continuation words</source>
+        <translation>最多续写词数</translation>
+    </message>
+    <message>
+        <source>words of each continuation, at most</source>
+        <translation>每个续写的词数上限</translation>
+    </message>
+    <message>
+        <source>Distractors</source>
+        <translation>干扰项</translation>
+    </message>
+    <message>
+        <source>distractors from other passages or the true continuation&apos;s words shuffled</source>
+        <translation>干扰项取自其他段落，或由正确续写的词打乱顺序得到</translation>
+    </message>
+    <message>
+        <source>items evaluated (-1: eval.max_items)</source>
+        <translation>评估的条目数（-1：eval.max_items）</translation>
+    </message>
+    <message>
+        <source>the held-out test version (the same kind), evaluated at step 0 and the end as test/&lt;name&gt;/...</source>
+        <translation>留出测试版本（同一类型），在第 0 步和结束时评估，记为 test/&lt;name&gt;/...</translation>
+    </message>
+    <message>
+        <source>Test source</source>
+        <translation>测试数据源</translation>
+    </message>
+    <message>
+        <source>as the task&apos;s source</source>
+        <translation>同任务的数据源</translation>
+    </message>
+    <message>
+        <source>Test file</source>
+        <translation>测试文件</translation>
+    </message>
+    <message>
+        <source>as the task&apos;s path</source>
+        <translation>同任务的路径</translation>
+    </message>
+    <message>
+        <source>Test max items</source>
+        <translation>测试最多条目数</translation>
+    </message>
+    <message>
+        <source>items evaluated</source>
+        <translation>评估的条目数</translation>
+    </message>
+</context>
+<context>
     <name>gb::gui::AboutDialog</name>
     <message>
         <source>About GrowBench</source>
@@ -1270,62 +2377,6 @@
 <context>
     <name>gb::gui::ExperimentEditor</name>
     <message>
-        <source>Task name</source>
-        <translation>任务名称</translation>
-    </message>
-    <message>
-        <source>Names its metrics (eval/&lt;name&gt;/acc, ...); no &apos;/&apos;</source>
-        <translation>用于命名其指标（eval/&lt;name&gt;/acc, ...）；不能含 &apos;/&apos;</translation>
-    </message>
-    <message>
-        <source>Kind</source>
-        <translation>类型</translation>
-    </message>
-    <message>
-        <source>mc: multiple choice by log-likelihood (acc, acc_norm); qa: first-token accuracy, exact match and answer loss; lm: loss and perplexity</source>
-        <translation>mc：按对数似然的多项选择（acc、acc_norm）；qa：首词元准确率、精确匹配和答案损失；lm：损失和困惑度</translation>
-    </message>
-    <message>
-        <source>multiple choice (mc)</source>
-        <translation>多项选择 (mc)</translation>
-    </message>
-    <message>
-        <source>question answering (qa)</source>
-        <translation>问答 (qa)</translation>
-    </message>
-    <message>
-        <source>language modelling (lm)</source>
-        <translation>语言建模 (lm)</translation>
-    </message>
-    <message>
-        <source>File</source>
-        <translation>文件</translation>
-    </message>
-    <message>
-        <source>mc: the multiple-choice JSONL; qa/lm: a path instead of a source</source>
-        <translation>mc：多项选择 JSONL 文件；qa/lm：用路径代替数据源</translation>
-    </message>
-    <message>
-        <source>Source</source>
-        <translation>数据源</translation>
-    </message>
-    <message>
-        <source>qa and lm tasks: the data source</source>
-        <translation>qa 和 lm 任务：数据源</translation>
-    </message>
-    <message>
-        <source>Max items</source>
-        <translation>最多条目</translation>
-    </message>
-    <message>
-        <source>Items evaluated (default: eval.max_items; -1: all)</source>
-        <translation>评估的条目数（默认：eval.max_items；-1：全部）</translation>
-    </message>
-    <message>
-        <source>Source:</source>
-        <translation>数据源：</translation>
-    </message>
-    <message>
         <source>task %1</source>
         <translation>任务 %1</translation>
     </message>
@@ -1382,104 +2433,8 @@
         <translation>实验</translation>
     </message>
     <message>
-        <source>Name</source>
-        <translation>名称</translation>
-    </message>
-    <message>
-        <source>Names the runs and the group in the store</source>
-        <translation>为存储中的运行和分组命名</translation>
-    </message>
-    <message>
-        <source>Description</source>
-        <translation>描述</translation>
-    </message>
-    <message>
-        <source>Free text kept with the spec</source>
-        <translation>随规格保存的自由文本</translation>
-    </message>
-    <message>
-        <source>Spec version</source>
-        <translation>规格版本</translation>
-    </message>
-    <message>
-        <source>The spec format version this GrowBench reads</source>
-        <translation>此 GrowBench 读取的规格格式版本</translation>
-    </message>
-    <message>
-        <source>Seed</source>
-        <translation>种子</translation>
-    </message>
-    <message>
-        <source>Base model, data splits and probe sets</source>
-        <translation>基础模型、数据划分和探测集</translation>
-    </message>
-    <message>
-        <source>Run seed</source>
-        <translation>运行种子</translation>
-    </message>
-    <message>
-        <source>Data order and new parameters&apos; initial values (default: the seed)</source>
-        <translation>数据顺序和新参数的初始值（默认：种子）</translation>
-    </message>
-    <message>
-        <source>Device</source>
-        <translation>设备</translation>
-    </message>
-    <message>
-        <source>Where the worker trains</source>
-        <translation>工作进程训练所用的设备</translation>
-    </message>
-    <message>
-        <source>Data type</source>
-        <translation>数据类型</translation>
-    </message>
-    <message>
-        <source>Weights and compute</source>
-        <translation>权重与计算</translation>
-    </message>
-    <message>
-        <source>Threads</source>
-        <translation>线程</translation>
-    </message>
-    <message>
-        <source>CPU threads of the worker</source>
-        <translation>工作进程的 CPU 线程数</translation>
-    </message>
-    <message>
         <source>Seeds and sweep</source>
         <translation>种子与扫描</translation>
-    </message>
-    <message>
-        <source>Seeds</source>
-        <translation>种子</translation>
-    </message>
-    <message>
-        <source>One run per seed, e.g. [0, 1, 2]</source>
-        <translation>每个种子一次运行，例如 [0, 1, 2]</translation>
-    </message>
-    <message>
-        <source>Sweep</source>
-        <translation>扫描</translation>
-    </message>
-    <message>
-        <source>Values per key: train.* keys and plan parameters, e.g. {&quot;train.lr&quot;: [0.0001, 0.0003], &quot;replay&quot;: [0, 0.1]}</source>
-        <translation>每个键的取值：train.* 键和方案参数，例如 {&quot;train.lr&quot;: [0.0001, 0.0003], &quot;replay&quot;: [0, 0.1]}</translation>
-    </message>
-    <message>
-        <source>Sweep mode</source>
-        <translation>扫描模式</translation>
-    </message>
-    <message>
-        <source>grid: every combination; random: draw `samples` points</source>
-        <translation>grid：所有组合；random：抽取 `samples` 个点</translation>
-    </message>
-    <message>
-        <source>Samples</source>
-        <translation>样本数</translation>
-    </message>
-    <message>
-        <source>Random sweeps: points per plan</source>
-        <translation>随机扫描：每个方案的点数</translation>
     </message>
     <message>
         <source>Other keys</source>
@@ -1498,56 +2453,12 @@
         <translation>数据</translation>
     </message>
     <message>
-        <source>Original domain (forgetting)</source>
-        <translation>原始领域（遗忘）</translation>
-    </message>
-    <message>
         <source>Evaluation</source>
         <translation>评估</translation>
     </message>
     <message>
-        <source>Forgetting: original-domain loss and perplexity, and representation drift</source>
-        <translation>遗忘：原始领域的损失和困惑度，以及表示漂移</translation>
-    </message>
-    <message>
-        <source>Replay</source>
-        <translation>回放</translation>
-    </message>
-    <message>
-        <source>Original-domain text mixed into training (train.replay or a plan&apos;s replay)</source>
-        <translation>混入训练的原始领域文本（train.replay 或方案的 replay）</translation>
-    </message>
-    <message>
-        <source>Probe set</source>
-        <translation>探测集</translation>
-    </message>
-    <message>
-        <source>The general probe set for importance (default: the evaluation set)</source>
-        <translation>用于重要性的通用探测集（默认：评估集）</translation>
-    </message>
-    <message>
-        <source>Held-out test</source>
-        <translation>留出测试集</translation>
-    </message>
-    <message>
-        <source>Evaluated at step 0 and at the end only; must not overlap the evaluation set</source>
-        <translation>仅在第 0 步和结束时评估；不得与评估集重叠</translation>
-    </message>
-    <message>
-        <source>New domain (learning)</source>
-        <translation>新领域（学习）</translation>
-    </message>
-    <message>
         <source>Training</source>
         <translation>训练</translation>
-    </message>
-    <message>
-        <source>The new-domain training data (or a task sequence instead)</source>
-        <translation>新领域的训练数据（或改用任务序列）</translation>
-    </message>
-    <message>
-        <source>Learning: new-domain loss and perplexity</source>
-        <translation>学习：新领域的损失和困惑度</translation>
     </message>
     <message>
         <source>task</source>
@@ -1564,22 +2475,6 @@
     <message>
         <source>Instead of new-domain training data: tasks trained in order (the plan applied once); after each task every task is evaluated (accuracy matrix, OP and BWT).</source>
         <translation>代替新领域训练数据：按顺序训练各任务（方案只应用一次）；每个任务之后评估所有任务（准确率矩阵、OP 和 BWT）。</translation>
-    </message>
-    <message>
-        <source>The task&apos;s name</source>
-        <translation>任务名称</translation>
-    </message>
-    <message>
-        <source>Training:</source>
-        <translation>训练：</translation>
-    </message>
-    <message>
-        <source>Steps</source>
-        <translation>步数</translation>
-    </message>
-    <message>
-        <source>Steps of this task (0: train.steps)</source>
-        <translation>此任务的步数（0：train.steps）</translation>
     </message>
     <message>
         <source>Evaluation of this task</source>
@@ -1606,316 +2501,8 @@
         <translation>追加增长规划器比较队列中的方案</translation>
     </message>
     <message>
-        <source>Optimisation (train)</source>
-        <translation>优化 (train)</translation>
-    </message>
-    <message>
-        <source>Optimizer steps (per task in a sequence unless the task sets steps)</source>
-        <translation>优化器步数（序列中按任务计，除非任务自行设置步数）</translation>
-    </message>
-    <message>
-        <source>Learning rate</source>
-        <translation>学习率</translation>
-    </message>
-    <message>
-        <source>Peak learning rate</source>
-        <translation>峰值学习率</translation>
-    </message>
-    <message>
-        <source>Schedule</source>
-        <translation>调度</translation>
-    </message>
-    <message>
-        <source>cosine and linear decay to min_lr_ratio · lr</source>
-        <translation>cosine 和 linear 衰减到 min_lr_ratio · lr</translation>
-    </message>
-    <message>
-        <source>Warm-up</source>
-        <translation>预热</translation>
-    </message>
-    <message>
-        <source>Linear warm-up steps</source>
-        <translation>线性预热步数</translation>
-    </message>
-    <message>
-        <source>Final LR ratio</source>
-        <translation>最终学习率比例</translation>
-    </message>
-    <message>
-        <source>Final learning rate as a fraction of lr</source>
-        <translation>最终学习率占 lr 的比例</translation>
-    </message>
-    <message>
-        <source>Sequence length</source>
-        <translation>序列长度</translation>
-    </message>
-    <message>
-        <source>Tokens per sequence (packed)</source>
-        <translation>每个序列的词元数（打包）</translation>
-    </message>
-    <message>
-        <source>Batch size</source>
-        <translation>批大小</translation>
-    </message>
-    <message>
-        <source>Rows per micro-batch</source>
-        <translation>每个微批的行数</translation>
-    </message>
-    <message>
-        <source>Batch tokens</source>
-        <translation>批词元数</translation>
-    </message>
-    <message>
-        <source>Instead of batch_size: tokens per micro-batch (a multiple of seq_len)</source>
-        <translation>代替 batch_size：每个微批的词元数（seq_len 的倍数）</translation>
-    </message>
-    <message>
-        <source>Accumulation</source>
-        <translation>累积</translation>
-    </message>
-    <message>
-        <source>Micro-batches per step</source>
-        <translation>每步的微批数</translation>
-    </message>
-    <message>
-        <source>Row shards</source>
-        <translation>行分块</translation>
-    </message>
-    <message>
-        <source>Blocks of rows each micro-batch is split into, computed on the cores at once and their gradients summed (same results up to float32 rounding)</source>
-        <translation>每个微批拆分成的行块数：各块同时在多个核心上计算，梯度相加（结果与不分块相同，仅有 float32 舍入差异）</translation>
-    </message>
-    <message>
-        <source>Weight decay</source>
-        <translation>权重衰减</translation>
-    </message>
-    <message>
-        <source>AdamW decoupled decay (not on biases, norms, gates)</source>
-        <translation>AdamW 解耦衰减（不作用于偏置、归一化和门控）</translation>
-    </message>
-    <message>
-        <source>Gradient clipping</source>
-        <translation>梯度裁剪</translation>
-    </message>
-    <message>
-        <source>Global norm (0: off)</source>
-        <translation>全局范数（0：关闭）</translation>
-    </message>
-    <message>
-        <source>β₁</source>
-        <translation>β₁</translation>
-    </message>
-    <message>
-        <source>AdamW</source>
-        <translation>AdamW</translation>
-    </message>
-    <message>
-        <source>β₂</source>
-        <translation>β₂</translation>
-    </message>
-    <message>
-        <source>ε</source>
-        <translation>ε</translation>
-    </message>
-    <message>
-        <source>Replay fraction</source>
-        <translation>回放比例</translation>
-    </message>
-    <message>
-        <source>Fraction p of batches drawn from the original-domain replay data</source>
-        <translation>从原始领域回放数据中抽取的批次比例 p</translation>
-    </message>
-    <message>
-        <source>Divergence factor</source>
-        <translation>发散因子</translation>
-    </message>
-    <message>
-        <source>The run ends “diverged” when its loss stays above this × its first value (0: off)</source>
-        <translation>当损失持续高于此值 × 首个值时，运行以“发散”结束（0：关闭）</translation>
-    </message>
-    <message>
-        <source>Evaluation (eval)</source>
-        <translation>评估 (eval)</translation>
-    </message>
-    <message>
-        <source>Interval</source>
-        <translation>间隔</translation>
-    </message>
-    <message>
-        <source>Steps between evaluations (step 0 and the last step always)</source>
-        <translation>两次评估之间的步数（第 0 步和最后一步总会评估）</translation>
-    </message>
-    <message>
-        <source>Tokens</source>
-        <translation>词元数</translation>
-    </message>
-    <message>
-        <source>Token budget of each LM evaluation set</source>
-        <translation>每个语言模型评估集的词元预算</translation>
-    </message>
-    <message>
-        <source>Rows per evaluation batch</source>
-        <translation>每个评估批的行数</translation>
-    </message>
-    <message>
-        <source>Representation drift</source>
-        <translation>表示漂移</translation>
-    </message>
-    <message>
-        <source>Cosine of the final hidden states to step 0 on the original evaluation set</source>
-        <translation>原始评估集上最终隐藏状态与第 0 步的余弦相似度</translation>
-    </message>
-    <message>
-        <source>Items per multiple-choice or QA task</source>
-        <translation>每个多项选择或问答任务的条目数</translation>
-    </message>
-    <message>
-        <source>Exact match</source>
-        <translation>精确匹配</translation>
-    </message>
-    <message>
-        <source>Greedy exact match for QA tasks</source>
-        <translation>问答任务的贪心精确匹配</translation>
-    </message>
-    <message>
-        <source>Forgetting guard (guard)</source>
-        <translation>遗忘守卫 (guard)</translation>
-    </message>
-    <message>
-        <source>Metric</source>
-        <translation>指标</translation>
-    </message>
-    <message>
-        <source>The evaluation metric the guard watches</source>
-        <translation>守卫监视的评估指标</translation>
-    </message>
-    <message>
-        <source>Budget</source>
-        <translation>预算</translation>
-    </message>
-    <message>
-        <source>Largest relative change from step 0 in the bad direction (0.05 = 5 %)</source>
-        <translation>相对第 0 步在不利方向上的最大相对变化（0.05 = 5 %）</translation>
-    </message>
-    <message>
-        <source>Action</source>
-        <translation>动作</translation>
-    </message>
-    <message>
-        <source>stop: end the run; rollback: restore the last weights within the budget</source>
-        <translation>stop：结束运行；rollback：恢复预算内的最后权重</translation>
-    </message>
-    <message>
         <source>Probes and checkpoints</source>
         <translation>探测与检查点</translation>
-    </message>
-    <message>
-        <source>Importance probes (probe)</source>
-        <translation>重要性探测 (probe)</translation>
-    </message>
-    <message>
-        <source>Method</source>
-        <translation>方法</translation>
-    </message>
-    <message>
-        <source>The probes a plan&apos;s layer policy needs run with their own method; this is the default</source>
-        <translation>方案的层策略所需的探测使用其自身的方法；此处为默认值</translation>
-    </message>
-    <message>
-        <source>Token budget of the probe set</source>
-        <translation>探测集的词元预算</translation>
-    </message>
-    <message>
-        <source>Tokens per probe sequence</source>
-        <translation>每个探测序列的词元数</translation>
-    </message>
-    <message>
-        <source>Rows per probe batch</source>
-        <translation>每个探测批的行数</translation>
-    </message>
-    <message>
-        <source>Masking mode</source>
-        <translation>屏蔽模式</translation>
-    </message>
-    <message>
-        <source>cached: restart from the cached layer inputs; naive: a full pass per layer</source>
-        <translation>cached：从缓存的层输入重新开始；naive：每层完整前向一次</translation>
-    </message>
-    <message>
-        <source>Fisher mode</source>
-        <translation>Fisher 模式</translation>
-    </message>
-    <message>
-        <source>sequence: one gradient per row (the empirical Fisher EWC uses); batch: per batch</source>
-        <translation>sequence：每行一个梯度（EWC 使用的经验 Fisher）；batch：每批一个</translation>
-    </message>
-    <message>
-        <source>Fine-tuning steps</source>
-        <translation>微调步数</translation>
-    </message>
-    <message>
-        <source>Update magnitude and effective rank: preliminary fine-tuning steps</source>
-        <translation>更新幅度和有效秩：预微调步数</translation>
-    </message>
-    <message>
-        <source>Fine-tuning LR</source>
-        <translation>微调学习率</translation>
-    </message>
-    <message>
-        <source>Their learning rate</source>
-        <translation>其学习率</translation>
-    </message>
-    <message>
-        <source>Snapshot every</source>
-        <translation>快照间隔</translation>
-    </message>
-    <message>
-        <source>Effective rank: stage length in steps (0: steps / 5)</source>
-        <translation>有效秩：阶段长度（步数，0：steps / 5）</translation>
-    </message>
-    <message>
-        <source>Reference</source>
-        <translation>参照</translation>
-    </message>
-    <message>
-        <source>Effective rank: ΔW against the previous stage or the base</source>
-        <translation>有效秩：相对上一阶段或基础模型的 ΔW</translation>
-    </message>
-    <message>
-        <source>ADEPT defaults (adept, earlier specs)</source>
-        <translation>ADEPT 默认值（adept，旧版规格）</translation>
-    </message>
-    <message>
-        <source>Unit-wise learning rates</source>
-        <translation>按单元的学习率</translation>
-    </message>
-    <message>
-        <source>Defaults for ADEPT plans that do not set unit_lr themselves</source>
-        <translation>未自行设置 unit_lr 的 ADEPT 方案的默认值</translation>
-    </message>
-    <message>
-        <source>T_update</source>
-        <translation>T_update</translation>
-    </message>
-    <message>
-        <source>Steps between importance updates</source>
-        <translation>两次重要性更新之间的步数</translation>
-    </message>
-    <message>
-        <source>Unit importance</source>
-        <translation>单元重要性</translation>
-    </message>
-    <message>
-        <source>For Î_U</source>
-        <translation>用于 Î_U</translation>
-    </message>
-    <message>
-        <source>Checkpoints (checkpoint)</source>
-        <translation>检查点 (checkpoint)</translation>
-    </message>
-    <message>
-        <source>A checkpoint every N steps (0: only at the end and on cancel)</source>
-        <translation>每 N 步一个检查点（0：仅在结束和取消时）</translation>
     </message>
     <message>
         <source>&lt;b&gt;Command&lt;/b&gt;</source>
@@ -2028,22 +2615,6 @@
     <message>
         <source>Launched %1 (spec %2).</source>
         <translation>已启动 %1（规格 %2）。</translation>
-    </message>
-    <message>
-        <source>Replay mode</source>
-        <translation>回放模式</translation>
-    </message>
-    <message>
-        <source>batches: whole original-domain batches with probability p; rows: round(p · batch size) original-domain rows in every batch (the fraction carried over)</source>
-        <translation>batches：以概率 p 混入整个原始领域批次；rows：每个批次含 round(p · 批大小) 行原始领域数据（小数部分顺延）</translation>
-    </message>
-    <message>
-        <source>Test sets</source>
-        <translation>测试集</translation>
-    </message>
-    <message>
-        <source>When the held-out test sets are evaluated: at step 0 and the end (ends) or at every evaluation (every, for trade-off fronts and matched learning)</source>
-        <translation>何时评估预留的测试集：在第 0 步和结束时（ends），或在每次评估时（every，用于权衡前沿和相同学习程度的比较）</translation>
     </message>
 </context>
 <context>
@@ -3953,38 +4524,6 @@ Probe set: %2</source>
         <translation>模型：</translation>
     </message>
     <message>
-        <source>Folder</source>
-        <translation>文件夹</translation>
-    </message>
-    <message>
-        <source>A folder with config.json, model.safetensors (or a sharded index) and tokenizer.json</source>
-        <translation>包含 config.json、model.safetensors（或分片索引）和 tokenizer.json 的文件夹</translation>
-    </message>
-    <message>
-        <source>Preset</source>
-        <translation>预设</translation>
-    </message>
-    <message>
-        <source>The architecture family of the preset</source>
-        <translation>预设的架构系列</translation>
-    </message>
-    <message>
-        <source>Config overrides</source>
-        <translation>配置覆盖</translation>
-    </message>
-    <message>
-        <source>config.json keys that replace the preset&apos;s, e.g. {&quot;hidden_size&quot;: 192, &quot;num_hidden_layers&quot;: 4}</source>
-        <translation>替换预设值的 config.json 键，例如 {&quot;hidden_size&quot;: 192, &quot;num_hidden_layers&quot;: 4}</translation>
-    </message>
-    <message>
-        <source>Vocabulary size</source>
-        <translation>词表大小</translation>
-    </message>
-    <message>
-        <source>The byte-level BPE tokenizer&apos;s vocabulary (at least 300)</source>
-        <translation>字节级 BPE 分词器的词表（至少 300）</translation>
-    </message>
-    <message>
         <source>Text</source>
         <translation>文本</translation>
     </message>
@@ -3995,62 +4534,6 @@ Probe set: %2</source>
     <message>
         <source>Tokenizer training text (default: the first stage&apos;s data)</source>
         <translation>分词器训练文本（默认：第一阶段的数据）</translation>
-    </message>
-    <message>
-        <source>Name</source>
-        <translation>名称</translation>
-    </message>
-    <message>
-        <source>Stage name</source>
-        <translation>阶段名称</translation>
-    </message>
-    <message>
-        <source>Data</source>
-        <translation>数据</translation>
-    </message>
-    <message>
-        <source>Steps</source>
-        <translation>步数</translation>
-    </message>
-    <message>
-        <source>Optimizer steps</source>
-        <translation>优化器步数</translation>
-    </message>
-    <message>
-        <source>Learning rate</source>
-        <translation>学习率</translation>
-    </message>
-    <message>
-        <source>Peak rate</source>
-        <translation>峰值学习率</translation>
-    </message>
-    <message>
-        <source>Sequence length</source>
-        <translation>序列长度</translation>
-    </message>
-    <message>
-        <source>Tokens per sequence</source>
-        <translation>每个序列的词元数</translation>
-    </message>
-    <message>
-        <source>Batch size</source>
-        <translation>批大小</translation>
-    </message>
-    <message>
-        <source>Sequences per step</source>
-        <translation>每步的序列数</translation>
-    </message>
-    <message>
-        <source>Warm-up</source>
-        <translation>预热</translation>
-    </message>
-    <message>
-        <source>Linear warm-up steps</source>
-        <translation>线性预热步数</translation>
-    </message>
-    <message>
-        <source>Data:</source>
-        <translation>数据：</translation>
     </message>
     <message>
         <source>stage %1</source>
@@ -4264,64 +4747,16 @@ Probe set: %2</source>
         <translation>GrowBench 不认识变体“%1”：其键以 JSON 形式保留在下方。</translation>
     </message>
     <message>
-        <source>Name</source>
-        <translation>名称</translation>
-    </message>
-    <message>
-        <source>A label for tables and plots (default: the variant and its key parameters)</source>
-        <translation>表格和图中的标签（默认：变体及其关键参数）</translation>
-    </message>
-    <message>
         <source>(The default depends on the other keys.)</source>
         <translation>（默认值取决于其他键。）</translation>
-    </message>
-    <message>
-        <source>Own replay fraction</source>
-        <translation>自有回放比例</translation>
-    </message>
-    <message>
-        <source>This plan&apos;s fraction of original-domain batches instead of train.replay (0 is valid)</source>
-        <translation>此方案的原始领域批次比例，代替 train.replay（0 有效）</translation>
-    </message>
-    <message>
-        <source>EWC λ</source>
-        <translation>EWC λ</translation>
-    </message>
-    <message>
-        <source>λ/2 · Σ F_i (θ_i − θ*_i)² on this plan&apos;s trainable parameters; set it to add the penalty</source>
-        <translation>作用于此方案可训练参数的 λ/2 · Σ F_i (θ_i − θ*_i)²；设置后即加入该惩罚</translation>
-    </message>
-    <message>
-        <source>EWC mode</source>
-        <translation>EWC 模式</translation>
-    </message>
-    <message>
-        <source>per-task: one anchor per finished task; online: F ← γ·F + F_task</source>
-        <translation>per-task：每个已完成任务一个锚点；online：F ← γ·F + F_task</translation>
-    </message>
-    <message>
-        <source>EWC γ</source>
-        <translation>EWC γ</translation>
-    </message>
-    <message>
-        <source>Online EWC&apos;s decay of the accumulated Fisher</source>
-        <translation>在线 EWC 对累积 Fisher 的衰减</translation>
     </message>
     <message>
         <source>Other keys</source>
         <translation>其他键</translation>
     </message>
     <message>
-        <source>Keys of this plan without a field above, as JSON: the plan&apos;s own &quot;seeds&quot; and &quot;sweep&quot; (docs/experiments.md)</source>
-        <translation>此方案中上方没有字段的键（JSON）：方案自身的 &quot;seeds&quot; 和 &quot;sweep&quot;（docs/experiments.md）</translation>
-    </message>
-    <message>
-        <source>Own replay mode</source>
-        <translation>本计划的回放模式</translation>
-    </message>
-    <message>
-        <source>This plan&apos;s way of mixing replay instead of train.replay_mode: whole batches, or round(p · batch size) original-domain rows in every batch</source>
-        <translation>本计划混合回放数据的方式（代替 train.replay_mode）：整个批次，或每个批次含 round(p · 批大小) 行原始领域数据</translation>
+        <source>Keys of this plan without a field above, as JSON</source>
+        <translation>此方案中在上方没有字段的键（JSON）</translation>
     </message>
 </context>
 <context>
@@ -5106,160 +5541,12 @@ Probe set: %2</source>
         <translation>此数据源的格式、划分和限制</translation>
     </message>
     <message>
-        <source>Format</source>
-        <translation>格式</translation>
-    </message>
-    <message>
-        <source>auto: by extension and content; fortunes: %-separated entries (files without an extension)</source>
-        <translation>auto：按扩展名和内容判断；fortunes：以 % 分隔的条目（无扩展名的文件）</translation>
-    </message>
-    <message>
-        <source>Part</source>
-        <translation>部分</translation>
-    </message>
-    <message>
-        <source>Held-out fraction</source>
-        <translation>留出比例</translation>
-    </message>
-    <message>
-        <source>Document unit</source>
-        <translation>文档单位</translation>
-    </message>
-    <message>
-        <source>Plain text: a document per file, paragraph or line</source>
-        <translation>纯文本：每个文件、段落或行作为一个文档</translation>
-    </message>
-    <message>
-        <source>JSONL field</source>
-        <translation>JSONL 字段</translation>
-    </message>
-    <message>
-        <source>JSONL: the field holding the text</source>
-        <translation>JSONL：包含文本的字段</translation>
-    </message>
-    <message>
-        <source>Recursive</source>
-        <translation>递归</translation>
-    </message>
-    <message>
-        <source>Folders: descend into sub-folders</source>
-        <translation>文件夹：进入子文件夹</translation>
-    </message>
-    <message>
-        <source>Strip overstrike</source>
-        <translation>去除叠印</translation>
-    </message>
-    <message>
-        <source>Remove backspace overstrike (old fortune files)</source>
-        <translation>去除退格叠印（旧 fortune 文件）</translation>
-    </message>
-    <message>
-        <source>Minimum characters</source>
-        <translation>最少字符数</translation>
-    </message>
-    <message>
-        <source>Drop documents with fewer non-whitespace bytes</source>
-        <translation>丢弃非空白字节少于此值的文档</translation>
-    </message>
-    <message>
-        <source>Max documents</source>
-        <translation>最多文档数</translation>
-    </message>
-    <message>
-        <source>At most this many documents (-1: all)</source>
-        <translation>最多这么多文档（-1：全部）</translation>
-    </message>
-    <message>
-        <source>Max tokens</source>
-        <translation>最多词元数</translation>
-    </message>
-    <message>
-        <source>At most this many tokens (-1: all)</source>
-        <translation>最多这么多词元（-1：全部）</translation>
-    </message>
-    <message>
-        <source>Loss on the answer only</source>
-        <translation>仅在答案上计算损失</translation>
-    </message>
-    <message>
-        <source>Mask the prompt (question + &quot;\nAnswer:&quot;) in the loss</source>
-        <translation>在损失中屏蔽提示（问题 + &quot;\nAnswer:&quot;）</translation>
-    </message>
-    <message>
-        <source>Max items</source>
-        <translation>最多条目</translation>
-    </message>
-    <message>
-        <source>At most this many QA items (-1: all)</source>
-        <translation>最多这么多问答条目（-1：全部）</translation>
-    </message>
-    <message>
-        <source>pretrain: biographies of the first people; task0_train / task0_test: QA about them; task1: QA about unseen people</source>
-        <translation>pretrain：前一部分人物的传记；task0_train / task0_test：关于他们的问答；task1：关于未见人物的问答</translation>
-    </message>
-    <message>
-        <source>People</source>
-        <translation>人数</translation>
-    </message>
-    <message>
-        <source>Number of synthetic people (paper: 200 000)</source>
-        <translation>合成人物数量（论文：200 000）</translation>
-    </message>
-    <message>
-        <source>Generator seed</source>
-        <translation>生成器种子</translation>
-    </message>
-    <message>
-        <source>Seed of the generated people</source>
-        <translation>生成人物的种子</translation>
-    </message>
-    <message>
-        <source>Biographies per person</source>
-        <translation>每人传记数</translation>
-    </message>
-    <message>
-        <source>Paraphrased biographies per person</source>
-        <translation>每人的改写传记数</translation>
-    </message>
-    <message>
-        <source>Pretrain fraction</source>
-        <translation>预训练比例</translation>
-    </message>
-    <message>
-        <source>Share of people with biographies in pretraining</source>
-        <translation>预训练中有传记的人物比例</translation>
-    </message>
-    <message>
-        <source>Task 0 train fraction</source>
-        <translation>任务 0 训练比例</translation>
-    </message>
-    <message>
-        <source>Share of the pretrained people in Task 0&apos;s training QA</source>
-        <translation>任务 0 训练问答中预训练人物的比例</translation>
-    </message>
-    <message>
-        <source>Task 1 fraction</source>
-        <translation>任务 1 比例</translation>
-    </message>
-    <message>
-        <source>Share of all people in Task 1 (unseen people)</source>
-        <translation>任务 1 中所有人物的比例（未见人物）</translation>
-    </message>
-    <message>
         <source>Required: choose a data source.</source>
         <translation>必填：请选择数据源。</translation>
     </message>
     <message>
         <source>Give a path.</source>
         <translation>请给出路径。</translation>
-    </message>
-    <message>
-        <source>A document-level split seeded by the spec&apos;s seed: the held-out documents never appear in the training part; validation and test are its two disjoint halves</source>
-        <translation>按文档划分，由规格的种子决定：留出的文档从不出现在训练部分中；validation 和 test 是其两个不相交的一半</translation>
-    </message>
-    <message>
-        <source>Fraction of documents held out (default 0.1 for the train, heldout, validation and test parts, 0 for all)</source>
-        <translation>留出文档的比例（train、heldout、validation 和 test 部分默认为 0.1，all 为 0）</translation>
     </message>
 </context>
 <context>
@@ -5332,10 +5619,6 @@ Probe set: %2</source>
         <translation>应为数字。</translation>
     </message>
     <message>
-        <source>Must be between %1 and %2.</source>
-        <translation>必须介于 %1 和 %2 之间。</translation>
-    </message>
-    <message>
         <source>Not valid JSON.</source>
         <translation>不是有效的 JSON。</translation>
     </message>
@@ -5354,6 +5637,10 @@ Probe set: %2</source>
     <message>
         <source>Required.</source>
         <translation>必填。</translation>
+    </message>
+    <message>
+        <source>Must be in %1%2, %3%4.</source>
+        <translation>必须在 %1%2, %3%4 范围内。</translation>
     </message>
 </context>
 <context>

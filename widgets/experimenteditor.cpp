@@ -30,8 +30,10 @@
 
 #include "experiment/expand.h"
 #include "experiment/spec.h"
+#include "experiment/spec_schema.h"
 #include "filepicker.h"
 #include "grow/plan.h"
+#include "grow/plan_schema.h"
 #include "grow/variant.h"
 #include "guiutil.h"
 #include "importance/result.h"
@@ -48,19 +50,47 @@ namespace gb::gui {
 
 namespace {
 
-using T = SpecField::Type;
 using Spec = gb::grow::ParamSpec;
+using Key = gb::schema::Key;
 
-SpecField::Def def(const QString& key, T type, const Json& dflt, const QString& label,
-                   const QString& help, QStringList choices = {}) {
-  SpecField::Def d;
-  d.key = key;
-  d.type = type;
-  d.defaultValue = dflt;
-  d.label = label;
-  d.help = help;
-  d.choices = std::move(choices);
-  return d;
+// The declared key at a path of the experiment spec ("train.lr", "TASK.kind").
+const Key& declared(const std::string& path) {
+  return experiment::spec_key(path);
+}
+
+bool isSource(const Key& k) {
+  return k.type == schema::Type::Ref && k.ref == "SOURCE";
+}
+
+// A key one field edits: scalars, lists of scalars, maps and free JSON; not data sources,
+// objects with keys of their own or lists of objects (their own editors or pages).
+bool isPlain(const Key& k) {
+  switch (k.type) {
+    case schema::Type::Ref:
+    case schema::Type::Object:
+      return false;
+    case schema::Type::List:
+      return k.keys.empty() && k.ref.empty();
+    default:
+      return true;
+  }
+}
+
+// A group's title: the declared object's label and its key ("Optimisation (train)").
+QString sectionTitle(const Key& k) {
+  const Key d = displayed(k);
+  return u"%1 (%2)"_s.arg(qs(d.label), qs(k.name));
+}
+
+// A data source's row: the source editor titled and explained by its declaration.
+SourceEditor* addSourceRow(QFormLayout* form, const Key& key) {
+  const Key d = displayed(key);
+  auto* s = new SourceEditor(qs(d.label), d.default_text == "required");
+  s->setToolTip(qs(d.help));
+  auto* l = new QLabel(qs(d.label) + u":"_s);
+  l->setToolTip(qs(d.help));
+  form->addRow(l, s);
+  return s;
 }
 
 QString trVariant(const std::string& text) {
@@ -173,51 +203,20 @@ void commitOnEdit(ListEditor* list, const QList<JsonValueWidget*>& fields) {
   }
 }
 
-// The task form (data.tasks[i], and a sequence step's "eval" under `prefix` "/eval").
-struct TaskFields {
-  SpecField* name = nullptr;
-  SpecField* kind = nullptr;
-  SpecField* path = nullptr;
-  SourceEditor* source = nullptr;
-  SpecField* maxItems = nullptr;
-};
-
-TaskFields addTaskFields(QFormLayout* form, FieldSet& set, const QString& prefix,
-                         bool nameRequired) {
-  TaskFields t;
-  SpecField::Def nd = def(u"name"_s, T::String, Json(), ExperimentEditor::tr("Task name"),
-                          ExperimentEditor::tr("Names its metrics (eval/<name>/acc, ...); no '/'"));
-  nd.required = nameRequired;
-  t.name = new SpecField(nd);
-  SpecField::Def kd = def(u"kind"_s, T::Choice, Json(), ExperimentEditor::tr("Kind"),
-                          ExperimentEditor::tr("mc: multiple choice by log-likelihood (acc, "
-                                               "acc_norm); qa: first-token accuracy, exact match "
-                                               "and answer loss; lm: loss and perplexity"),
-                          {u"mc"_s, u"qa"_s, u"lm"_s});
-  kd.choiceLabels = {ExperimentEditor::tr("multiple choice (mc)"),
-                     ExperimentEditor::tr("question answering (qa)"),
-                     ExperimentEditor::tr("language modelling (lm)")};
-  kd.required = true;
-  t.kind = new SpecField(kd);
-  t.path = new SpecField(def(u"path"_s, T::Path, Json(), ExperimentEditor::tr("File"),
-                             ExperimentEditor::tr("mc: the multiple-choice JSONL; qa/lm: a "
-                                                  "path instead of a source")));
-  t.source = new SourceEditor(ExperimentEditor::tr("Source"), false);
-  t.source->setToolTip(ExperimentEditor::tr("qa and lm tasks: the data source"));
-  t.maxItems = new SpecField(def(u"max_items"_s, T::Int, Json(), ExperimentEditor::tr("Max items"),
-                                 ExperimentEditor::tr("Items evaluated (default: eval.max_items; "
-                                                      "-1: all)")));
-  addFieldRow(form, t.name);
-  addFieldRow(form, t.kind);
-  addFieldRow(form, t.path);
-  form->addRow(ExperimentEditor::tr("Source:"), t.source);
-  addFieldRow(form, t.maxItems);
-  set.add(t.name, prefix + u"/name"_s);
-  set.add(t.kind, prefix + u"/kind"_s);
-  set.add(t.path, prefix + u"/path"_s);
-  set.add(t.source, prefix + u"/source"_s);
-  set.add(t.maxItems, prefix + u"/max_items"_s);
-  return t;
+// The task form (data.tasks[i], and a sequence step's "eval" under `prefix` "/eval"): a
+// field per declared key of a task (TASK), its data source in a source editor.
+void addTaskFields(QFormLayout* form, FieldSet& set, const QString& prefix, bool nameRequired) {
+  for (const Key& k : experiment::spec_schema().type("TASK")->keys) {
+    const QString pointer = prefix + u"/"_s + qs(k.name);
+    if (isSource(k)) {
+      set.add(addSourceRow(form, k), pointer);
+      continue;
+    }
+    auto* f = new SpecField(displayed(k));  // cloze and test: JSON objects
+    if (k.name == "name") f->setRequired(nameRequired);
+    addFieldRow(form, f);
+    set.add(f, pointer);
+  }
 }
 
 QString taskSummary(const Json& t, int i) {
@@ -325,84 +324,51 @@ void PlanForm::rebuild(const QString& id) {
                           : tr("GrowBench does not know the variant “%1”: its keys are kept "
                                "as JSON below.")
                                 .arg(id));
-  auto add = [&](const QString& pointer, const SpecField::Def& d) {
-    auto* f = new SpecField(d);
+  auto add = [&](const QString& pointer, const Key& key) {
+    auto* f = new SpecField(key);
     addFieldRow(m_form, f);
     m_set.add(f, pointer);
     m_fields.insert(dotted(pointer), f);
-    connect(f, &SpecField::edited, this, [this, f] {
+    connect(f, &SpecField::edited, this, [this] {
       updateVisibility();
-      Q_UNUSED(f);
       emit edited();
     });
     return f;
   };
-  add(u"/name"_s, def(u"name"_s, T::String, Json(), tr("Name"),
-                      tr("A label for tables and plots (default: the variant and its key "
-                         "parameters)")));
+  // The keys every plan takes (declared once: grow/plan.cpp's common keys and the expansion
+  // keys, the spec schema's PLAN), the name first, then the variant's own parameters.
+  const Key& plan = *experiment::spec_schema().type("PLAN");
+  const bool ewcVariant = id == QLatin1String(gb::grow::Variant::Ewc);
+  auto addCommon = [&](const Key& k) {
+    if (k.name == "variant") return;
+    if (k.name == "ewc" && ewcVariant) return;  // the variant's own lambda is its penalty
+    if (k.type == schema::Type::Object) {       // ewc: a field per inner key
+      for (const Key& inner : k.keys) {
+        SpecField* f = add(u"/%1/%2"_s.arg(qs(k.name), qs(inner.name)), displayed(inner));
+        f->setRequired(false);  // required only once the object is given
+      }
+      return;
+    }
+    add(u"/"_s + qs(k.name), displayed(k));
+  };
+  for (const Key& k : plan.keys) {
+    if (k.name == "name") addCommon(k);
+  }
   if (module) {
     for (const Spec& s : module->params) {
       if (s.hidden) continue;
-      SpecField::Def d;
-      d.key = qs(s.name);
-      d.label = trVariant(s.label);
-      d.help = trVariant(s.help);
-      d.defaultValue = s.default_value;
-      if (s.min) d.min = *s.min;
-      if (s.max) d.max = *s.max;
-      for (const auto& c : s.choices) d.choices << qs(c);
-      for (const auto& c : s.choice_labels) d.choiceLabels << trVariant(c);
-      switch (s.type) {
-        case Spec::Type::Int:
-          d.type = T::Int;
-          break;
-        case Spec::Type::Number:
-          d.type = T::Number;
-          break;
-        case Spec::Type::Bool:
-          d.type = T::Bool;
-          break;
-        case Spec::Type::Choice:
-          d.type = T::Choice;
-          break;
-        case Spec::Type::StringList:
-          d.type = T::StringList;
-          break;
-        case Spec::Type::Layers:
-          d.type = T::Layers;
-          break;
-        case Spec::Type::Plan:
-          d.type = T::Json;
-          break;
-      }
+      Key k = displayed(gb::grow::to_schema_key(s), "GrowPlanner");
       if (s.default_for) {
-        d.help += (d.help.isEmpty() ? QString() : u" "_s) +
-                  tr("(The default depends on the other keys.)");
+        k.help += (k.help.empty() ? "" : " ") + ss(tr("(The default depends on the other keys.)"));
       }
-      add(u"/"_s + qs(s.name), d);
+      add(u"/"_s + qs(s.name), k);
     }
   }
-  add(u"/replay"_s, def(u"replay"_s, T::Number, Json(), tr("Own replay fraction"),
-                        tr("This plan's fraction of original-domain batches instead of "
-                           "train.replay (0 is valid)")));
-  add(u"/replay_mode"_s,
-      def(u"replay_mode"_s, T::Choice, Json(), tr("Own replay mode"),
-          tr("This plan's way of mixing replay instead of train.replay_mode: whole batches, or "
-             "round(p · batch size) original-domain rows in every batch"),
-          {u"batches"_s, u"rows"_s}));
-  if (id != QLatin1String(gb::grow::Variant::Ewc)) {
-    add(u"/ewc/lambda"_s, def(u"lambda"_s, T::Number, Json(), tr("EWC λ"),
-                              tr("λ/2 · Σ F_i (θ_i − θ*_i)² on this plan's trainable "
-                                 "parameters; set it to add the penalty")));
-    add(u"/ewc/mode"_s, def(u"mode"_s, T::Choice, "per-task", tr("EWC mode"),
-                            tr("per-task: one anchor per finished task; online: F ← γ·F + F_task"),
-                            {u"per-task"_s, u"online"_s}));
-    add(u"/ewc/gamma"_s, def(u"gamma"_s, T::Number, Json(), tr("EWC γ"),
-                             tr("Online EWC's decay of the accumulated Fisher")));
+  for (const Key& k : plan.keys) {
+    if (k.name != "name") addCommon(k);
   }
-  m_other = new SpecField(def(u"other"_s, T::JsonObject, Json(), tr("Other keys"),
-                              tr("Keys of this plan without a field above, as JSON: the plan's "
-                                 "own \"seeds\" and \"sweep\" (docs/experiments.md)")));
+  m_other = new SpecField(formKey("other", schema::Type::Map, tr("Other keys"),
+                                  tr("Keys of this plan without a field above, as JSON")));
   addFieldRow(m_form, m_other);
   m_fields.insert(u"other"_s, m_other);
   connect(m_other, &SpecField::edited, this, [this] {
@@ -428,6 +394,10 @@ void PlanForm::updateVisibility() {
   const bool online = values.contains("ewc") && values["ewc"].is_object() &&
                       values["ewc"].value("mode", std::string()) == "online";
   if (SpecField* g = m_fields.value(u"ewc.gamma"_s)) m_form->setRowVisible(g, online || g->isSet());
+  // A PEFT adapter is a LoRA plan's starting point.
+  if (SpecField* p = m_fields.value(u"from_peft"_s)) {
+    m_form->setRowVisible(p, module->id == gb::grow::Variant::Lora || p->isSet());
+  }
 }
 
 Json PlanForm::value() const {
@@ -457,8 +427,8 @@ void PlanForm::setVariant(const QString& id) {
   // The keys every plan takes and the other keys stay; the old variant's own keys go.
   const Json old = m_set.save();
   Json keep = m_set.unmanaged();
-  for (const char* k : {"name", "replay", "replay_mode", "ewc"}) {
-    if (old.contains(k)) keep[k] = old[k];
+  for (const Key& k : experiment::spec_schema().type("PLAN")->keys) {
+    if (k.name != "variant" && old.contains(k.name)) keep[k.name] = old[k.name];
   }
   if (id == QLatin1String(gb::grow::Variant::Ewc)) keep.erase("ewc");
   m_unknownVariant.clear();
@@ -472,7 +442,7 @@ void PlanForm::setVariant(const QString& id) {
 QString PlanForm::inputError() const {
   for (SpecField* f : m_fields) {
     const QString e = f->inputError();
-    if (!e.isEmpty()) return u"%1: %2"_s.arg(f->def().label, e);
+    if (!e.isEmpty()) return u"%1: %2"_s.arg(f->label(), e);
   }
   return {};
 }
@@ -488,11 +458,7 @@ ModelEditor::ModelEditor(QWidget* parent) : JsonValueWidget(parent) {
   m_mode->addItem(tr("A model folder (Hugging Face or GrowBench)"));
   m_mode->addItem(tr("A built-in preset, trained from scratch"));
   form->addRow(tr("Model:"), m_mode);
-  SpecField::Def pd = def(u"model"_s, T::Path, Json(), tr("Folder"),
-                          tr("A folder with config.json, model.safetensors (or a sharded "
-                             "index) and tokenizer.json"));
-  pd.pathCategory = u"model"_s;
-  m_path = new SpecField(pd);
+  m_path = new SpecField(displayed(declared("model.path")));
   addFieldRow(form, m_path);
   v->addLayout(form);
   m_errorLabel = new QLabel;
@@ -506,15 +472,10 @@ ModelEditor::ModelEditor(QWidget* parent) : JsonValueWidget(parent) {
   pv->setContentsMargins(0, 0, 0, 0);
   auto* pf = new QFormLayout;
   pv->addLayout(pf);
-  SpecField::Def prd = def(u"preset"_s, T::Choice, Json(), tr("Preset"),
-                           tr("The architecture family of the preset"), {u"tiny-llama"_s});
-  prd.required = true;
-  auto* preset = new SpecField(prd);
-  auto* config = new SpecField(def(u"config"_s, T::JsonObject, Json(), tr("Config overrides"),
-                                   tr("config.json keys that replace the preset's, e.g. "
-                                      "{\"hidden_size\": 192, \"num_hidden_layers\": 4}")));
-  auto* vocab = new SpecField(def(u"vocab_size"_s, T::Int, 4096, tr("Vocabulary size"),
-                                  tr("The byte-level BPE tokenizer's vocabulary (at least 300)")));
+  auto* preset = new SpecField(displayed(declared("model.preset")));
+  preset->setRequired(true);  // what makes the model a preset
+  auto* config = new SpecField(displayed(declared("model.config")));
+  auto* vocab = new SpecField(displayed(declared("model.tokenizer.vocab_size")));
   addFieldRow(pf, preset);
   addFieldRow(pf, config);
   addFieldRow(pf, vocab);
@@ -544,22 +505,16 @@ ModelEditor::ModelEditor(QWidget* parent) : JsonValueWidget(parent) {
   auto* sf = new QFormLayout(stageForm);
   sf->setContentsMargins(0, 0, 0, 0);
   auto* stageSet = new FieldSet;
-  auto* name = new SpecField(def(u"name"_s, T::String, "pretrain", tr("Name"), tr("Stage name")));
-  auto* data = new SourceEditor(tr("Data"), true);
-  auto* steps = new SpecField(def(u"steps"_s, T::Int, 100, tr("Steps"), tr("Optimizer steps")));
-  auto* lr = new SpecField(def(u"lr"_s, T::Number, 1e-3, tr("Learning rate"), tr("Peak rate")));
-  auto* seqLen = new SpecField(
-      def(u"seq_len"_s, T::Int, 128, tr("Sequence length"), tr("Tokens per sequence")));
-  auto* batch =
-      new SpecField(def(u"batch_size"_s, T::Int, 16, tr("Batch size"), tr("Sequences per step")));
-  auto* warmup =
-      new SpecField(def(u"warmup"_s, T::Int, 0, tr("Warm-up"), tr("Linear warm-up steps")));
-  addFieldRow(sf, name);
-  sf->addRow(tr("Data:"), data);
-  for (SpecField* f : {steps, lr, seqLen, batch, warmup}) addFieldRow(sf, f);
-  stageSet->add(name, u"/name"_s);
-  stageSet->add(data, u"/data"_s);
-  for (SpecField* f : {steps, lr, seqLen, batch, warmup}) stageSet->add(f, u"/"_s + f->key());
+  for (const Key& k : declared("model.stages").keys) {
+    const QString pointer = u"/"_s + qs(k.name);
+    if (isSource(k)) {
+      stageSet->add(addSourceRow(sf, k), pointer);
+    } else {
+      auto* f = new SpecField(displayed(k));
+      addFieldRow(sf, f);
+      stageSet->add(f, pointer);
+    }
+  }
   ListEditor::Form stf;
   stf.widget = stageForm;
   stf.load = [stageSet](const Json& j) { stageSet->load(j); };
@@ -699,8 +654,8 @@ void ExperimentEditor::buildUi() {
   m_tabs->setDocumentMode(true);
   split->addWidget(m_tabs);
 
-  auto addTo = [this](QFormLayout* form, const QString& pointer, const SpecField::Def& d) {
-    auto* f = new SpecField(d);
+  auto addTo = [this](QFormLayout* form, const QString& pointer, const Key& key) {
+    auto* f = new SpecField(displayed(key));
     f->setSpecPath(u"spec."_s + dotted(pointer));
     addFieldRow(form, f);
     m_root->add(f, pointer);
@@ -728,58 +683,37 @@ void ExperimentEditor::buildUi() {
     return form;
   };
 
-  // --- Experiment
+  // Every plain key of a declared section (train, eval, ...) in a group of its own.
+  auto addSection = [&](QVBoxLayout* v, const std::string& name) {
+    const Key& section = declared(name);
+    QFormLayout* f = group(v, sectionTitle(section));
+    for (const Key& k : section.keys) {
+      if (isPlain(k)) addTo(f, u"/%1/%2"_s.arg(qs(name), qs(k.name)), k);
+    }
+  };
+
+  // --- Experiment: the plain top-level keys; the seeds and sweep in a section of their own
+  // (for a dedicated sweep editor).
   {
     QVBoxLayout* v = page(tr("Experiment"));
     QFormLayout* f = group(v, tr("Experiment"));
-    addTo(f, u"/name"_s,
-          def(u"name"_s, T::String, "experiment", tr("Name"),
-              tr("Names the runs and the group in the store")));
-    addTo(f, u"/description"_s,
-          def(u"description"_s, T::Text, Json(), tr("Description"),
-              tr("Free text kept with the spec")));
-    auto* version = addTo(f, u"/version"_s,
-                          def(u"version"_s, T::Int, experiment::kSpecVersion, tr("Spec version"),
-                              tr("The spec format version this GrowBench reads")));
-    Q_UNUSED(version);
-    addTo(f, u"/seed"_s,
-          def(u"seed"_s, T::Int, 0, tr("Seed"), tr("Base model, data splits and probe sets")));
-    addTo(f, u"/run_seed"_s,
-          def(u"run_seed"_s, T::Int, Json(), tr("Run seed"),
-              tr("Data order and new parameters' initial values (default: "
-                 "the seed)")));
-    auto dev = def(u"device"_s, T::Choice, "cpu", tr("Device"), tr("Where the worker trains"),
-                   {u"cpu"_s, u"cuda"_s, u"cuda:0"_s, u"cuda:1"_s});
-    addTo(f, u"/device"_s, dev);
-    addTo(f, u"/dtype"_s,
-          def(u"dtype"_s, T::Choice, "float32", tr("Data type"), tr("Weights and compute"),
-              {u"float32"_s, u"bfloat16"_s, u"float16"_s}));
-    addTo(f, u"/threads"_s,
-          def(u"threads"_s, T::Int, 1, tr("Threads"), tr("CPU threads of the worker")));
-    // The seeds and sweep: their own section, for a dedicated sweep editor.
     auto* sweepBox = new QGroupBox(tr("Seeds and sweep"));
     sweepBox->setObjectName(u"sweepSlot"_s);
     auto* sf = new QFormLayout(sweepBox);
-    addTo(sf, u"/seeds"_s,
-          def(u"seeds"_s, T::Json, Json(), tr("Seeds"), tr("One run per seed, e.g. [0, 1, 2]")));
-    addTo(sf, u"/sweep"_s,
-          def(u"sweep"_s, T::JsonObject, Json(), tr("Sweep"),
-              tr("Values per key: train.* keys and plan parameters, e.g. {\"train.lr\": "
-                 "[0.0001, 0.0003], \"replay\": [0, 0.1]}")));
-    addTo(sf, u"/sweep_mode"_s,
-          def(u"sweep_mode"_s, T::Choice, "grid", tr("Sweep mode"),
-              tr("grid: every combination; random: draw `samples` points"),
-              {u"grid"_s, u"random"_s}));
-    addTo(sf, u"/samples"_s,
-          def(u"samples"_s, T::Int, Json(), tr("Samples"), tr("Random sweeps: points per plan")));
+    for (const Key& k : experiment::spec_schema().keys) {
+      if (!isPlain(k)) continue;
+      const bool sweep =
+          k.name == "seeds" || k.name == "sweep" || k.name == "sweep_mode" || k.name == "samples";
+      addTo(sweep ? sf : f, u"/"_s + qs(k.name), k);
+    }
     v->addWidget(sweepBox);
     m_sweepSlot = sweepBox;
     m_runs = new QLabel;
     m_runs->setWordWrap(true);
     v->addWidget(m_runs);
     QFormLayout* o = group(v, tr("Other keys"));
-    m_other = new SpecField(def(u"other"_s, T::JsonObject, Json(), tr("Other keys"),
-                                tr("Top-level keys without a field in this editor, as JSON")));
+    m_other = new SpecField(formKey("other", schema::Type::Map, tr("Other keys"),
+                                    tr("Top-level keys without a field in this editor, as JSON")));
     addFieldRow(o, m_other);
     connect(m_other, &SpecField::edited, this, [this] {
       const Json j = m_other->value();
@@ -798,36 +732,16 @@ void ExperimentEditor::buildUi() {
     v->addStretch(1);
   }
 
-  // --- Data
+  // --- Data: the original- and new-domain sources, the evaluation tasks.
   {
     QVBoxLayout* v = page(tr("Data"));
-    auto src = [&](QFormLayout* f, const QString& pointer, const QString& label,
-                   const QString& help, bool required) {
-      auto* s = new SourceEditor(label, required);
-      s->setToolTip(help);
-      auto* l = new QLabel(label + u":"_s);
-      l->setToolTip(help);
-      f->addRow(l, s);
-      addWidget(s, pointer);
-      return s;
-    };
-    QFormLayout* o = group(v, tr("Original domain (forgetting)"));
-    src(o, u"/data/original/eval"_s, tr("Evaluation"),
-        tr("Forgetting: original-domain loss and perplexity, and representation drift"), false);
-    src(o, u"/data/original/replay"_s, tr("Replay"),
-        tr("Original-domain text mixed into training (train.replay or a plan's replay)"), false);
-    src(o, u"/data/original/probe"_s, tr("Probe set"),
-        tr("The general probe set for importance (default: the evaluation set)"), false);
-    src(o, u"/data/original/test"_s, tr("Held-out test"),
-        tr("Evaluated at step 0 and at the end only; must not overlap the evaluation set"), false);
-    QFormLayout* n = group(v, tr("New domain (learning)"));
-    src(n, u"/data/new/train"_s, tr("Training"),
-        tr("The new-domain training data (or a task sequence instead)"), false);
-    src(n, u"/data/new/eval"_s, tr("Evaluation"), tr("Learning: new-domain loss and perplexity"),
-        false);
-    src(n, u"/data/new/test"_s, tr("Held-out test"),
-        tr("Evaluated at step 0 and at the end only; must not overlap the evaluation set"), false);
-
+    for (const char* domain : {"data.original", "data.new"}) {
+      const Key& d = declared(domain);
+      QFormLayout* f = group(v, qs(displayed(d).label));
+      for (const Key& k : d.keys) {
+        addWidget(addSourceRow(f, k), u"/%1/%2"_s.arg(qs(domain).replace(u'.', u'/'), qs(k.name)));
+      }
+    }
     auto* taskForm = new QWidget;
     auto* tf = new QFormLayout(taskForm);
     tf->setContentsMargins(0, 0, 0, 0);
@@ -850,7 +764,7 @@ void ExperimentEditor::buildUi() {
     v->addStretch(1);
   }
 
-  // --- Task sequence
+  // --- Task sequence: a form per declared key of a step, its evaluation a task form.
   {
     QVBoxLayout* v = page(tr("Task sequence"));
     auto* info = new QLabel(
@@ -862,23 +776,22 @@ void ExperimentEditor::buildUi() {
     auto* sf = new QFormLayout(stepForm);
     sf->setContentsMargins(0, 0, 0, 0);
     auto* set = new FieldSet;
-    SpecField::Def nd = def(u"name"_s, T::String, Json(), tr("Name"), tr("The task's name"));
-    nd.required = true;
-    auto* name = new SpecField(nd);
-    addFieldRow(sf, name);
-    set->add(name, u"/name"_s);
-    auto* train = new SourceEditor(tr("Training"), true);
-    sf->addRow(tr("Training:"), train);
-    set->add(train, u"/train"_s);
-    auto* steps = new SpecField(
-        def(u"steps"_s, T::Int, 0, tr("Steps"), tr("Steps of this task (0: train.steps)")));
-    addFieldRow(sf, steps);
-    set->add(steps, u"/steps"_s);
-    auto* evalBox = new QGroupBox(tr("Evaluation of this task"));
-    auto* ef = new QFormLayout(evalBox);
-    TaskFields tfld = addTaskFields(ef, *set, u"/eval"_s, false);
-    Q_UNUSED(tfld);
-    sf->addRow(evalBox);
+    for (const Key& k : declared("sequence").keys) {
+      const QString pointer = u"/"_s + qs(k.name);
+      if (isSource(k)) {
+        set->add(addSourceRow(sf, k), pointer);
+      } else if (k.type == schema::Type::Ref) {  // the step's evaluation: a task
+        auto* evalBox = new QGroupBox(tr("Evaluation of this task"));
+        evalBox->setToolTip(qs(displayed(k).help));
+        auto* ef = new QFormLayout(evalBox);
+        addTaskFields(ef, *set, pointer, false);
+        sf->addRow(evalBox);
+      } else {
+        auto* f = new SpecField(displayed(k));
+        addFieldRow(sf, f);
+        set->add(f, pointer);
+      }
+    }
     ListEditor::Form form;
     form.widget = stepForm;
     form.load = [set](const Json& j) { set->load(j); };
@@ -931,135 +844,23 @@ void ExperimentEditor::buildUi() {
     addWidget(plans, u"/plans"_s);
   }
 
-  // --- Training
+  // --- Training, evaluation, probes and checkpoints: every key of their declared sections.
   {
     QVBoxLayout* v = page(tr("Training"));
-    QFormLayout* f = group(v, tr("Optimisation (train)"));
-    auto t = [&](const char* key, T type, const Json& d, const QString& label, const QString& help,
-                 QStringList choices = {}) {
-      return addTo(f, u"/train/"_s + QLatin1String(key),
-                   def(QLatin1String(key), type, d, label, help, std::move(choices)));
-    };
-    t("steps", T::Int, 100, tr("Steps"),
-      tr("Optimizer steps (per task in a sequence unless the task sets steps)"));
-    t("lr", T::Number, 3e-4, tr("Learning rate"), tr("Peak learning rate"));
-    t("schedule", T::Choice, "cosine", tr("Schedule"),
-      tr("cosine and linear decay to min_lr_ratio · lr"),
-      {u"constant"_s, u"linear"_s, u"cosine"_s});
-    t("warmup", T::Int, 0, tr("Warm-up"), tr("Linear warm-up steps"));
-    t("min_lr_ratio", T::Number, 0.1, tr("Final LR ratio"),
-      tr("Final learning rate as a fraction of lr"));
-    t("seq_len", T::Int, 128, tr("Sequence length"), tr("Tokens per sequence (packed)"));
-    t("batch_size", T::Int, 8, tr("Batch size"), tr("Rows per micro-batch"));
-    t("batch_tokens", T::Int, Json(), tr("Batch tokens"),
-      tr("Instead of batch_size: tokens per micro-batch (a multiple of seq_len)"));
-    t("accumulation", T::Int, 1, tr("Accumulation"), tr("Micro-batches per step"));
-    t("row_shards", T::Int, 1, tr("Row shards"),
-      tr("Blocks of rows each micro-batch is split into, computed on the cores at once and "
-         "their gradients summed (same results up to float32 rounding)"));
-    t("weight_decay", T::Number, 0.0, tr("Weight decay"),
-      tr("AdamW decoupled decay (not on biases, norms, gates)"));
-    t("clip", T::Number, 1.0, tr("Gradient clipping"), tr("Global norm (0: off)"));
-    t("beta1", T::Number, 0.9, tr("β₁"), tr("AdamW"));
-    t("beta2", T::Number, 0.95, tr("β₂"), tr("AdamW"));
-    t("eps", T::Number, 1e-8, tr("ε"), tr("AdamW"));
-    t("replay", T::Number, 0.0, tr("Replay fraction"),
-      tr("Fraction p of batches drawn from the original-domain replay data"));
-    t("replay_mode", T::Choice, "batches", tr("Replay mode"),
-      tr("batches: whole original-domain batches with probability p; rows: round(p · batch "
-         "size) original-domain rows in every batch (the fraction carried over)"),
-      {u"batches"_s, u"rows"_s});
-    t("diverge_factor", T::Number, 10.0, tr("Divergence factor"),
-      tr("The run ends “diverged” when its loss stays above this × its first value (0: off)"));
+    addSection(v, "train");
     v->addStretch(1);
   }
-
-  // --- Evaluation
   {
     QVBoxLayout* v = page(tr("Evaluation"));
-    QFormLayout* f = group(v, tr("Evaluation (eval)"));
-    auto e = [&](const char* key, T type, const Json& d, const QString& label,
-                 const QString& help) {
-      return addTo(f, u"/eval/"_s + QLatin1String(key),
-                   def(QLatin1String(key), type, d, label, help));
-    };
-    e("interval", T::Int, 50, tr("Interval"),
-      tr("Steps between evaluations (step 0 and the last step always)"));
-    e("tokens", T::Int, 16384, tr("Tokens"), tr("Token budget of each LM evaluation set"));
-    e("batch_size", T::Int, 8, tr("Batch size"), tr("Rows per evaluation batch"));
-    e("drift", T::Bool, true, tr("Representation drift"),
-      tr("Cosine of the final hidden states to step 0 on the original evaluation set"));
-    e("max_items", T::Int, 200, tr("Max items"), tr("Items per multiple-choice or QA task"));
-    e("exact_match", T::Bool, true, tr("Exact match"), tr("Greedy exact match for QA tasks"));
-    addTo(f, u"/eval/test"_s,
-          def(u"test"_s, T::Choice, "ends", tr("Test sets"),
-              tr("When the held-out test sets are evaluated: at step 0 and the end (ends) or at "
-                 "every evaluation (every, for trade-off fronts and matched learning)"),
-              {u"ends"_s, u"every"_s}));
-    QFormLayout* g = group(v, tr("Forgetting guard (guard)"));
-    QStringList evalKeys;
-    for (const auto& m : gb::metrics::all()) {
-      if (gb::metrics::is_eval(m.key) && m.key.find('<') == std::string::npos) {
-        evalKeys << qs(m.key);
-      }
-    }
-    addTo(g, u"/guard/metric"_s,
-          def(u"metric"_s, T::Choice, gb::metrics::kEvalOrigPpl, tr("Metric"),
-              tr("The evaluation metric the guard watches"), evalKeys));
-    addTo(g, u"/guard/max_increase"_s,
-          def(u"max_increase"_s, T::Number, 0.05, tr("Budget"),
-              tr("Largest relative change from step 0 in the bad direction (0.05 = 5 %)")));
-    addTo(g, u"/guard/action"_s,
-          def(u"action"_s, T::Choice, "stop", tr("Action"),
-              tr("stop: end the run; rollback: restore the last weights within the budget"),
-              {u"stop"_s, u"rollback"_s}));
+    addSection(v, "eval");
+    addSection(v, "guard");
     v->addStretch(1);
   }
-
-  // --- Probes and checkpoints
   {
     QVBoxLayout* v = page(tr("Probes and checkpoints"));
-    QFormLayout* f = group(v, tr("Importance probes (probe)"));
-    QStringList methods;
-    for (const auto& m : gb::importance::method_names()) methods << qs(m);
-    auto p = [&](const char* key, T type, const Json& d, const QString& label, const QString& help,
-                 QStringList choices = {}) {
-      return addTo(f, u"/probe/"_s + QLatin1String(key),
-                   def(QLatin1String(key), type, d, label, help, std::move(choices)));
-    };
-    p("method", T::Choice, "masking", tr("Method"),
-      tr("The probes a plan's layer policy needs run with their own method; this is the "
-         "default"),
-      methods);
-    p("tokens", T::Int, 8192, tr("Tokens"), tr("Token budget of the probe set"));
-    p("seq_len", T::Int, 128, tr("Sequence length"), tr("Tokens per probe sequence"));
-    p("batch_size", T::Int, 4, tr("Batch size"), tr("Rows per probe batch"));
-    p("masking_mode", T::Choice, "cached", tr("Masking mode"),
-      tr("cached: restart from the cached layer inputs; naive: a full pass per layer"),
-      {u"cached"_s, u"naive"_s});
-    p("fisher_mode", T::Choice, "sequence", tr("Fisher mode"),
-      tr("sequence: one gradient per row (the empirical Fisher EWC uses); batch: per batch"),
-      {u"sequence"_s, u"batch"_s});
-    p("steps", T::Int, 50, tr("Fine-tuning steps"),
-      tr("Update magnitude and effective rank: preliminary fine-tuning steps"));
-    p("lr", T::Number, 1e-4, tr("Fine-tuning LR"), tr("Their learning rate"));
-    p("snapshot_every", T::Int, 0, tr("Snapshot every"),
-      tr("Effective rank: stage length in steps (0: steps / 5)"));
-    p("reference", T::Choice, "previous", tr("Reference"),
-      tr("Effective rank: ΔW against the previous stage or the base"), {u"previous"_s, u"base"_s});
-    QFormLayout* a = group(v, tr("ADEPT defaults (adept, earlier specs)"));
-    addTo(a, u"/adept/unit_lr"_s,
-          def(u"unit_lr"_s, T::Bool, false, tr("Unit-wise learning rates"),
-              tr("Defaults for ADEPT plans that do not set unit_lr themselves")));
-    addTo(a, u"/adept/t_update"_s,
-          def(u"t_update"_s, T::Int, 500, tr("T_update"), tr("Steps between importance updates")));
-    addTo(a, u"/adept/method"_s,
-          def(u"method"_s, T::Choice, "taylor-code", tr("Unit importance"), tr("For Î_U"),
-              {u"taylor-code"_s, u"taylor"_s, u"taylor-abs"_s, u"fisher"_s}));
-    QFormLayout* c = group(v, tr("Checkpoints (checkpoint)"));
-    addTo(c, u"/checkpoint/interval"_s,
-          def(u"interval"_s, T::Int, 0, tr("Interval"),
-              tr("A checkpoint every N steps (0: only at the end and on cancel)")));
+    addSection(v, "probe");
+    addSection(v, "adept");
+    addSection(v, "checkpoint");
     v->addStretch(1);
   }
 

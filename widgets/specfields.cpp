@@ -10,12 +10,15 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
+#include "experiment/spec_schema.h"
 #include "filepicker.h"
 #include "guiutil.h"
 
@@ -37,6 +40,12 @@ Json comboValue(const QComboBox* c) {
   return Json::parse(ss(d), nullptr, false);
 }
 
+QStringList qlist(const std::vector<std::string>& items) {
+  QStringList out;
+  for (const auto& i : items) out << qs(i);
+  return out;
+}
+
 QString errorStyle() {
   return u"color: #c62828;"_s;
 }
@@ -55,45 +64,77 @@ void JsonValueWidget::setError(const QString& message) {
 
 // ---------------------------------------------------------------------------------------
 
-SpecField::SpecField(const Def& def, QWidget* parent) : JsonValueWidget(parent), m_def(def) {
+SpecField::Type SpecField::typeOf(const schema::Key& key) {
+  using K = schema::Type;
+  switch (key.type) {
+    case K::Int:
+      return Type::Int;
+    case K::Number:
+      return Type::Number;
+    case K::Bool:
+      return Type::Bool;
+    case K::Choice:
+      return Type::Choice;
+    case K::String:
+      if (key.input == "path" || key.input == "folder") return Type::Path;
+      return key.input == "text" ? Type::Text : Type::String;
+    case K::List:
+      return key.item == "string" ? Type::StringList : Type::Json;
+    case K::Object:
+    case K::Map:
+      return Type::JsonObject;
+    case K::Any:
+      return key.input == "layers" ? Type::Layers : Type::Json;
+    case K::Ref:
+      return Type::Json;
+  }
+  return Type::Json;
+}
+
+schema::Key displayed(schema::Key key, const char* context) {
+  auto tr = [context](const std::string& text) {
+    return text.empty() ? text : ss(QCoreApplication::translate(context, text.c_str()));
+  };
+  key.label = tr(key.label);
+  key.help = tr(key.help);
+  for (auto& l : key.choice_labels) l = tr(l);
+  return key;
+}
+
+schema::Key formKey(const std::string& name, schema::Type type, const QString& label,
+                    const QString& help) {
+  schema::Key k;
+  k.name = name;
+  k.type = type;
+  k.label = ss(label);
+  k.help = ss(help);
+  return k;
+}
+
+SpecField::SpecField(const schema::Key& key, QWidget* parent)
+    : JsonValueWidget(parent),
+      m_key(key),
+      m_type(typeOf(key)),
+      m_required(key.default_text == "required") {
   auto* v = new QVBoxLayout(this);
   v->setContentsMargins(0, 0, 0, 0);
   v->setSpacing(1);
   auto* row = new QHBoxLayout;
   row->setContentsMargins(0, 0, 0, 0);
   v->addLayout(row);
-  const Json& d = def.defaultValue;
-  QString defaultText;
-  if (!d.is_null()) {
-    if (def.type == Type::Bool && d.is_boolean()) {
-      defaultText = d.get<bool>() ? tr("yes") : tr("no");
-    } else if (d.is_string()) {
-      defaultText = qs(d.get<std::string>());
-      const int i = def.choices.indexOf(defaultText);
-      if (i >= 0 && i < def.choiceLabels.size()) defaultText = def.choiceLabels[i];
-    } else if (def.type == Type::StringList && d.is_array()) {
-      QStringList items;
-      for (const auto& e : d) items << (e.is_string() ? qs(e.get<std::string>()) : dumpText(e));
-      defaultText = items.join(u", "_s);
-    } else {
-      defaultText = dumpText(d);
-    }
-  }
-  const QString unsetText = def.required  ? tr("(required)")
-                            : d.is_null() ? tr("(not set)")
-                                          : tr("(default: %1)").arg(defaultText);
-  switch (def.type) {
+  switch (m_type) {
     case Type::Bool:
     case Type::Choice: {
       m_combo = new QComboBox;
-      m_combo->addItem(unsetText, QString());
-      if (def.type == Type::Bool) {
+      m_combo->addItem(unsetText(), QString());
+      if (m_type == Type::Bool) {
         m_combo->addItem(tr("yes"), u"true"_s);
         m_combo->addItem(tr("no"), u"false"_s);
       } else {
-        for (int i = 0; i < def.choices.size(); ++i) {
-          const QString label = i < def.choiceLabels.size() ? def.choiceLabels[i] : def.choices[i];
-          m_combo->addItem(label, dumpText(Json(ss(def.choices[i]))));
+        for (size_t i = 0; i < key.choices.size(); ++i) {
+          const std::string& label =
+              i < key.choice_labels.size() ? key.choice_labels[i] : key.choices[i];
+          m_combo->addItem(qs(label), dumpText(Json(key.choices[i])));
         }
       }
       m_combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -109,10 +150,10 @@ SpecField::SpecField(const Def& def, QWidget* parent) : JsonValueWidget(parent),
     case Type::Text:
     case Type::JsonObject: {
       m_text = new QPlainTextEdit;
-      m_text->setPlaceholderText(unsetText);
+      m_text->setPlaceholderText(unsetText());
       m_text->setTabChangesFocus(true);
-      m_text->setMaximumHeight(def.type == Type::Text ? 64 : 110);
-      if (def.type == Type::JsonObject) {
+      m_text->setMaximumHeight(m_type == Type::Text ? 64 : 110);
+      if (m_type == Type::JsonObject) {
         m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
       }
       connect(m_text, &QPlainTextEdit::textChanged, this, [this] {
@@ -126,7 +167,7 @@ SpecField::SpecField(const Def& def, QWidget* parent) : JsonValueWidget(parent),
     }
     default: {
       m_line = new QLineEdit;
-      m_line->setPlaceholderText(unsetText);
+      m_line->setPlaceholderText(unsetText());
       m_line->setClearButtonEnabled(true);
       connect(m_line, &QLineEdit::textEdited, this, [this] {
         updateLabel();
@@ -134,7 +175,7 @@ SpecField::SpecField(const Def& def, QWidget* parent) : JsonValueWidget(parent),
       });
       m_editor = m_line;
       row->addWidget(m_line, 1);
-      if (def.type == Type::Path) {
+      if (m_type == Type::Path) {
         auto* file = new QToolButton;
         file->setText(tr("File…"));
         file->setToolTip(tr("Choose a file (files without an extension are shown too)"));
@@ -144,7 +185,9 @@ SpecField::SpecField(const Def& def, QWidget* parent) : JsonValueWidget(parent),
         row->addWidget(file);
         row->addWidget(folder);
         auto pick = [this](PickKind kind) {
-          const QString p = pickPath(this, kind, m_def.pathCategory, m_def.label, m_line->text());
+          // Recent locations by category: model folders apart from data.
+          const QString category = m_key.input == "folder" ? u"model"_s : u"data"_s;
+          const QString p = pickPath(this, kind, category, label(), m_line->text());
           if (p.isEmpty()) return;
           m_line->setText(p);
           updateLabel();
@@ -156,14 +199,14 @@ SpecField::SpecField(const Def& def, QWidget* parent) : JsonValueWidget(parent),
       break;
     }
   }
-  QString tip = def.help;
-  if (def.type == Type::Layers) {
+  QString tip = qs(key.help);
+  if (m_type == Type::Layers) {
     tip += (tip.isEmpty() ? QString() : u"\n"_s) +
            tr("“all”, a list such as 0-3, 7, or a policy as JSON, e.g. "
               "{\"policy\": \"least-important\", \"k\": 2, \"score\": \"masking\"}");
-  } else if (def.type == Type::StringList && !def.choices.isEmpty()) {
+  } else if (m_type == Type::StringList && !key.choices.empty()) {
     tip += (tip.isEmpty() ? QString() : u"\n"_s) +
-           tr("Comma-separated; allowed: %1").arg(def.choices.join(u", "_s));
+           tr("Comma-separated; allowed: %1").arg(qlist(key.choices).join(u", "_s));
   }
   m_editor->setToolTip(tip);
   m_errorLabel = new QLabel;
@@ -173,12 +216,56 @@ SpecField::SpecField(const Def& def, QWidget* parent) : JsonValueWidget(parent),
   v->addWidget(m_errorLabel);
 }
 
+QString SpecField::key() const {
+  return qs(m_key.name);
+}
+
+QString SpecField::label() const {
+  return m_key.label.empty() ? key() : qs(m_key.label);
+}
+
+// What an unset field shows: the default, in words where the declaration gives them.
+QString SpecField::unsetText() const {
+  if (m_required) return tr("(required)");
+  const Json& d = m_key.default_value;
+  if (d.is_null()) {
+    // "required" where the form does not need it (an optional object's inner key) is no default.
+    const bool words = !m_key.default_text.empty() && m_key.default_text != "required";
+    return words ? tr("(default: %1)").arg(qs(m_key.default_text)) : tr("(not set)");
+  }
+  QString text;
+  if (m_type == Type::Bool && d.is_boolean()) {
+    text = d.get<bool>() ? tr("yes") : tr("no");
+  } else if (d.is_string()) {
+    text = qs(d.get<std::string>());
+    const auto& c = m_key.choices;
+    const auto it = std::find(c.begin(), c.end(), d.get<std::string>());
+    const size_t i = static_cast<size_t>(it - c.begin());
+    if (it != c.end() && i < m_key.choice_labels.size()) text = qs(m_key.choice_labels[i]);
+  } else if (m_type == Type::StringList && d.is_array()) {
+    QStringList items;
+    for (const auto& e : d) items << (e.is_string() ? qs(e.get<std::string>()) : dumpText(e));
+    text = items.join(u", "_s);
+  } else {
+    text = dumpText(d);
+  }
+  return tr("(default: %1)").arg(text);
+}
+
+void SpecField::setRequired(bool on) {
+  m_required = on;
+  const QString text = unsetText();
+  if (m_combo) m_combo->setItemText(0, text);
+  if (m_line) m_line->setPlaceholderText(text);
+  if (m_text) m_text->setPlaceholderText(text);
+}
+
 QLabel* SpecField::makeLabel() {
   if (!m_label) {
-    m_label = new QLabel(m_def.label.isEmpty() ? m_def.key : m_def.label);
+    m_label = new QLabel(label());
     m_label->setToolTip(
-        (m_def.help.isEmpty() ? QString() : m_def.help + u"\n"_s) +
-        tr("Key: %1. Bold: set in the spec; otherwise the default applies.").arg(m_def.key));
+        (m_key.help.empty() ? QString() : qs(m_key.help) + u"\n"_s) +
+        tr("Key: %1. Bold: set in the spec; otherwise the default applies.").arg(key()));
     m_label->setBuddy(m_editor);
     updateLabel();
   }
@@ -200,28 +287,32 @@ Json SpecField::parse(QString* error) const {
     if (error) *error = e;
     return Json(ss(text));  // what was typed: the spec's parser names the key too
   };
-  switch (m_def.type) {
+  switch (m_type) {
     case Type::Int:
     case Type::Number: {
       Json j = Json::parse(ss(text), nullptr, false);
       if (j.is_discarded() || !j.is_number()) {
         bool ok = false;
         const double d = text.toDouble(&ok);
-        if (!ok || m_def.type == Type::Int) {
-          return bad(m_def.type == Type::Int ? tr("Expected a whole number.")
-                                             : tr("Expected a number."));
+        if (!ok || m_type == Type::Int) {
+          return bad(m_type == Type::Int ? tr("Expected a whole number.")
+                                         : tr("Expected a number."));
         }
         j = d;
       }
-      if (m_def.type == Type::Int && !j.is_number_integer()) {
+      if (m_type == Type::Int && !j.is_number_integer()) {
         return bad(tr("Expected a whole number."));
       }
       const double d = j.get<double>();
-      if (d < m_def.min || d > m_def.max) {
-        if (error) {
-          *error = tr("Must be between %1 and %2.")
-                       .arg(QString::number(m_def.min, 'g', 6), QString::number(m_def.max, 'g', 6));
-        }
+      const auto& k = m_key;
+      const bool low = k.min && (k.min_open ? d <= *k.min : d < *k.min);
+      const bool high = k.max && (k.max_open ? d >= *k.max : d > *k.max);
+      if ((low || high) && error) {
+        const QString lo = k.min ? QString::number(*k.min, 'g', 6) : u"−∞"_s;
+        const QString hi = k.max ? QString::number(*k.max, 'g', 6) : u"∞"_s;
+        *error = tr("Must be in %1%2, %3%4.")
+                     .arg(k.min_open || !k.min ? u"("_s : u"["_s, lo, hi,
+                          k.max_open || !k.max ? u")"_s : u"]"_s);
       }
       return j;
     }
@@ -232,8 +323,13 @@ Json SpecField::parse(QString* error) const {
     case Type::Json:
     case Type::JsonObject: {
       Json j = Json::parse(ss(text), nullptr, false);
+      // A bare word is a string ("auto" without its quotes).
+      static const QRegularExpression word(u"^[A-Za-z_][A-Za-z0-9_.:/-]*$"_s);
+      if (j.is_discarded() && m_type == Type::Json && word.match(text).hasMatch()) {
+        return Json(ss(text));
+      }
       if (j.is_discarded()) return bad(tr("Not valid JSON."));
-      if (m_def.type == Type::JsonObject && !j.is_object()) {
+      if (m_type == Type::JsonObject && !j.is_object()) {
         return bad(tr("Expected a JSON object {…}."));
       }
       return j;
@@ -256,12 +352,13 @@ Json SpecField::parse(QString* error) const {
       for (const QString& part : text.split(u',', Qt::SkipEmptyParts)) {
         const QString item = part.trimmed();
         if (item.isEmpty()) continue;
-        if (!m_def.choices.isEmpty() && !m_def.choices.contains(item)) unknown << item;
+        const auto& c = m_key.choices;
+        if (!c.empty() && std::find(c.begin(), c.end(), ss(item)) == c.end()) unknown << item;
         a.push_back(ss(item));
       }
       if (!unknown.isEmpty() && error) {
-        *error =
-            tr("Unknown: %1 (allowed: %2)").arg(unknown.join(u", "_s), m_def.choices.join(u", "_s));
+        *error = tr("Unknown: %1 (allowed: %2)")
+                     .arg(unknown.join(u", "_s), qlist(m_key.choices).join(u", "_s));
       }
       return a;
     }
@@ -277,7 +374,7 @@ Json SpecField::value() const {
 QString SpecField::inputError() const {
   QString e;
   parse(&e);
-  if (e.isEmpty() && m_def.required && value().is_null()) e = tr("Required.");
+  if (e.isEmpty() && m_required && value().is_null()) e = tr("Required.");
   return e;
 }
 
@@ -299,7 +396,7 @@ void SpecField::setValue(const Json& v) {
   } else {
     QString text;
     if (!v.is_null()) {
-      switch (m_def.type) {
+      switch (m_type) {
         case Type::String:
         case Type::Text:
         case Type::Path:
@@ -322,7 +419,7 @@ void SpecField::setValue(const Json& v) {
           text = qs(v.dump(2));
           break;
         default:
-          text = v.is_string() && (m_def.type == Type::Int || m_def.type == Type::Number)
+          text = v.is_string() && (m_type == Type::Int || m_type == Type::Number)
                      ? qs(v.get<std::string>())
                      : dumpText(v);
           break;
@@ -437,25 +534,8 @@ void FieldSet::setUnmanaged(const Json& obj) {
 
 // ---------------------------------------------------------------------------------------
 
-namespace {
-
-SpecField::Def def(const QString& key, SpecField::Type type, const Json& dflt, const QString& label,
-                   const QString& help, QStringList choices = {}) {
-  SpecField::Def d;
-  d.key = key;
-  d.type = type;
-  d.defaultValue = dflt;
-  d.label = label;
-  d.help = help;
-  d.choices = std::move(choices);
-  return d;
-}
-
-}  // namespace
-
 SourceEditor::SourceEditor(const QString& title, bool required, QWidget* parent)
     : JsonValueWidget(parent), m_required(required) {
-  using T = SpecField::Type;
   auto* v = new QVBoxLayout(this);
   v->setContentsMargins(0, 0, 0, 0);
   v->setSpacing(2);
@@ -470,9 +550,15 @@ SourceEditor::SourceEditor(const QString& title, bool required, QWidget* parent)
       tr("Text corpus: a file or folder of text, JSONL or fortunes; QA JSONL: question and "
          "answer per line; Biography: a part of the synthetic biography benchmark"));
   row->addWidget(m_kind);
-  SpecField::Def pd = def(u"path"_s, T::Path, Json(), title,
-                          tr("A file or a folder (text, JSONL, fortunes, QA JSONL)"));
-  m_path = new SpecField(pd);
+  // The declared source (experiment/spec_schema.cpp, SOURCE): the corpus's "path" and the QA
+  // form's "qa" share one field, titled by the source's role; every other key of a form gets
+  // a field in that form's options (a key of several forms one in each).
+  const schema::Key& declared = *experiment::spec_schema().type("SOURCE");
+  schema::Key pathKey = displayed(*experiment::spec_schema().find("SOURCE.path"));
+  pathKey.label = ss(title);
+  pathKey.help = ss(tr("A file or a folder (text, JSONL, fortunes, QA JSONL)"));
+  pathKey.default_text.clear();  // the source as a whole is required or not (the kind combo)
+  m_path = new SpecField(pathKey);
   row->addWidget(m_path, 1);
   m_more = new QToolButton;
   m_more->setText(tr("Options"));
@@ -490,91 +576,41 @@ SourceEditor::SourceEditor(const QString& title, bool required, QWidget* parent)
   m_errorLabel->setVisible(false);
   v->addWidget(m_errorLabel);
 
-  int cell = 0;
-  auto place = [&](SpecField* f) {
-    const int r = cell / 2, c = (cell % 2) * 2;
-    grid->addWidget(f->makeLabel(), r, c);
-    grid->addWidget(f, r, c + 1);
-    ++cell;
-    connect(f, &SpecField::edited, this, &JsonValueWidget::edited);
+  struct Form {
+    const char* name;
+    FieldSet* set;
+    QList<SpecField*>* fields;
   };
-  // Text corpus.
-  auto* format = new SpecField(def(u"format"_s, T::Choice, "auto", tr("Format"),
-                                   tr("auto: by extension and content; fortunes: %-separated "
-                                      "entries (files without an extension)"),
-                                   {u"auto"_s, u"text"_s, u"jsonl"_s, u"fortunes"_s}));
-  auto* part = new SpecField(def(u"part"_s, T::Choice, "all", tr("Part"),
-                                 tr("A document-level split seeded by the spec's seed: the "
-                                    "held-out documents never appear in the training part; "
-                                    "validation and test are its two disjoint halves"),
-                                 {u"all"_s, u"train"_s, u"heldout"_s, u"validation"_s, u"test"_s}));
-  auto* heldout = new SpecField(def(u"heldout"_s, T::Number, Json(), tr("Held-out fraction"),
-                                    tr("Fraction of documents held out (default 0.1 for the "
-                                       "train, heldout, validation and test parts, 0 for all)")));
-  auto* unit = new SpecField(def(u"unit"_s, T::Choice, "file", tr("Document unit"),
-                                 tr("Plain text: a document per file, paragraph or line"),
-                                 {u"file"_s, u"paragraph"_s, u"line"_s}));
-  auto* field = new SpecField(def(u"field"_s, T::String, "text", tr("JSONL field"),
-                                  tr("JSONL: the field holding the text")));
-  auto* recursive = new SpecField(
-      def(u"recursive"_s, T::Bool, true, tr("Recursive"), tr("Folders: descend into sub-folders")));
-  auto* strip = new SpecField(def(u"strip_overstrike"_s, T::Bool, true, tr("Strip overstrike"),
-                                  tr("Remove backspace overstrike (old fortune files)")));
-  auto* minChars = new SpecField(def(u"min_chars"_s, T::Int, 1, tr("Minimum characters"),
-                                     tr("Drop documents with fewer non-whitespace bytes")));
-  auto* maxDocs = new SpecField(def(u"max_docs"_s, T::Int, -1, tr("Max documents"),
-                                    tr("At most this many documents (-1: all)")));
-  auto* maxTokens = new SpecField(
-      def(u"max_tokens"_s, T::Int, -1, tr("Max tokens"), tr("At most this many tokens (-1: all)")));
-  // QA.
-  auto* mask = new SpecField(def(u"mask_prompt"_s, T::Bool, true, tr("Loss on the answer only"),
-                                 tr("Mask the prompt (question + \"\\nAnswer:\") in the loss")));
-  auto* qaMaxDocs = new SpecField(
-      def(u"max_docs"_s, T::Int, -1, tr("Max items"), tr("At most this many QA items (-1: all)")));
-  // Biography.
-  auto* bioPart = new SpecField(
-      def(u"part"_s, T::Choice, Json(), tr("Part"),
-          tr("pretrain: biographies of the first people; task0_train / task0_test: QA about "
-             "them; task1: QA about unseen people"),
-          {u"pretrain"_s, u"task0_train"_s, u"task0_test"_s, u"task1"_s}));
-  auto* people = new SpecField(def(u"num_people"_s, T::Int, 200000, tr("People"),
-                                   tr("Number of synthetic people (paper: 200 000)")));
-  auto* bioSeed = new SpecField(
-      def(u"seed"_s, T::Int, 0, tr("Generator seed"), tr("Seed of the generated people")));
-  auto* bios = new SpecField(def(u"bios_per_person"_s, T::Int, 5, tr("Biographies per person"),
-                                 tr("Paraphrased biographies per person")));
-  auto* pre = new SpecField(def(u"pretrain_fraction"_s, T::Number, 0.5, tr("Pretrain fraction"),
-                                tr("Share of people with biographies in pretraining")));
-  auto* t0 =
-      new SpecField(def(u"task0_train_fraction"_s, T::Number, 0.5, tr("Task 0 train fraction"),
-                        tr("Share of the pretrained people in Task 0's training QA")));
-  auto* t1 = new SpecField(def(u"task1_fraction"_s, T::Number, 0.1, tr("Task 1 fraction"),
-                               tr("Share of all people in Task 1 (unseen people)")));
-  auto* bioMaxDocs = new SpecField(def(u"max_docs"_s, T::Int, -1, tr("Max documents"),
-                                       tr("At most this many documents (-1: all)")));
-  auto* bioMaxTokens = new SpecField(
-      def(u"max_tokens"_s, T::Int, -1, tr("Max tokens"), tr("At most this many tokens (-1: all)")));
-
-  m_corpusOnly = {format,    part,  heldout,  unit,    field,
-                  recursive, strip, minChars, maxDocs, maxTokens};
-  m_qaOnly = {mask, qaMaxDocs};
-  m_bioOnly = {bioPart, people, bioSeed, bios, pre, t0, t1, bioMaxDocs, bioMaxTokens};
-  for (SpecField* f : m_corpusOnly) place(f);
-  cell = 0;
-  for (SpecField* f : m_qaOnly) place(f);
-  cell = 0;
-  for (SpecField* f : m_bioOnly) place(f);
+  const Form forms[] = {{"corpus", &m_corpus, &m_corpusOnly},
+                        {"qa", &m_qa, &m_qaOnly},
+                        {"biography", &m_bio, &m_bioOnly}};
+  for (const Form& form : forms) {
+    int cell = 0;
+    auto place = [&](const schema::Key& key, const QString& pointer) {
+      auto* f = new SpecField(displayed(key));
+      const int r = cell / 2, c = (cell % 2) * 2;
+      grid->addWidget(f->makeLabel(), r, c);
+      grid->addWidget(f, r, c + 1);
+      ++cell;
+      connect(f, &SpecField::edited, this, &JsonValueWidget::edited);
+      *form.fields << f;
+      form.set->add(f, pointer);
+    };
+    for (const schema::Key& k : declared.keys) {
+      if (k.name == "path" || k.name == "qa" || !k.in_form(form.name)) continue;
+      if (k.type == schema::Type::Object) {  // the biography's generator options
+        for (const schema::Key& inner : k.keys) {
+          place(inner, u"/"_s + qs(k.name) + u"/"_s + qs(inner.name));
+        }
+      } else {
+        place(k, u"/"_s + qs(k.name));
+      }
+    }
+  }
   grid->setColumnStretch(1, 1);
   grid->setColumnStretch(3, 1);
-
   m_corpus.add(m_path, u"/path"_s);
-  for (SpecField* f : m_corpusOnly) m_corpus.add(f, u"/"_s + f->key());
   m_qa.add(m_path, u"/qa"_s);
-  for (SpecField* f : m_qaOnly) m_qa.add(f, u"/"_s + f->key());
-  for (SpecField* f : {bioPart, bioMaxDocs, bioMaxTokens}) m_bio.add(f, u"/"_s + f->key());
-  for (SpecField* f : {people, bioSeed, bios, pre, t0, t1}) {
-    m_bio.add(f, u"/biography/"_s + f->key());
-  }
 
   connect(m_path, &SpecField::edited, this, [this] {
     if (kind() == Kind::None) setKind(Kind::Corpus);

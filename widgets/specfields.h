@@ -5,7 +5,7 @@
 // loaded and saved again keeps exactly the keys it had, and the form shows what the default
 // would be.
 //
-//   SpecField     one key: a number, a choice, a path, JSON, ...
+//   SpecField     one declared key (util/schema.h): a number, a choice, a path, JSON, ...
 //   FieldSet      the fields of one JSON object, by JSON pointer ("/train/lr"); keys no field
 //                 edits are kept as they were loaded
 //   SourceEditor  a data source (docs/experiments.md, "Data sources"): text corpus, QA JSONL
@@ -22,6 +22,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "util/schema.h"
 
 class QComboBox;
 class QFormLayout;
@@ -61,6 +63,10 @@ class JsonValueWidget : public QWidget {
   QLabel* m_errorLabel = nullptr;  // created by subclasses that show errors inline
 };
 
+// One key of a JSON document, as declared by the general schema (core/util/schema.h): its
+// editor follows the key's type (a number, a choice, a path, JSON, ...), its label, help,
+// choice labels, default, range and whether it is required come from the declaration. The
+// texts are shown as the key holds them: displayed() translates a declared key's.
 class SpecField : public JsonValueWidget {
   Q_OBJECT
 
@@ -73,28 +79,22 @@ class SpecField : public JsonValueWidget {
     String,      // line edit
     Text,        // multi-line text
     Path,        // line edit with "File…" and "Folder…"
-    Json,        // line edit holding JSON
+    Json,        // line edit holding JSON (a bare word is a string: auto)
     JsonObject,  // multi-line JSON object
-    StringList,  // comma-separated items, checked against `choices` when given
+    StringList,  // comma-separated items, checked against the choices when given
     Layers,      // "all", "0-3, 7" or JSON (a list or a policy object)
   };
-  struct Def {
-    QString key;  // the JSON key (or pointer within a FieldSet, "/ewc/lambda")
-    Type type = Type::String;
-    nlohmann::json defaultValue;  // shown when unset (null: no default, e.g. required)
-    QString label;
-    QString help;
-    QStringList choices;       // Choice, StringList
-    QStringList choiceLabels;  // Choice: display texts
-    bool required = false;     // the spec needs the key
-    double min = -1e300, max = 1e300;
-    QString pathCategory = QStringLiteral("data");  // Path: recent locations by category
-  };
+  // The editor a declared key gets.
+  static Type typeOf(const schema::Key& key);
 
-  explicit SpecField(const Def& def, QWidget* parent = nullptr);
+  explicit SpecField(const schema::Key& key, QWidget* parent = nullptr);
 
-  const Def& def() const { return m_def; }
-  QString key() const { return m_def.key; }
+  const schema::Key& schemaKey() const { return m_key; }
+  Type type() const { return m_type; }
+  QString key() const;    // the JSON key
+  QString label() const;  // the form label (the key when it has none)
+  bool required() const { return m_required; }
+  void setRequired(bool on);  // a form where the declared key is optional or needed anyway
   nlohmann::json value() const override;
   void setValue(const nlohmann::json& v) override;
   QString inputError() const override;
@@ -108,15 +108,27 @@ class SpecField : public JsonValueWidget {
 
  private:
   nlohmann::json parse(QString* error) const;
+  QString unsetText() const;
   void updateLabel();
 
-  Def m_def;
+  schema::Key m_key;
+  Type m_type = Type::String;
+  bool m_required = false;
   QWidget* m_editor = nullptr;
   QLineEdit* m_line = nullptr;
   QComboBox* m_combo = nullptr;
   QPlainTextEdit* m_text = nullptr;
   QLabel* m_label = nullptr;
 };
+
+// A declared key with its label, help and choice labels translated for display: context
+// "SpecSchema" for the experiment spec's keys (their strings reach the translators through
+// spec_schema_strings.h), "GrowPlanner" for a variant's parameters (marked GB_TR where the
+// variant declares them).
+schema::Key displayed(schema::Key key, const char* context = "SpecSchema");
+// A key of the form itself, not of the schema (e.g. "Other keys"), with display texts.
+schema::Key formKey(const std::string& name, schema::Type type, const QString& label,
+                    const QString& help);
 
 // The fields of one JSON object.
 class FieldSet {

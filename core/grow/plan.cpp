@@ -9,6 +9,7 @@
 #include "grow/peft.h"
 #include "grow/variant.h"
 #include "grow/plan_schema.h"
+#include "importance/policy.h"
 #include "util/error.h"
 #include "util/json.h"
 
@@ -18,10 +19,6 @@ using Json = nlohmann::json;
 namespace js = gb::json;
 
 namespace {
-
-const char* const kPolicies[] = {"least-important", "most-important", "update-magnitude",
-                                 "uniform",         "above-lfp",      "calibrated",
-                                 "manual"};
 
 void check_layers_in_range(const LayerSelection& sel, int64_t n, const std::string& ctx) {
   if (sel.kind != LayerSelection::Kind::List) return;
@@ -67,13 +64,8 @@ LayerSelection LayerSelection::parse(const Json& j, const std::string& ctx) {
   }
   if (j.is_object()) {
     std::string p = js::get<std::string>(j, "policy", ctx + ".layers");
-    bool known = false;
-    for (const char* k : kPolicies) known |= p == k;
-    if (!known) {
-      std::string list;
-      for (const char* k : kPolicies) list += (list.empty() ? "" : ", ") + std::string(k);
-      fail("{}.layers: unknown policy '{}' (known: {})", ctx, p, list);
-    }
+    // The policy's own keys are checked when the run resolves it (importance/selection.h).
+    importance::layer_policy(p, ctx + ".layers");  // throws naming the registered ids
     if (p == "manual") {
       return list(js::get<std::vector<int64_t>>(j, "layers", ctx + ".layers"));
     }
@@ -444,33 +436,39 @@ const std::vector<schema::Key>& plan_common_keys() {
     Key& variant = add("variant", Type::Choice, nullptr,
                        "the growth variant (docs/plans.md has each variant's own keys)");
     variant.default_text = "required";
+    variant.label = "Variant";
     variant.choices = variant_names();
-    add("name", Type::String, nullptr, "the plan's label in run names and tables");
+    add("name", Type::String, nullptr, "the plan's label in run names and tables").label = "Name";
     Key& replay = add("replay", Type::Number, nullptr,
                       "fraction p of original-domain batches for this plan (overrides "
                       "train.replay)");
     replay.default_text = "train.replay";
+    replay.label = "Own replay fraction";
     replay.min = 0;
     replay.max = 1;
     replay.max_open = true;
     Key& mode = add("replay_mode", Type::Choice, nullptr,
                     "how replay mixes for this plan (overrides train.replay_mode)");
     mode.default_text = "train.replay_mode";
+    mode.label = "Own replay mode";
     mode.choices = {"batches", "rows"};
     Key& ewc = add("ewc", Type::Object, nullptr,
                    "an EWC penalty on the plan's trainable weights (docs/plans.md, Common keys)");
+    ewc.label = "EWC penalty";
     Key lambda;
     lambda.name = "lambda";
     lambda.type = Type::Number;
     lambda.default_text = "required";
     lambda.min = 0;
     lambda.help = "the strength of the penalty";
+    lambda.label = "EWC λ";
     Key ewc_mode;
     ewc_mode.name = "mode";
     ewc_mode.type = Type::Choice;
     ewc_mode.default_value = "per-task";
     ewc_mode.choices = {"per-task", "online"};
     ewc_mode.help = "per-task keeps every task's Fisher; online one decayed Fisher";
+    ewc_mode.label = "EWC mode";
     Key gamma;
     gamma.name = "gamma";
     gamma.type = Type::Number;
@@ -480,10 +478,13 @@ const std::vector<schema::Key>& plan_common_keys() {
     gamma.max = 1;
     gamma.help = "the decay of the online Fisher";
     gamma.when = "when mode is online";
+    gamma.label = "EWC γ";
     ewc.keys = {lambda, ewc_mode, gamma};
     Key& peft = add("from_peft", Type::String, nullptr,
                     "a PEFT LoRA adapter folder: rank, alpha, targets and layers come from it");
     peft.when = "for variant lora";
+    peft.label = "PEFT adapter";
+    peft.input = "path";
     return k;
   }();
   return keys;

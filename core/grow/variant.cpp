@@ -84,6 +84,7 @@ schema::Key to_schema_key(const ParamSpec& p) {
     case ParamSpec::Type::Layers:
       k.type = schema::Type::Any;
       k.type_text = "layers";
+      k.input = "layers";
       break;
     case ParamSpec::Type::Plan:
       k.type = schema::Type::Ref;
@@ -96,6 +97,8 @@ schema::Key to_schema_key(const ParamSpec& p) {
   k.choices = p.choices;
   k.unit = p.unit;
   k.help = p.help;
+  k.label = p.label;
+  k.choice_labels = p.choice_labels;
   if (!p.when_key.empty()) {
     std::string vals;
     for (const auto& v : p.when_values) vals += (vals.empty() ? "" : ", ") + v;

@@ -136,9 +136,12 @@ std::string number_or_dump(const Json& v) {
 std::string md_escape(std::string s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -191,6 +194,7 @@ Json entry_json(const Entry& e) {
   if (!k.choices.empty()) j["choices"] = k.choices;
   if (!k.unit.empty()) j["unit"] = k.unit;
   j["help"] = k.help;
+  if (!k.label.empty()) j["label"] = k.label;
   if (!k.when.empty()) j["when"] = k.when;
   if (!k.forms.empty()) j["forms"] = k.forms;
   if (!e.variant.empty()) j["variant"] = e.variant;
@@ -221,14 +225,14 @@ std::string markdown_table(const std::vector<Entry>& entries, const std::string&
     if (!k.unit.empty()) meaning += " [" + k.unit + "]";
     if (!k.when.empty()) meaning += " (only " + k.when + ")";
     if (!k.forms.empty()) {
-      meaning += fmt::format(" ({} {})", k.forms.size() == 1 ? "form" : "forms",
-                             join(k.forms, ", "));
+      meaning +=
+          fmt::format(" ({} {})", k.forms.size() == 1 ? "form" : "forms", join(k.forms, ", "));
     }
     const std::string def = default_text(k);
     const std::string allowed = allowed_text(k);
     s += fmt::format("| `{}` | {} | {} | {} | {} |\n", rel, md_escape(display_type(k)),
-                     def.empty() ? std::string() : md_escape("`" + def + "`"),
-                     md_escape(allowed), md_escape(meaning));
+                     def.empty() ? std::string() : md_escape("`" + def + "`"), md_escape(allowed),
+                     md_escape(meaning));
   }
   return s;
 }

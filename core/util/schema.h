@@ -43,18 +43,27 @@ struct Key {
   // `default_text` says which, e.g. "required", "= seed").
   Json default_value;
   std::string default_text;
-  std::optional<double> min, max;  // Int and Number: bounds
-  bool min_open = false;           // min itself excluded ("(0, 10]")
-  bool max_open = false;           // max itself excluded ("[0, 1)")
+  std::optional<double> min, max;    // Int and Number: bounds
+  bool min_open = false;             // min itself excluded ("(0, 10]")
+  bool max_open = false;             // max itself excluded ("[0, 1)")
   std::vector<std::string> choices;  // Choice: the values; List of strings: allowed items
   std::string unit;
   std::string help;  // one line
+  // Forms (the GUI's experiment editor): a short title ("Learning rate"; empty: the name),
+  // display texts of the choices, and how a value is typed where the type alone does not say
+  // ("path": a file or folder, "folder": a model folder, "text": several lines, "layers": a
+  // layer selection). The GUI translates label, help and choice labels (context
+  // "SpecSchema"; the strings reach the translators through widgets/spec_schema_strings.h,
+  // generated from the schema).
+  std::string label;
+  std::vector<std::string> choice_labels;
+  std::string input;
   // When the key applies, in words ("kind mc", "sweep_mode random"); shown in listings.
   std::string when;
   // The forms of the enclosing object this key belongs to (empty: every form); see form_of.
   std::vector<std::string> forms;
-  std::string item;  // List of scalars: the item type ("int", "number", "string")
-  std::string ref;   // Ref, or List of refs: the named type
+  std::string item;        // List of scalars: the item type ("int", "number", "string")
+  std::string ref;         // Ref, or List of refs: the named type
   bool or_list = false;    // Ref: a list of the named type is accepted too
   bool or_string = false;  // Object/Ref: a string (a path) is accepted too
   std::vector<Key> keys;   // Object, List of objects, and named types
