@@ -20,11 +20,10 @@ namespace {
 
 constexpr int64_t kFloat = 4;  // gradients and AdamW moments are float32
 // Measured: autograd's peak holds 1.35 × the tensors layer_elements_per_token lists (the
-// products' reshaped copies and the backward's working tensors beside them), and each LoRA
-// adapter 1.41 × its target's output width per token (docs/performance.md, "Memory
-// estimates": peak RSS of two steps at 4, 8, 12 and 24 layers of three shapes).
+// products' reshaped copies and the backward's working tensors beside them;
+// docs/performance.md, "Memory estimates": peak RSS of two steps at 4, 8, 12 and 24 layers
+// of three shapes). What a plan adds comes from its variant (VariantEstimate).
 constexpr int64_t kKeptPercent = 135;
-constexpr int64_t kLoraKeptPercent = 141;
 
 // Elements autograd keeps per token for one decoder layer of `c` at sequence length `t`
 // (model/modules.cpp; the fused kernels save what the plain ops would):
@@ -88,21 +87,15 @@ MemoryEstimate estimate_memory(const ModelConfig& c, const grow::GrowthPlan& pla
   const int64_t t = shape.seq_len, d = c.hidden_size;
   e.tokens = shape.batch_size * t;
   // Every layer keeps its activations (an upper bound where a plan freezes the lowest
-  // layers and the embedding: no graph below the first trainable layer). Depth growth adds
-  // whole layers; LoRA keeps each adapter's update (the target's output width, kLoraKept
-  // times); other plans add about one value per added parameter and hidden unit (a grown
-  // MLP's extra gate, up and hidden values; adapters' inner values).
+  // layers and the embedding: no graph below the first trainable layer), the added layers
+  // too; what else the plan keeps its variant tells (by default about one value per added
+  // parameter and hidden unit).
   int64_t layers = c.num_layers;
   int64_t extra = 0;
-  const int64_t per_layer = grow::layer_param_count(c);
-  if (p.variant == grow::Variant::Depth && per_layer > 0) {
-    layers += (e.added + per_layer / 2) / per_layer;
-  } else if (p.variant == grow::Variant::Lora) {
-    int64_t outs = 0;
-    for (const auto& unit : p.get<grow::LoraParams>().targets) {
-      outs += grow::unit_shape(c, unit).second;
-    }
-    extra = std::max(0, e.layers_touched) * outs * kLoraKeptPercent / 100;
+  if (v.added_layers >= 0) {
+    layers += v.added_layers;
+  } else if (v.kept_per_token >= 0) {
+    extra = v.kept_per_token;
   } else if (d > 0) {
     extra = e.added / d;
   }
@@ -111,14 +104,13 @@ MemoryEstimate estimate_memory(const ModelConfig& c, const grow::GrowthPlan& pla
   if (shape.checkpointing) {
     // Activation checkpointing: every layer keeps its input, and one layer at a time its
     // whole graph (recomputed in the backward pass).
-    const int64_t touched = std::max(1, e.layers_touched);
     const int64_t extra_one =
-        p.variant == grow::Variant::Lora ? extra / touched : extra / std::max<int64_t>(1, layers);
+        extra / (v.kept_layers > 0 ? v.kept_layers : std::max<int64_t>(1, layers));
     elements = layers * d + layer_elements_per_token(c, t) * kKeptPercent / 100 + extra_one + 2 * d;
   }
   e.activations_per_token = bytes * elements;
   e.activations = e.activations_per_token * e.tokens;
-  if (shape.checkpointing && p.variant == grow::Variant::Full) {
+  if (shape.checkpointing && v.embedding_gradient_copies) {
     // Measured: with checkpointing the peak comes late in the backward pass, when every
     // gradient is alive and the (V, d) embedding's gradient has two more float32 copies
     // beside it (the head's product and the lookup's dense gradient, then summed).

@@ -18,8 +18,9 @@
 // floats each per token. An evaluation (no gradients) holds weights, optimizer state and
 // the evaluation batch's logits and log-softmax; the larger of the two is the peak. Both add
 // 32 MiB of runtime buffers (BLAS, autograd, the allocator's slack). The listed activations
-// are scaled by factors measured on real steps (1.35 for a layer's tensors, 1.41 × the
-// output width of each LoRA target: estimate.cpp); tests/tst_estimate.cpp checks the
+// are scaled by factors measured on real steps (1.35 for a layer's tensors: estimate.cpp;
+// 1.41 × the output width of each LoRA target: grow/variants/lora.cpp, as what any plan
+// adds comes from its variant's VariantEstimate); tests/tst_estimate.cpp checks the
 // estimate against the measured peak RSS growth of real training steps within 15 %
 // (docs/performance.md, "Memory estimates"). With train.checkpointing the activations are
 // every layer's input plus one layer's tensors (recomputed in the backward pass); with a

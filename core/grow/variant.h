@@ -106,6 +106,17 @@ struct VariantEstimate {
   int layers_touched = 0;
   bool function_preserving = true;
   std::string note;  // caveats
+  // What the plan adds to the activations autograd keeps in training (the memory estimate,
+  // experiment/estimate.h). The defaults fit most plans: about one value per token for each
+  // added parameter per hidden unit (a grown MLP's extra gate, up and hidden values;
+  // adapters' inner values), spread over the model's layers.
+  int64_t added_layers = -1;    // whole decoder layers added, kept as the base's (-1: none)
+  int64_t kept_per_token = -1;  // elements per token kept beside the layers' (-1: the default)
+  int64_t kept_layers = 0;      // layers they spread over (one at a time under activation
+                                // checkpointing); 0: every layer
+  // The (V, d) embedding trains, and under activation checkpointing the peak comes when its
+  // gradient has two more float32 copies beside it (measured on full fine-tuning).
+  bool embedding_gradient_copies = false;
 };
 
 // The number of layers a selection denotes on an L-layer model for estimates: policies

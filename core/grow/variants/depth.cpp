@@ -199,8 +199,11 @@ VariantModule depth_module() {
     e.layers_touched = p.style == "llama-pro"
                            ? static_cast<int>(p.count)
                            : estimate_layer_count(p.layers, c.num_layers, &e.note);
-    e.trainable = e.layers_touched * layer_param_count(c);
+    const int64_t per_layer = layer_param_count(c);
+    e.trainable = e.layers_touched * per_layer;
     e.added = p.style == "in-place" ? 0 : e.trainable;  // in place: nothing is added
+    // Training keeps the added layers' activations as the base layers' (none in place).
+    if (per_layer > 0) e.added_layers = (e.added + per_layer / 2) / per_layer;
     return e;
   };
   return m;

@@ -16,7 +16,11 @@ VariantModule full_module() {
   m.export_note = "unchanged shapes: a plain Hugging Face folder";
   m.make = [] { return std::make_unique<FullParams>(); };
   m.apply = apply_full;
-  m.estimate = estimate_all_trainable;
+  m.estimate = [](const VariantParams& vp, const ModelConfig& c) {
+    VariantEstimate e = estimate_all_trainable(vp, c);
+    e.embedding_gradient_copies = true;  // measured here (experiment/estimate.cpp)
+    return e;
+  };
   return m;
 }
 

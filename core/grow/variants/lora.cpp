@@ -5,6 +5,7 @@
 // residues size their adapters): the added parameters are r · n_layers · Σ_targets (in + out),
 // linear in r, so the rank is the one nearest to budget · N_base / (n_layers · Σ (in + out)),
 // the smaller on a tie, at least 1.
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -19,6 +20,10 @@ namespace gb::grow {
 namespace {
 
 constexpr int64_t kMaxRank = 4096;
+// Measured: autograd's peak holds 1.41 × each adapter's target output width per token in
+// training (its update B A x and the working tensors beside it; docs/performance.md, "Memory
+// estimates": peak RSS of two steps at 4, 8, 12 and 24 layers of three shapes).
+constexpr int64_t kLoraKeptPercent = 141;
 
 // Added parameters per unit of rank: Σ_targets (in + out) over the selected layers.
 int64_t params_per_rank(const LoraParams& p, const ModelConfig& c, const std::string& ctx) {
@@ -180,12 +185,17 @@ VariantModule lora_module() {
     resolve_budget(p, c, "plan");
     VariantEstimate e;
     e.layers_touched = estimate_layer_count(p.layers, c.num_layers, &e.note);
-    int64_t per = 0;
+    int64_t per = 0, outs = 0;
     for (const auto& t : p.targets) {
       auto [in, out] = unit_shape(c, t);
       per += p.rank * (in + out);
+      outs += out;
     }
     e.added = e.trainable = per * e.layers_touched;
+    // Training keeps each adapter's update on the touched layers (not one value per added
+    // parameter and hidden unit).
+    e.kept_per_token = std::max(0, e.layers_touched) * outs * kLoraKeptPercent / 100;
+    e.kept_layers = std::max(1, e.layers_touched);
     return e;
   };
   return m;
