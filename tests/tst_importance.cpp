@@ -18,6 +18,7 @@
 #include "test_util.h"
 #include "grow/growth.h"
 #include "grow/plan.h"
+#include "grow/variant.h"
 #include "importance/effective_rank.h"
 #include "importance/masking.h"
 #include "importance/probe.h"
@@ -897,6 +898,19 @@ void TestImportance::policyRegistryDeclaresEachPolicyOnce() {
     gb::grow::parse_plan({{"variant", "lora"}, {"layers", {{"policy", "random"}}}});
   });
   QVERIFY2(plan.find(".layers: " + known) != std::string::npos, plan.c_str());
+  // The estimates' layer count (grow::estimate_layer_count, the planner's figures) comes from
+  // each policy's declaration: its count, L − l_fp above l_fp, 1 when the count is unreadable.
+  auto layers = [](const Json& policy) {
+    const auto sel = gb::grow::LayerSelection::parse(policy, "plan");
+    return gb::grow::estimate_layer_count(sel, 12, nullptr);
+  };
+  QCOMPARE(layers({{"policy", "least-important"}, {"k", 3}}), 3);
+  QCOMPARE(layers({{"policy", "update-magnitude"}, {"n", 5}}), 5);
+  QCOMPARE(layers({{"policy", "uniform"}, {"count", 4}}), 4);
+  QCOMPARE(layers({{"policy", "uniform"}, {"k", 6}}), 6);
+  QCOMPARE(layers({{"policy", "above-lfp"}, {"l_fp", 9}}), 3);
+  QCOMPARE(layers({{"policy", "calibrated"}, {"k", 2}}), 2);
+  QCOMPARE(layers({{"policy", "least-important"}, {"k", 0}}), 1);
 }
 
 void TestImportance::policyResolvesGrowthPlanLayers() {

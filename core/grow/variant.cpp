@@ -1,5 +1,6 @@
 #include "grow/variant.h"
 #include "grow/plan_schema.h"
+#include "importance/policy.h"
 
 #include <algorithm>
 #include <cmath>
@@ -260,15 +261,12 @@ int estimate_layer_count(const LayerSelection& sel, int64_t L, std::string* note
                   "The layer policy is resolved from importance probes when the run starts; the "
                   "figures assume its layer count.");
       }
+      // The policy's own declaration says how many layers it will choose (its count).
       const Json& p = sel.policy;
-      const std::string policy = p.value("policy", std::string());
-      auto num = [&](const char* key, int fallback) {
-        auto it = p.find(key);
-        return it != p.end() && it->is_number_integer() ? it->get<int>() : fallback;
-      };
-      if (policy == "above-lfp") return std::max(0, static_cast<int>(L) - num("l_fp", 0));
-      if (policy == "uniform") return num("count", num("k", 1));
-      return num("k", num("n", 1));
+      const auto* policy = importance::find_policy(p.value("policy", std::string()));
+      if (policy) return static_cast<int>(policy->estimate(p, L));
+      auto it = p.find("k");  // an unknown policy: the run's parser names it
+      return it != p.end() && it->is_number_integer() ? it->get<int>() : 1;
     }
   }
   return -1;

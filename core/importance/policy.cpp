@@ -43,6 +43,16 @@ int64_t LayerPolicy::count(const Json& policy) const {
   return k;
 }
 
+int64_t LayerPolicy::estimate(const Json& policy, int64_t num_layers) const {
+  if (estimated_layers) return estimated_layers(*this, policy, num_layers);
+  if (count_key.empty()) return num_layers;
+  try {
+    return count(policy);
+  } catch (const Error&) {
+    return 1;  // the run's parser names what is wrong; the estimate assumes one layer
+  }
+}
+
 namespace {
 
 // The order in which forms and messages list the policies: by importance, by update

@@ -65,6 +65,12 @@ struct LayerPolicy {
                                      const ImportanceResults& results)>
       select;
 
+  // How many of `num_layers` layers it chooses as far as the object alone tells (the
+  // planner's and the memory estimates' figures, before any probe runs). Unset: its count,
+  // or every layer when it takes none.
+  std::function<int64_t(const LayerPolicy& self, const nlohmann::json& policy, int64_t num_layers)>
+      estimated_layers;
+
   // "layer policy 'ID'": the context of its error messages.
   std::string context() const;
   // "policy" and every key and alias.
@@ -73,6 +79,8 @@ struct LayerPolicy {
   nlohmann::json form_json(int64_t k) const;
   // The number of layers `policy` asks for: `count_key` or its alias, at least 1.
   int64_t count(const nlohmann::json& policy) const;
+  // estimated_layers, or its default; an object whose count cannot be read counts 1.
+  int64_t estimate(const nlohmann::json& policy, int64_t num_layers) const;
 };
 
 // The registry, in a fixed display order (the built-in policies first, then by id).

@@ -265,6 +265,11 @@ LayerPolicy above_lfp_policy() {
   p.help = GB_TR("GrowPlanner", "Every layer above the lowest l_fp (SCALE's L_fp).");
   p.keys = {{"l_fp", ""}};
   p.in_planner = false;
+  p.estimated_layers = [](const LayerPolicy&, const Json& policy, int64_t num_layers) {
+    auto it = policy.find("l_fp");
+    const int64_t f = it != policy.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+    return std::max<int64_t>(0, num_layers - f);
+  };
   p.probes = [](const LayerPolicy& self, const Json& policy) {
     js::get<int64_t>(policy, "l_fp", self.context());
     return std::vector<ProbeNeed>{};
