@@ -1575,24 +1575,12 @@
         <translation>Eigener Replay-Anteil</translation>
     </message>
     <message>
-        <source>fraction p of original-domain batches for this plan (overrides train.replay)</source>
-        <translation>Anteil p an Batches der ursprünglichen Domäne für diesen Plan (ersetzt train.replay)</translation>
-    </message>
-    <message>
         <source>Own replay mode</source>
         <translation>Eigener Replay-Modus</translation>
     </message>
     <message>
-        <source>how replay mixes for this plan (overrides train.replay_mode)</source>
-        <translation>wie Replay für diesen Plan gemischt wird (ersetzt train.replay_mode)</translation>
-    </message>
-    <message>
         <source>EWC penalty</source>
         <translation>EWC-Strafterm</translation>
-    </message>
-    <message>
-        <source>an EWC penalty on the plan&apos;s trainable weights (docs/plans.md, Common keys)</source>
-        <translation>ein EWC-Strafterm auf die trainierbaren Gewichte des Plans (docs/plans.md, Common keys)</translation>
     </message>
     <message>
         <source>EWC λ</source>
@@ -1969,6 +1957,34 @@
     <message>
         <source>items evaluated</source>
         <translation>ausgewertete Einträge</translation>
+    </message>
+    <message>
+        <source>fraction p of original-domain batches for this plan (overrides train.replay; 0 is valid: for neutral residues the local loss then never applies)</source>
+        <translation>Anteil p der Batches aus der Ursprungsdomäne für diesen Plan (ersetzt train.replay; 0 ist zulässig: für Neutral Residues wirkt der lokale Verlust dann nie)</translation>
+    </message>
+    <message>
+        <source>how replay mixes for this plan (overrides train.replay_mode): batches, each batch original-domain with probability p; rows, round(p · batch size) original-domain rows in every batch (the fraction carried over), so neutral residues&apos; local loss applies at every step</source>
+        <translation>wie Replay für diesen Plan gemischt wird (ersetzt train.replay_mode): batches, jeder Batch stammt mit Wahrscheinlichkeit p aus der Ursprungsdomäne; rows, round(p · Batchgröße) Zeilen der Ursprungsdomäne in jedem Batch (der Bruchteil wird übertragen), sodass der lokale Verlust von Neutral Residues bei jedem Schritt wirkt</translation>
+    </message>
+    <message>
+        <source>whole batches</source>
+        <translation>ganze Batches</translation>
+    </message>
+    <message>
+        <source>rows in every batch</source>
+        <translation>Zeilen in jedem Batch</translation>
+    </message>
+    <message>
+        <source>an EWC penalty λ/2 · Σ F_i (θ_i − θ*_i)² on the plan&apos;s trainable weights; in a task sequence the Fisher is estimated again after each task (docs/plans.md, Common keys)</source>
+        <translation>ein EWC-Strafterm λ/2 · Σ F_i (θ_i − θ*_i)² auf den trainierbaren Gewichten des Plans; in einer Aufgabenfolge wird die Fisher-Information nach jeder Aufgabe neu geschätzt (docs/plans.md, „Common keys“)</translation>
+    </message>
+    <message>
+        <source>per task</source>
+        <translation>pro Aufgabe</translation>
+    </message>
+    <message>
+        <source>online</source>
+        <translation>online</translation>
     </message>
 </context>
 <context>
@@ -3412,36 +3428,12 @@
         <translation>Training dieses Plans</translation>
     </message>
     <message>
-        <source>Own replay fraction</source>
-        <translation>Eigener Replay-Anteil</translation>
-    </message>
-    <message>
-        <source>Mix this fraction of original-domain batches into this plan&apos;s training instead of the experiment&apos;s train.replay; 0 is valid (for neutral residues the local loss then never applies).</source>
-        <translation>Diesen Anteil an Batches der ursprünglichen Domäne in das Training dieses Plans mischen, statt train.replay des Experiments; 0 ist zulässig (bei Neutral Residues greift der lokale Verlust dann nie).</translation>
-    </message>
-    <message>
         <source>Replay:</source>
         <translation>Replay:</translation>
     </message>
     <message>
-        <source>EWC penalty</source>
-        <translation>EWC-Strafterm</translation>
-    </message>
-    <message>
-        <source>λ/2 · Σ F_i (θ_i − θ*_i)² over this plan&apos;s trainable parameters; in a task sequence the Fisher is re-estimated after each task (per task: one anchor per task; online: F ← γ·F + F_task).</source>
-        <translation>λ/2 · Σ F_i (θ_i − θ*_i)² über die trainierbaren Parameter dieses Plans; in einer Aufgabenfolge wird die Fisher-Information nach jeder Aufgabe neu geschätzt (pro Aufgabe: ein Anker je Aufgabe; online: F ← γ·F + F_Aufgabe).</translation>
-    </message>
-    <message>
         <source>λ = </source>
         <translation>λ = </translation>
-    </message>
-    <message>
-        <source>per task</source>
-        <translation>pro Aufgabe</translation>
-    </message>
-    <message>
-        <source>online</source>
-        <translation>online</translation>
     </message>
     <message>
         <source>γ = </source>
@@ -3486,18 +3478,6 @@
     <message>
         <source>Adjusted to the new model: %1</source>
         <translation>An das neue Modell angepasst: %1</translation>
-    </message>
-    <message>
-        <source>whole batches</source>
-        <translation>ganze Batches</translation>
-    </message>
-    <message>
-        <source>rows in every batch</source>
-        <translation>Zeilen in jedem Batch</translation>
-    </message>
-    <message>
-        <source>Whole batches: each batch is original-domain with probability p. Rows in every batch: round(p · batch size) original-domain rows in each batch (the fraction carried over), so neutral residues&apos; local loss applies at every step.</source>
-        <translation>Ganze Batches: jeder Batch stammt mit Wahrscheinlichkeit p aus der Ursprungsdomäne. Zeilen in jedem Batch: round(p · Batchgröße) Zeilen der Ursprungsdomäne in jedem Batch (der Bruchteil wird übertragen), sodass der lokale Verlust von Neutral Residues in jedem Schritt wirkt.</translation>
     </message>
     <message>
         <source>Suggest a plan…</source>

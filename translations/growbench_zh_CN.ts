@@ -1574,24 +1574,12 @@
         <translation>自定义回放比例</translation>
     </message>
     <message>
-        <source>fraction p of original-domain batches for this plan (overrides train.replay)</source>
-        <translation>此方案中原始领域批次的比例 p（覆盖 train.replay）</translation>
-    </message>
-    <message>
         <source>Own replay mode</source>
         <translation>自定义回放模式</translation>
     </message>
     <message>
-        <source>how replay mixes for this plan (overrides train.replay_mode)</source>
-        <translation>此方案的回放混合方式（覆盖 train.replay_mode）</translation>
-    </message>
-    <message>
         <source>EWC penalty</source>
         <translation>EWC 惩罚项</translation>
-    </message>
-    <message>
-        <source>an EWC penalty on the plan&apos;s trainable weights (docs/plans.md, Common keys)</source>
-        <translation>对方案的可训练权重施加的 EWC 惩罚项（docs/plans.md，Common keys）</translation>
     </message>
     <message>
         <source>EWC λ</source>
@@ -1968,6 +1956,34 @@
     <message>
         <source>items evaluated</source>
         <translation>评估的条目数</translation>
+    </message>
+    <message>
+        <source>fraction p of original-domain batches for this plan (overrides train.replay; 0 is valid: for neutral residues the local loss then never applies)</source>
+        <translation>此方案中来自原始领域的批次比例 p（覆盖 train.replay；0 也有效：此时中性残差的局部损失永不生效）</translation>
+    </message>
+    <message>
+        <source>how replay mixes for this plan (overrides train.replay_mode): batches, each batch original-domain with probability p; rows, round(p · batch size) original-domain rows in every batch (the fraction carried over), so neutral residues&apos; local loss applies at every step</source>
+        <translation>此方案的回放混合方式（覆盖 train.replay_mode）：batches，每个批次以概率 p 来自原始领域；rows，每个批次中有 round(p · 批次大小) 行来自原始领域（小数部分顺延），因此中性残差的局部损失在每一步都生效</translation>
+    </message>
+    <message>
+        <source>whole batches</source>
+        <translation>整个批次</translation>
+    </message>
+    <message>
+        <source>rows in every batch</source>
+        <translation>每个批次中的行</translation>
+    </message>
+    <message>
+        <source>an EWC penalty λ/2 · Σ F_i (θ_i − θ*_i)² on the plan&apos;s trainable weights; in a task sequence the Fisher is estimated again after each task (docs/plans.md, Common keys)</source>
+        <translation>作用于方案可训练权重的 EWC 惩罚项 λ/2 · Σ F_i (θ_i − θ*_i)²；在任务序列中，每个任务结束后重新估计 Fisher 信息（docs/plans.md，“Common keys”）</translation>
+    </message>
+    <message>
+        <source>per task</source>
+        <translation>逐任务</translation>
+    </message>
+    <message>
+        <source>online</source>
+        <translation>在线</translation>
     </message>
 </context>
 <context>
@@ -3398,36 +3414,12 @@
         <translation>此计划的训练</translation>
     </message>
     <message>
-        <source>Own replay fraction</source>
-        <translation>自定义回放比例</translation>
-    </message>
-    <message>
-        <source>Mix this fraction of original-domain batches into this plan&apos;s training instead of the experiment&apos;s train.replay; 0 is valid (for neutral residues the local loss then never applies).</source>
-        <translation>在此计划的训练中混入该比例的原始领域批次，取代实验的 train.replay；0 也有效（对 neutral residues 而言，局部损失将永远不会生效）。</translation>
-    </message>
-    <message>
         <source>Replay:</source>
         <translation>回放：</translation>
     </message>
     <message>
-        <source>EWC penalty</source>
-        <translation>EWC 惩罚项</translation>
-    </message>
-    <message>
-        <source>λ/2 · Σ F_i (θ_i − θ*_i)² over this plan&apos;s trainable parameters; in a task sequence the Fisher is re-estimated after each task (per task: one anchor per task; online: F ← γ·F + F_task).</source>
-        <translation>对此计划的可训练参数施加 λ/2 · Σ F_i (θ_i − θ*_i)²；在任务序列中，每个任务结束后重新估计 Fisher（逐任务：每个任务一个锚点；在线：F ← γ·F + F_任务）。</translation>
-    </message>
-    <message>
         <source>λ = </source>
         <translation>λ = </translation>
-    </message>
-    <message>
-        <source>per task</source>
-        <translation>逐任务</translation>
-    </message>
-    <message>
-        <source>online</source>
-        <translation>在线</translation>
     </message>
     <message>
         <source>γ = </source>
@@ -3472,18 +3464,6 @@
     <message>
         <source>Adjusted to the new model: %1</source>
         <translation>已适配新模型：%1</translation>
-    </message>
-    <message>
-        <source>whole batches</source>
-        <translation>整个批次</translation>
-    </message>
-    <message>
-        <source>rows in every batch</source>
-        <translation>每个批次中的行</translation>
-    </message>
-    <message>
-        <source>Whole batches: each batch is original-domain with probability p. Rows in every batch: round(p · batch size) original-domain rows in each batch (the fraction carried over), so neutral residues&apos; local loss applies at every step.</source>
-        <translation>整个批次：每个批次以概率 p 来自原始领域。每个批次中的行：每个批次含 round(p · 批大小) 行原始领域数据（小数部分顺延），使 Neutral Residues 的局部损失在每一步都生效。</translation>
     </message>
     <message>
         <source>Suggest a plan…</source>

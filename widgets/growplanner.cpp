@@ -27,12 +27,14 @@
 #include <cmath>
 
 #include "clijob.h"
+#include "experiment/spec_schema.h"
 #include "grow/plan.h"
 #include "grow/variant.h"
 #include "guiutil.h"
 #include "importance/policy.h"
 #include "model/units.h"
 #include "session.h"
+#include "specfields.h"
 
 using namespace Qt::StringLiterals;
 
@@ -216,49 +218,59 @@ void GrowPlanner::buildUi() {
   // Keys every plan accepts (docs/plans.md, Common keys): its own replay fraction and EWC.
   auto* common = new QGroupBox(tr("Training of this plan"));
   auto* cf = new QFormLayout(common);
-  m_replayOn = new QCheckBox(tr("Own replay fraction"));
+  // Their labels, help, ranges and choices are the declaration's (grow::plan_common_keys(),
+  // the spec schema's PLAN), as in the experiment editor's plan form.
+  const gb::schema::Key replayKey = displayed(gb::experiment::spec_key("PLAN.replay"));
+  const gb::schema::Key modeKey = displayed(gb::experiment::spec_key("PLAN.replay_mode"));
+  const gb::schema::Key ewcKey = displayed(gb::experiment::spec_key("PLAN.ewc"));
+  const gb::schema::Key lambdaKey = displayed(gb::experiment::spec_key("PLAN.ewc.lambda"));
+  const gb::schema::Key ewcModeKey = displayed(gb::experiment::spec_key("PLAN.ewc.mode"));
+  const gb::schema::Key gammaKey = displayed(gb::experiment::spec_key("PLAN.ewc.gamma"));
+  // A spin box's range from a declared one (an open bound one step inside).
+  auto range = [](QDoubleSpinBox* sb, const gb::schema::Key& k, double step, double top) {
+    const double lo = k.min ? *k.min + (k.min_open ? step : 0.0) : 0.0;
+    const double hi = k.max ? *k.max - (k.max_open ? step : 0.0) : top;
+    sb->setRange(lo, hi);
+    sb->setToolTip(qs(k.help));
+  };
+  auto choices = [](QComboBox* combo, const gb::schema::Key& k) {
+    for (size_t i = 0; i < k.choices.size(); ++i) {
+      combo->addItem(qs(i < k.choice_labels.size() ? k.choice_labels[i] : k.choices[i]),
+                     qs(k.choices[i]));
+    }
+    combo->setToolTip(qs(k.help));
+  };
+  m_replayOn = new QCheckBox(qs(replayKey.label));
   m_replayOn->setObjectName(u"replayOn"_s);
-  m_replayOn->setToolTip(
-      tr("Mix this fraction of original-domain batches into this plan's training instead of "
-         "the experiment's train.replay; 0 is valid (for neutral residues the local loss then "
-         "never applies)."));
+  m_replayOn->setToolTip(qs(replayKey.help));
   m_replay = new QDoubleSpinBox;
   m_replay->setObjectName(u"replay"_s);
-  m_replay->setRange(0.0, 0.99);
+  range(m_replay, replayKey, 0.01, 1.0);
   m_replay->setSingleStep(0.05);
   m_replay->setValue(0.1);
   m_replayMode = new QComboBox;
   m_replayMode->setObjectName(u"replayMode"_s);
-  m_replayMode->addItem(tr("whole batches"), u"batches"_s);
-  m_replayMode->addItem(tr("rows in every batch"), u"rows"_s);
-  m_replayMode->setToolTip(
-      tr("Whole batches: each batch is original-domain with probability p. Rows in every "
-         "batch: round(p · batch size) original-domain rows in each batch (the fraction "
-         "carried over), so neutral residues' local loss applies at every step."));
+  choices(m_replayMode, modeKey);
   auto* replayRow = new QHBoxLayout;
   replayRow->addWidget(m_replayOn);
   replayRow->addWidget(m_replay, 1);
   replayRow->addWidget(m_replayMode, 1);
   cf->addRow(tr("Replay:"), replayRow);
-  m_ewcOn = new QCheckBox(tr("EWC penalty"));
+  m_ewcOn = new QCheckBox(qs(ewcKey.label));
   m_ewcOn->setObjectName(u"ewcOn"_s);
-  m_ewcOn->setToolTip(
-      tr("λ/2 · Σ F_i (θ_i − θ*_i)² over this plan's trainable parameters; in a task sequence "
-         "the Fisher is re-estimated after each task (per task: one anchor per task; online: "
-         "F ← γ·F + F_task)."));
+  m_ewcOn->setToolTip(qs(ewcKey.help));
   m_ewcLambda = new QDoubleSpinBox;
   m_ewcLambda->setObjectName(u"ewcLambda"_s);
-  m_ewcLambda->setRange(0.0, 1e9);
+  range(m_ewcLambda, lambdaKey, 0.01, 1e9);
   m_ewcLambda->setDecimals(2);
   m_ewcLambda->setValue(1.0);
   m_ewcLambda->setPrefix(tr("λ = "));
   m_ewcMode = new QComboBox;
   m_ewcMode->setObjectName(u"ewcMode"_s);
-  m_ewcMode->addItem(tr("per task"), u"per-task"_s);
-  m_ewcMode->addItem(tr("online"), u"online"_s);
+  choices(m_ewcMode, ewcModeKey);
   m_ewcGamma = new QDoubleSpinBox;
   m_ewcGamma->setObjectName(u"ewcGamma"_s);
-  m_ewcGamma->setRange(0.01, 1.0);
+  range(m_ewcGamma, gammaKey, 0.01, 1.0);
   m_ewcGamma->setSingleStep(0.05);
   m_ewcGamma->setValue(1.0);
   m_ewcGamma->setPrefix(tr("γ = "));

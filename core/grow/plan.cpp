@@ -171,7 +171,6 @@ std::string GrowthPlan::label() const {
 
 namespace {
 
-
 EwcOptions parse_ewc(const Json& j, const std::string& ctx) {
   const std::string c = ctx + ".ewc";
   if (!j.is_object()) {
@@ -441,19 +440,26 @@ const std::vector<schema::Key>& plan_common_keys() {
     add("name", Type::String, nullptr, "the plan's label in run names and tables").label = "Name";
     Key& replay = add("replay", Type::Number, nullptr,
                       "fraction p of original-domain batches for this plan (overrides "
-                      "train.replay)");
+                      "train.replay; 0 is valid: for neutral residues the local loss then never "
+                      "applies)");
     replay.default_text = "train.replay";
     replay.label = "Own replay fraction";
     replay.min = 0;
     replay.max = 1;
     replay.max_open = true;
     Key& mode = add("replay_mode", Type::Choice, nullptr,
-                    "how replay mixes for this plan (overrides train.replay_mode)");
+                    "how replay mixes for this plan (overrides train.replay_mode): batches, each "
+                    "batch original-domain with probability p; rows, round(p · batch size) "
+                    "original-domain rows in every batch (the fraction carried over), so "
+                    "neutral residues' local loss applies at every step");
     mode.default_text = "train.replay_mode";
     mode.label = "Own replay mode";
     mode.choices = {"batches", "rows"};
+    mode.choice_labels = {"whole batches", "rows in every batch"};
     Key& ewc = add("ewc", Type::Object, nullptr,
-                   "an EWC penalty on the plan's trainable weights (docs/plans.md, Common keys)");
+                   "an EWC penalty λ/2 · Σ F_i (θ_i − θ*_i)² on the plan's trainable weights; in "
+                   "a task sequence the Fisher is estimated again after each task "
+                   "(docs/plans.md, Common keys)");
     ewc.label = "EWC penalty";
     Key lambda;
     lambda.name = "lambda";
@@ -467,6 +473,7 @@ const std::vector<schema::Key>& plan_common_keys() {
     ewc_mode.type = Type::Choice;
     ewc_mode.default_value = "per-task";
     ewc_mode.choices = {"per-task", "online"};
+    ewc_mode.choice_labels = {"per task", "online"};
     ewc_mode.help = "per-task keeps every task's Fisher; online one decayed Fisher";
     ewc_mode.label = "EWC mode";
     Key gamma;
