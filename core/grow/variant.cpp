@@ -10,6 +10,7 @@
 
 #include "util/error.h"
 #include "util/json.h"
+#include "util/registry.h"
 
 namespace gb::grow {
 
@@ -139,47 +140,30 @@ Json VariantModule::to_json() const {
 namespace {
 
 // The order in which forms and listings show the variants: baselines first.
-int display_rank(const std::string& id) {
-  static const std::vector<std::string> order = {
-      "full",     "freeze", "lora",    "grow",  "scale", "depth", "neutral-residues",
-      "adapters", "ewc",    "loramoe", "mh-moe"};
-  auto it = std::find(order.begin(), order.end(), id);
-  return it == order.end() ? static_cast<int>(order.size()) : static_cast<int>(it - order.begin());
-}
-
-std::vector<const VariantModule*>& registry() {
-  static std::vector<const VariantModule*> r;
+util::Registry<VariantModule>& registry() {
+  static util::Registry<VariantModule> r({"full", "freeze", "lora", "grow", "scale", "depth",
+                                          "neutral-residues", "adapters", "ewc", "loramoe",
+                                          "mh-moe"});
   return r;
 }
 
 }  // namespace
 
 bool register_variant(const VariantModule* module) {
-  auto& r = registry();
-  r.push_back(module);
-  std::stable_sort(r.begin(), r.end(), [](const VariantModule* a, const VariantModule* b) {
-    const int ra = display_rank(a->id), rb = display_rank(b->id);
-    return ra != rb ? ra < rb : a->id < b->id;  // unlisted variants last, by id
-  });
-  return true;
+  return registry().add(module);
 }
 
 const std::vector<const VariantModule*>& variants() {
-  return registry();
+  return registry().all();
 }
 
 const VariantModule* find_variant(const std::string& id) {
-  for (const VariantModule* m : registry()) {
-    if (m->id == id) return m;
-  }
-  return nullptr;
+  return registry().find(id);
 }
 
 const VariantModule& variant_module(const std::string& id) {
   if (const VariantModule* m = find_variant(id)) return *m;
-  std::string known;
-  for (const VariantModule* m : registry()) known += (known.empty() ? "" : ", ") + m->id;
-  fail("unknown variant '{}' (known: {})", id, known);
+  fail("unknown variant '{}' (known: {})", id, registry().ids());
 }
 
 namespace {

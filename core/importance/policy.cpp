@@ -4,6 +4,7 @@
 
 #include "util/error.h"
 #include "util/json.h"
+#include "util/registry.h"
 
 namespace gb::importance {
 
@@ -57,47 +58,29 @@ namespace {
 
 // The order in which forms and messages list the policies: by importance, by update
 // magnitude, by position, explicit.
-int display_rank(const std::string& id) {
-  static const std::vector<std::string> order = {
-      "least-important", "most-important", "update-magnitude", "uniform", "above-lfp",
-      "calibrated",      "manual"};
-  auto it = std::find(order.begin(), order.end(), id);
-  return it == order.end() ? static_cast<int>(order.size()) : static_cast<int>(it - order.begin());
-}
-
-std::vector<const LayerPolicy*>& registry() {
-  static std::vector<const LayerPolicy*> r;
+util::Registry<LayerPolicy>& registry() {
+  static util::Registry<LayerPolicy> r({"least-important", "most-important", "update-magnitude",
+                                        "uniform", "above-lfp", "calibrated", "manual"});
   return r;
 }
 
 }  // namespace
 
 bool register_policy(const LayerPolicy* policy) {
-  auto& r = registry();
-  r.push_back(policy);
-  std::stable_sort(r.begin(), r.end(), [](const LayerPolicy* a, const LayerPolicy* b) {
-    const int ra = display_rank(a->id), rb = display_rank(b->id);
-    return ra != rb ? ra < rb : a->id < b->id;  // unlisted policies last, by id
-  });
-  return true;
+  return registry().add(policy);
 }
 
 const std::vector<const LayerPolicy*>& layer_policies() {
-  return registry();
+  return registry().all();
 }
 
 const LayerPolicy* find_policy(const std::string& id) {
-  for (const LayerPolicy* p : registry()) {
-    if (p->id == id) return p;
-  }
-  return nullptr;
+  return registry().find(id);
 }
 
 const LayerPolicy& layer_policy(const std::string& id, const std::string& context) {
   if (const LayerPolicy* p = find_policy(id)) return *p;
-  std::string known;
-  for (const LayerPolicy* p : registry()) known += (known.empty() ? "" : ", ") + p->id;
-  fail("{}: unknown policy '{}' (known: {})", context, id, known);
+  fail("{}: unknown policy '{}' (known: {})", context, id, registry().ids());
 }
 
 }  // namespace gb::importance
