@@ -55,6 +55,7 @@
 #include "storeservice.h"
 #include "tour.h"
 #include "toy_layer_policy.h"
+#include "toy_variant.h"
 
 using namespace Qt::StringLiterals;
 using namespace gb::gui;
@@ -75,6 +76,9 @@ const char* kGerman[] = {"der",    "die",      "das",       "und",         "ein"
                          "mit",    "Sorgfalt", "Zeit",      "Welt",        "Haus",  "Fluss"};
 
 }  // namespace
+
+// The test variant of tests/toy_variant.h (its declaration; tst_runner runs it).
+GB_REGISTER_VARIANT(gb::test::hooked_declaration);
 
 class TstGui : public QObject {
   Q_OBJECT
@@ -726,6 +730,34 @@ class TstGui : public QObject {
     QCOMPARE(gp->plan().at("layers"), uniform.at("layers"));
     gp->setLayerSource(GrowPlanner::LayerSource::All);
     QCOMPARE(gp->layerSource(), GrowPlanner::LayerSource::All);
+    gp->setVariant(u"grow"_s);
+  }
+
+  // A variant declared in test code alone (tests/toy_variant.h, with a per-step hook that
+  // tst_runner runs): the planner offers it with a field per parameter from its schema, its
+  // plan parses as the CLI parses it, and the experiment editor's plan form follows the same
+  // schema. No file outside the test names it.
+  void plannerAndEditorServeAVariantDeclaredInTestCode() {
+    GrowPlanner* gp = m_window->planner();
+    gp->setVariant(u"test-hooked"_s);
+    QCOMPARE(gp->variant(), u"test-hooked"_s);
+    auto* freezeAt = qobject_cast<QSpinBox*>(gp->field(u"freeze_at"_s));
+    QVERIFY(freezeAt);
+    QCOMPARE(freezeAt->value(), 2);
+    QCOMPARE(freezeAt->maximum(), 1000);
+    freezeAt->setValue(3);
+    const nlohmann::json plan = gp->plan();
+    QCOMPARE(plan.at("variant").get<std::string>(), std::string("test-hooked"));
+    QCOMPARE(plan.at("freeze_at").get<int>(), 3);
+    QVERIFY2(gp->validationError().isEmpty(), qPrintable(gp->validationError()));
+    const auto parsed = gb::grow::parse_plan(plan);
+    QCOMPARE(parsed.variant, std::string("test-hooked"));
+    QCOMPARE(gb::grow::to_json(parsed).at("freeze_at"), plan.at("freeze_at"));
+    PlanForm form;
+    form.setValue(plan);
+    QVERIFY(form.field(u"freeze_at"_s));
+    QCOMPARE(form.value(), plan);
+    QVERIFY(form.inputError().isEmpty());
     gp->setVariant(u"grow"_s);
   }
 

@@ -33,6 +33,7 @@
 
 #include "test_util.h"
 #include "toy_layer_policy.h"
+#include "toy_variant.h"
 #include "data/packing.h"
 #include "data/tokenized.h"
 #include "data/torch_batch.h"
@@ -214,12 +215,9 @@ const std::vector<std::pair<std::string, std::string>> kLlamaUnits = {
     {"input_norm", "input_layernorm."},
     {"post_attn_norm", "post_attention_layernorm."}};
 
-// A variant declared only in this file, with every run-time hook (grow/run_hooks.h): the
-// runner serves it without naming it. Full fine-tuning whose first group's rate the
-// before_step hook sets to 0 at step `freeze_at`; what the hooks saw goes to HookLog.
-struct HookedParams : grow::VariantParamsOf<HookedParams> {
-  int64_t freeze_at = 2;
-};
+// The run-time behaviour of the test variant declared in tests/toy_variant.h: every hook of
+// grow/run_hooks.h; what the hooks saw goes to HookLog.
+using gb::test::HookedParams;
 struct HookLog {
   size_t fisher_tensors = 0;  // ApplyContext::fisher as apply saw it
   grow::RunFacts facts;
@@ -234,17 +232,7 @@ HookLog& hook_log() {
   return log;
 }
 grow::VariantModule hooked_module() {
-  grow::VariantModule m;
-  m.id = "test-hooked";
-  m.name = "Hooked (test)";
-  m.paper = "tests/tst_runner.cpp";
-  m.description = "Full fine-tuning with every run-time hook.";
-  m.make = [] { return std::make_unique<HookedParams>(); };
-  {
-    auto& s = m.param("freeze_at", &HookedParams::freeze_at, grow::ParamSpec::Type::Int);
-    s.min = 0;
-    s.max = 1000;
-  }
+  grow::VariantModule m = gb::test::hooked_declaration();
   m.apply = [](gb::CausalLMImpl& model, const grow::GrowthPlan&, const grow::ApplyContext& a) {
     hook_log().fisher_tensors = a.fisher.size();
     for (auto& t : model.parameters(true)) t.set_requires_grad(true);
@@ -252,11 +240,6 @@ grow::VariantModule hooked_module() {
     r.groups = grow::groups_from_requires_grad(model);
     r.function_preserving = true;
     return r;
-  };
-  m.estimate = [](const grow::VariantParams&, const gb::ModelConfig& c) {
-    grow::VariantEstimate e;
-    e.trainable = c.param_count();
-    return e;
   };
   m.run.needs_base_fisher = true;
   m.run.warnings = [](const grow::VariantParams&, const grow::RunFacts& f) {
