@@ -207,10 +207,15 @@ std::map<std::string, torch::Tensor> final_weights(Store& store, int64_t run) {
   return gb::st::read_all((fs::path(ck->path) / "trainable.safetensors").string());
 }
 
-// Empty when every tensor matches to 1e-5 of its own norm: ||a - b|| <= 1e-5 ||a|| (the
+// Empty when every tensor matches to 1e-4 of its own norm: ||a - b|| <= 1e-4 ||a|| (the
 // sums of the two paths run in different orders; AdamW turns rounding noise in gradients
 // near zero into update differences of up to lr * noise / eps in single elements, so an
-// element-wise bound would test eps, not the distribution).
+// element-wise bound would test eps, not the distribution). For a tensor that starts at zero
+// (an adapter's down projection) the norm is the run's whole update: on one 2-core machine
+// neutral residues with replay per row ended 2.1e-5 apart (7.4e-7 at 0.035) while another
+// CPU's GEMM blocking had kept them within 1e-5, so 1e-5 was a bound on the CPU, not on the
+// distribution (a rank's rows dropped or counted twice changes the gradients by a share of
+// the batch, far above rounding).
 std::string compare_weights(const std::map<std::string, torch::Tensor>& a,
                             const std::map<std::string, torch::Tensor>& b) {
   if (a.empty()) return "no weights";
@@ -222,7 +227,7 @@ std::string compare_weights(const std::map<std::string, torch::Tensor>& a,
     const auto x = t.to(torch::kDouble), y = it->second.to(torch::kDouble);
     const double norm = std::max(x.norm().item<double>(), 1e-12);
     const double diff = (x - y).norm().item<double>();
-    if (!(diff <= 1e-5 * norm)) {
+    if (!(diff <= 1e-4 * norm)) {
       return fmt::format("{}: |a - b| = {} at |a| = {} (max element difference {})", name, diff,
                          norm, (x - y).abs().max().item<double>());
     }
