@@ -1482,9 +1482,9 @@ void TestGrow::loraBudgetPicksTheNearestRank() {
   QCOMPARE(per * rank, added);
   const double target = budget * static_cast<double>(r.base_params);
   auto gap = [&](int64_t rr) { return std::abs(static_cast<double>(rr * per) - target); };
-  QVERIFY2(gap(rank) <= gap(rank + 1) && (rank == 1 || gap(rank) <= gap(rank - 1)),
-           qPrintable(QString("rank %1: %2 added for a budget of %3").arg(rank).arg(added)
-                          .arg(target)));
+  QVERIFY2(
+      gap(rank) <= gap(rank + 1) && (rank == 1 || gap(rank) <= gap(rank - 1)),
+      qPrintable(QString("rank %1: %2 added for a budget of %3").arg(rank).arg(added).arg(target)));
   // Reported: the resolved plan (the grown event's JSON, checkpoints) and its label.
   const Json grown = r.to_json();
   QCOMPARE(grown.at("plan").at("rank").get<int64_t>(), rank);

@@ -69,7 +69,8 @@ gb::data::Batch random_batch(int64_t rows, int64_t len, int64_t vocab, uint64_t 
     // The first third of every row is a prompt (no loss).
     b.loss_mask.assign(b.tokens.size(), 1);
     for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t i = 0; i < (len + 1) / 3; ++i) b.loss_mask[static_cast<size_t>(r * (len + 1) + i)] = 0;
+      for (int64_t i = 0; i < (len + 1) / 3; ++i)
+        b.loss_mask[static_cast<size_t>(r * (len + 1) + i)] = 0;
     }
   }
   return b;
@@ -87,7 +88,8 @@ std::vector<torch::Tensor> trainable(const gb::CausalLM& m) {
 // trainer's lm_loss) or the chunked one, with or without checkpointing.
 std::pair<torch::Tensor, std::vector<torch::Tensor>> loss_and_grads(gb::CausalLM& m,
                                                                     const gb::data::Batch& batch,
-                                                                    int64_t chunk, bool checkpoint) {
+                                                                    int64_t chunk,
+                                                                    bool checkpoint) {
   const auto bt = gb::data::to_tensors(batch, torch::kCPU);
   gb::ForwardOptions fo;
   fo.checkpoint_layers = checkpoint;
@@ -159,8 +161,7 @@ void TestMemory::chunkedCrossEntropyEqualsPlain() {
   auto chunked = gb::train::chunked_cross_entropy_sum(
       h2, w2, labels, chunk, softcap > 0 ? std::optional<double>(softcap) : std::nullopt);
   auto g2 = torch::autograd::grad({chunked * 0.37}, {h2, w2});
-  QVERIFY2(rel_diff(chunked, plain) < 1e-6,
-           qPrintable(QString::number(rel_diff(chunked, plain))));
+  QVERIFY2(rel_diff(chunked, plain) < 1e-6, qPrintable(QString::number(rel_diff(chunked, plain))));
   QVERIFY2(rel_diff(g2[0], g1[0]) < 1e-5, qPrintable(QString::number(rel_diff(g2[0], g1[0]))));
   QVERIFY2(rel_diff(g2[1], g1[1]) < 1e-5, qPrintable(QString::number(rel_diff(g2[1], g1[1]))));
   // Ignored rows get no gradient.
@@ -254,7 +255,8 @@ void TestMemory::trainerOptionsMatchThePlainStep() {
       to.checkpointing = variant == 1;
       gb::train::Trainer trainer(m, g, to, torch::kCPU);
       std::vector<double> l;
-      for (int s = 0; s < 3; ++s) l.push_back(trainer.step({random_batch(4, 24, 512, 100 + s)}).loss);
+      for (int s = 0; s < 3; ++s)
+        l.push_back(trainer.step({random_batch(4, 24, 512, 100 + s)}).loss);
       losses.push_back(l);
       std::vector<torch::Tensor> p;
       for (const auto& t : trainable(m)) p.push_back(t.detach().clone());
@@ -263,8 +265,10 @@ void TestMemory::trainerOptionsMatchThePlainStep() {
     for (size_t i = 0; i < params[0].size(); ++i) QVERIFY(torch::equal(params[0][i], params[1][i]));
     QVERIFY(losses[0] == losses[1]);
     for (size_t s = 0; s < losses[0].size(); ++s) {
-      QVERIFY2(std::fabs(losses[2][s] - losses[0][s]) <= 1e-5 * std::fabs(losses[0][s]),
-               qPrintable(QString("%1 vs %2").arg(losses[2][s], 0, 'g', 10).arg(losses[0][s], 0, 'g', 10)));
+      QVERIFY2(
+          std::fabs(losses[2][s] - losses[0][s]) <= 1e-5 * std::fabs(losses[0][s]),
+          qPrintable(
+              QString("%1 vs %2").arg(losses[2][s], 0, 'g', 10).arg(losses[0][s], 0, 'g', 10)));
     }
   }
 }
@@ -281,7 +285,8 @@ void TestMemory::defaultIsBitForBitOnTheTinyPreset() {
     if (variant == 1) to.ce_chunk = 0;  // explicitly plain; variant 0 keeps the default
     gb::train::Trainer trainer(m, g, to, torch::kCPU);
     std::vector<double> l;
-    for (int s = 0; s < 2; ++s) l.push_back(trainer.step({random_batch(8, 128, 4096, 50 + s)}).loss);
+    for (int s = 0; s < 2; ++s)
+      l.push_back(trainer.step({random_batch(8, 128, 4096, 50 + s)}).loss);
     losses.push_back(l);
     std::vector<torch::Tensor> p;
     for (const auto& t : trainable(m)) p.push_back(t.detach().clone());
@@ -313,8 +318,9 @@ void TestMemory::checkpointingRefusesAuxiliaryLosses() {
   } catch (const std::exception& e) {
     err = e.what();
   }
-  QVERIFY2(err.find("checkpointing") != std::string::npos && err.find("balance") != std::string::npos,
-           ("error: '" + err + "'").c_str());
+  QVERIFY2(
+      err.find("checkpointing") != std::string::npos && err.find("balance") != std::string::npos,
+      ("error: '" + err + "'").c_str());
 }
 
 void TestMemory::autoChunksOnlyLargeLogits() {
@@ -353,11 +359,20 @@ void TestMemory::specKeys() {
 // The estimate counts one chunk of logits and, with checkpointing, one layer's activations
 // plus every layer's input.
 void TestMemory::estimateShrinks() {
-  Json q = {{"architectures", {"Qwen3ForCausalLM"}}, {"model_type", "qwen3"}, {"head_dim", 128},
-            {"hidden_act", "silu"}, {"hidden_size", 1024}, {"intermediate_size", 3072},
-            {"max_position_embeddings", 40960}, {"num_attention_heads", 16},
-            {"num_hidden_layers", 28}, {"num_key_value_heads", 8}, {"rms_norm_eps", 1e-6},
-            {"rope_theta", 1000000}, {"tie_word_embeddings", true}, {"vocab_size", 151936}};
+  Json q = {{"architectures", {"Qwen3ForCausalLM"}},
+            {"model_type", "qwen3"},
+            {"head_dim", 128},
+            {"hidden_act", "silu"},
+            {"hidden_size", 1024},
+            {"intermediate_size", 3072},
+            {"max_position_embeddings", 40960},
+            {"num_attention_heads", 16},
+            {"num_hidden_layers", 28},
+            {"num_key_value_heads", 8},
+            {"rms_norm_eps", 1e-6},
+            {"rope_theta", 1000000},
+            {"tie_word_embeddings", true},
+            {"vocab_size", 151936}};
   const gb::ModelConfig c = gb::parse_config(q, "qwen3-0.6b");
   const auto plan = gb::grow::parse_plan(Json{{"variant", "lora"}, {"rank", 16}});
   ex::StepShape shape;

@@ -300,10 +300,12 @@ void TestSchema::theFormsStringsReachTheTranslators() {
       "#define QT_TRANSLATE_NOOP(context, text) text\n"
       "#endif\n\n"
       "namespace gb::gui::spec_schema_strings {\n\n"
+      "// One generated line per string.\n"
+      "// clang-format off\n"
       "inline const char* const kStrings[] = {\n";
   for (const auto& s : strings)
     want += "    QT_TRANSLATE_NOOP(\"SpecSchema\", " + quoted(s) + "),\n";
-  want += "};\n\n}  // namespace gb::gui::spec_schema_strings\n";
+  want += "};\n// clang-format on\n\n}  // namespace gb::gui::spec_schema_strings\n";
   const std::string path = std::string(GB_SOURCE_DIR) + "/widgets/spec_schema_strings.h";
   if (qEnvironmentVariableIsSet("GB_UPDATE_DOCS")) {
     std::ofstream out(path, std::ios::binary);

@@ -11,6 +11,8 @@
 
 namespace gb::gui::spec_schema_strings {
 
+// One generated line per string.
+// clang-format off
 inline const char* const kStrings[] = {
     QT_TRANSLATE_NOOP("SpecSchema", "Spec version"),
     QT_TRANSLATE_NOOP("SpecSchema", "spec format version"),
@@ -293,5 +295,6 @@ inline const char* const kStrings[] = {
     QT_TRANSLATE_NOOP("SpecSchema", "Test max items"),
     QT_TRANSLATE_NOOP("SpecSchema", "items evaluated"),
 };
+// clang-format on
 
 }  // namespace gb::gui::spec_schema_strings

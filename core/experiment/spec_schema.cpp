@@ -133,87 +133,81 @@ K source(std::string name, std::string help) {
 
 Key source_type() {
   const std::vector<std::string> corpus = {"corpus"}, qa = {"qa"}, bio = {"biography"};
-  Key t =
-      object(
-          "SOURCE", "a data source: a path string, a text corpus, a QA file or a biography part",
-          {
-              text("path", nullptr, "a text file or folder (text corpus)")
-                  .label("File or folder")
-                  .input("path")
-                  .shown("required")
-                  .forms(corpus),
-              choice("format", "auto", {"auto", "text", "jsonl", "fortunes"},
-                     "how the corpus is read")
-                  .label("Format")
-                  .forms(corpus),
-              text("field", "text", "JSONL: the field holding the text")
-                  .label("JSONL field")
-                  .forms(corpus),
-              choice("unit", "file", {"file", "paragraph", "line"},
-                     "text files: what one document is")
-                  .label("Document unit")
-                  .forms(corpus),
-              boolean("recursive", true, "folders: descend into sub-folders")
-                  .label("Recursive")
-                  .forms(corpus),
-              boolean("strip_overstrike", true, "fortunes: remove \"x\\b\" overstrike pairs")
-                  .label("Strip overstrike")
-                  .forms(corpus),
-              integer("min_chars", 1, "drop documents with fewer non-blank bytes")
-                  .label("Minimum characters")
-                  .min(0)
-                  .forms(corpus),
-              choice("part", "all", {"all", "train", "heldout", "validation", "test"},
-                     "a document-level split seeded by the spec's seed; validation and "
-                     "test are the two halves of the held-out part")
-                  .label("Part")
-                  .forms(corpus),
-              number("heldout", nullptr, "the held-out fraction of the documents")
-                  .label("Held-out fraction")
-                  .range(0, 1)
-                  .shown("0.1 (0 with part all)")
-                  .forms(corpus),
-              text("qa", nullptr, "a QA JSONL file ({\"question\", \"answer\"} lines)")
-                  .label("QA file")
-                  .input("path")
-                  .shown("required")
-                  .forms(qa),
-              boolean("mask_prompt", true, "QA: the loss on the answer only")
-                  .label("Loss on the answer only")
-                  .forms(qa),
-              object(
-                  "biography", "the biography benchmark's options (SCALE §5.1, data/biography.h)",
-                  {
-                      integer("seed", 0, "the generator's seed").label("Generator seed").min(0),
-                      integer("num_people", 200000, "people generated").label("People").min(1),
-                      integer("bios_per_person", 5, "biographies per person")
-                          .label("Biographies per person")
-                          .min(1),
-                      number("pretrain_fraction", 0.5, "people with biographies in pretraining")
-                          .label("Pretrain fraction")
-                          .range(0, 1),
-                      number("task0_train_fraction", 0.5, "of those, people whose QA trains task 0")
-                          .label("Task 0 train fraction")
-                          .range(0, 1),
-                      number("task1_fraction", 0.1,
-                             "new people for task 1, a fraction of num_people")
-                          .label("Task 1 fraction")
-                          .range(0, 1),
-                  })
-                  .label("Biography options")
-                  .forms(bio),
-              choice("part", nullptr, {"pretrain", "task0_train", "task0_test", "task1"},
-                     "the part of the benchmark")
-                  .label("Part")
-                  .shown("required")
-                  .forms(bio),
-              integer("max_docs", -1, "at most this many documents (-1: all)")
-                  .label("Max documents"),
-              integer("max_tokens", -1, "at most this many tokens (-1: all)")
-                  .label("Max tokens")
-                  .forms({"corpus", "biography"}),
-          })
-          ;
+  Key t = object(
+      "SOURCE", "a data source: a path string, a text corpus, a QA file or a biography part",
+      {
+          text("path", nullptr, "a text file or folder (text corpus)")
+              .label("File or folder")
+              .input("path")
+              .shown("required")
+              .forms(corpus),
+          choice("format", "auto", {"auto", "text", "jsonl", "fortunes"}, "how the corpus is read")
+              .label("Format")
+              .forms(corpus),
+          text("field", "text", "JSONL: the field holding the text")
+              .label("JSONL field")
+              .forms(corpus),
+          choice("unit", "file", {"file", "paragraph", "line"}, "text files: what one document is")
+              .label("Document unit")
+              .forms(corpus),
+          boolean("recursive", true, "folders: descend into sub-folders")
+              .label("Recursive")
+              .forms(corpus),
+          boolean("strip_overstrike", true, "fortunes: remove \"x\\b\" overstrike pairs")
+              .label("Strip overstrike")
+              .forms(corpus),
+          integer("min_chars", 1, "drop documents with fewer non-blank bytes")
+              .label("Minimum characters")
+              .min(0)
+              .forms(corpus),
+          choice("part", "all", {"all", "train", "heldout", "validation", "test"},
+                 "a document-level split seeded by the spec's seed; validation and "
+                 "test are the two halves of the held-out part")
+              .label("Part")
+              .forms(corpus),
+          number("heldout", nullptr, "the held-out fraction of the documents")
+              .label("Held-out fraction")
+              .range(0, 1)
+              .shown("0.1 (0 with part all)")
+              .forms(corpus),
+          text("qa", nullptr, "a QA JSONL file ({\"question\", \"answer\"} lines)")
+              .label("QA file")
+              .input("path")
+              .shown("required")
+              .forms(qa),
+          boolean("mask_prompt", true, "QA: the loss on the answer only")
+              .label("Loss on the answer only")
+              .forms(qa),
+          object(
+              "biography", "the biography benchmark's options (SCALE §5.1, data/biography.h)",
+              {
+                  integer("seed", 0, "the generator's seed").label("Generator seed").min(0),
+                  integer("num_people", 200000, "people generated").label("People").min(1),
+                  integer("bios_per_person", 5, "biographies per person")
+                      .label("Biographies per person")
+                      .min(1),
+                  number("pretrain_fraction", 0.5, "people with biographies in pretraining")
+                      .label("Pretrain fraction")
+                      .range(0, 1),
+                  number("task0_train_fraction", 0.5, "of those, people whose QA trains task 0")
+                      .label("Task 0 train fraction")
+                      .range(0, 1),
+                  number("task1_fraction", 0.1, "new people for task 1, a fraction of num_people")
+                      .label("Task 1 fraction")
+                      .range(0, 1),
+              })
+              .label("Biography options")
+              .forms(bio),
+          choice("part", nullptr, {"pretrain", "task0_train", "task0_test", "task1"},
+                 "the part of the benchmark")
+              .label("Part")
+              .shown("required")
+              .forms(bio),
+          integer("max_docs", -1, "at most this many documents (-1: all)").label("Max documents"),
+          integer("max_tokens", -1, "at most this many tokens (-1: all)")
+              .label("Max tokens")
+              .forms({"corpus", "biography"}),
+      });
   t.form_of = [](const Json& j) -> std::string {
     if (j.contains("qa")) return "qa";
     if (j.contains("biography")) return "biography";
@@ -255,45 +249,39 @@ Key cloze_key() {
 
 Key task_type() {
   return object(
-             "TASK", "an evaluation task",
-             {
-                 text("name", nullptr,
-                      "names its metrics eval/<name>/...; not orig, new, drift, op or bwt")
-                     .label("Task name")
-                     .shown("required"),
-                 choice("kind", nullptr, {"lm", "mc", "qa"},
-                        "lm: loss and perplexity; mc: multiple choice; qa: answer accuracy")
-                     .label("Kind")
-                     .choice_labels({"language modelling (lm)", "multiple choice (mc)",
-                                     "question answering (qa)"})
-                     .shown("required"),
-                 source("source",
-                        "the task's data (lm: any text source; qa: a QA or biography source)")
-                     .label("Source")
-                     .when("for kinds lm and qa"),
-                 text("path", nullptr, "mc: a JSONL file of items; lm and qa: the source's path")
-                     .label("File")
-                     .input("path"),
-                 K(cloze_key()).when("for kind mc"),
-                 integer("max_items", -1, "items evaluated (-1: eval.max_items)")
-                     .label("Max items"),
-                 object(
-                     "test",
-                     "the held-out test version (the same kind), evaluated at step 0 and the end "
-                     "as test/<name>/...",
-                     {
-                         source("source", "as the task's source").label("Test source"),
-                         text("path", nullptr, "as the task's path")
-                             .label("Test file")
-                             .input("path"),
-                         K(cloze_key()).when("for kind mc"),
-                         integer("max_items", nullptr, "items evaluated")
-                             .label("Test max items")
-                             .shown("the task's"),
-                     })
-                     .label("Held-out test"),
-             })
-      ;
+      "TASK", "an evaluation task",
+      {
+          text("name", nullptr,
+               "names its metrics eval/<name>/...; not orig, new, drift, op or bwt")
+              .label("Task name")
+              .shown("required"),
+          choice("kind", nullptr, {"lm", "mc", "qa"},
+                 "lm: loss and perplexity; mc: multiple choice; qa: answer accuracy")
+              .label("Kind")
+              .choice_labels(
+                  {"language modelling (lm)", "multiple choice (mc)", "question answering (qa)"})
+              .shown("required"),
+          source("source", "the task's data (lm: any text source; qa: a QA or biography source)")
+              .label("Source")
+              .when("for kinds lm and qa"),
+          text("path", nullptr, "mc: a JSONL file of items; lm and qa: the source's path")
+              .label("File")
+              .input("path"),
+          K(cloze_key()).when("for kind mc"),
+          integer("max_items", -1, "items evaluated (-1: eval.max_items)").label("Max items"),
+          object("test",
+                 "the held-out test version (the same kind), evaluated at step 0 and the end "
+                 "as test/<name>/...",
+                 {
+                     source("source", "as the task's source").label("Test source"),
+                     text("path", nullptr, "as the task's path").label("Test file").input("path"),
+                     K(cloze_key()).when("for kind mc"),
+                     integer("max_items", nullptr, "items evaluated")
+                         .label("Test max items")
+                         .shown("the task's"),
+                 })
+              .label("Held-out test"),
+      });
 }
 
 // The expansion keys a plan may carry (experiment/expand.h), besides the shared plan keys.

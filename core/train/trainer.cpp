@@ -199,9 +199,10 @@ int64_t Trainer::ce_chunk_for(const data::BatchTensors& bt) const {
   if (chunk == 0) return 0;
   if (!head.weight.defined()) {
     if (m_options.ce_chunk > 0) {
-      fail("train.ce_chunk: the chunked cross-entropy needs a plain or tied LM head; this "
-           "plan's head is '{}'{} (set ce_chunk to \"auto\" or 0)",
-           m_model->head()->kind(), m_model->forward_override ? " with its own forward pass" : "");
+      fail(
+          "train.ce_chunk: the chunked cross-entropy needs a plain or tied LM head; this "
+          "plan's head is '{}'{} (set ce_chunk to \"auto\" or 0)",
+          m_model->head()->kind(), m_model->forward_override ? " with its own forward pass" : "");
     }
     return 0;
   }
@@ -235,9 +236,8 @@ Trainer::PartLoss Trainer::part_loss(const data::BatchTensors& bt, double share,
     // The loss from the final hidden states, never more than one chunk of logits at once.
     const torch::Tensor h = m_model->hidden_states(bt.inputs, fo);
     const HeadMatrix head = head_matrix(*m_model);
-    const torch::Tensor sum = chunked_cross_entropy_sum(h.reshape({-1, h.size(-1)}), head.weight,
-                                                        bt.labels.reshape({-1}), chunk,
-                                                        head.softcap);
+    const torch::Tensor sum = chunked_cross_entropy_sum(
+        h.reshape({-1, h.size(-1)}), head.weight, bt.labels.reshape({-1}), chunk, head.softcap);
     r.lm = sum / static_cast<double>(sum_form ? global_targets : bt.targets);
   } else if (sum_form) {
     auto logits = m_model->forward(bt.inputs, fo);

@@ -29,9 +29,10 @@ constexpr int64_t kLoraKeptPercent = 141;
 int64_t params_per_rank(const LoraParams& p, const ModelConfig& c, const std::string& ctx) {
   const int layers = estimate_layer_count(p.layers, c.num_layers, nullptr);
   if (layers <= 0) {
-    fail("{}: 'budget' needs the layers the plan touches (a list, \"all\" or a policy of known "
-         "size)",
-         ctx);
+    fail(
+        "{}: 'budget' needs the layers the plan touches (a list, \"all\" or a policy of known "
+        "size)",
+        ctx);
   }
   int64_t per = 0;
   for (const auto& t : p.targets) {
