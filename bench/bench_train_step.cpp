@@ -12,10 +12,14 @@
 //          [--plan JSON (default {"variant": "full"})] [--fused-adamw 1] [--fused-rope 1]
 //          [--fused-norm 1] [--fused-split 1] [--fused-swiglu 1] [--fused-mask 1]
 //          [--config CONFIG.json] [--ce-chunk -1|0|N] [--checkpointing 0|1]
+//          [--frozen-dtype checkpoint|float32|bfloat16|float16]
 // --config builds the model of a Hugging Face config.json (random weights; --vocab is then
 // the config's, and the batches draw from it) instead of the Llama shape of the size options.
 // --ce-chunk is train.ce_chunk (-1 auto, 0 never, N tokens per chunk; train/chunked_ce.h),
 // --checkpointing 1 train.checkpointing (activation checkpointing per decoder layer).
+// --frozen-dtype is the spec's frozen_dtype (model/frozen_dtype.h): "checkpoint" (the
+// default) keeps the frozen matrices in the config's torch_dtype (bf16 for the real configs;
+// float32 for the Llama shape of the size options), "float32" keeps every weight float32.
 // --threads sets LibTorch's intra-op threads (at::set_num_threads); OpenBLAS keeps its own
 // pool, sized by OPENBLAS_NUM_THREADS (or OMP_NUM_THREADS, else all cores).
 // --shards S splits every batch into S blocks of rows computed on up to --shard-threads
@@ -61,6 +65,8 @@
 #include "grow/plan.h"
 #include "grow/split_linear.h"
 #include "model/config.h"
+#include "model/frozen_dtype.h"
+#include "model/runtime.h"
 #include "model/hf_io.h"
 #include "model/modules.h"
 #include "model/tensor_io.h"
@@ -84,6 +90,7 @@ struct Options {
   std::string plan = R"({"variant": "full"})";
   std::string config;  // a config.json instead of the Llama shape of the size options
   int64_t ce_chunk = -1, checkpointing = 0;
+  std::string frozen_dtype = "checkpoint";
 };
 
 [[noreturn]] void usage(const char* why) {
@@ -124,6 +131,8 @@ Options parse(int argc, char** argv) {
       o.plan = v;
     } else if (a == "--config") {
       o.config = v;
+    } else if (a == "--frozen-dtype") {
+      o.frozen_dtype = v;
     } else if (ints.count(a)) {
       // The whole value must be an integer: "x" or "3x" is a usage error, not 0 or 3.
       int64_t n = 0;
@@ -296,6 +305,19 @@ int run(int argc, char** argv) {
     layer->self_attn->fused_rope = o.fused_rope != 0;
     layer->self_attn->fused_mask = o.fused_mask != 0;
   }
+  // The frozen part in the checkpoint's dtype, as a run keeps it (experiment/run_executor.cpp).
+  std::string frozen_name;
+  {
+    std::optional<c10::ScalarType> stored = c10::kFloat;
+    if (!o.config.empty()) {
+      const auto j = gb::json::parse_file(o.config);
+      stored = gb::parse_dtype(j.value("torch_dtype", std::string("float32")));
+    }
+    if (auto narrow = gb::frozen_storage_dtype(o.frozen_dtype, c10::kFloat, stored)) {
+      gb::store_frozen_as(*model, *narrow);
+      frozen_name = gb::dtype_name(*narrow);
+    }
+  }
   gb::train::TrainOptions to;
   to.adamw.lr = 1e-4;
   to.adamw.weight_decay = 0.01;
@@ -339,6 +361,7 @@ int run(int argc, char** argv) {
   shape.seq_len = o.seq_len;
   shape.ce_chunk = o.ce_chunk;
   shape.checkpointing = o.checkpointing != 0;
+  shape.frozen_dtype = frozen_name;
   const gb::experiment::MemoryEstimate estimate = gb::experiment::estimate_memory(
       c, grow::parse_plan(gb::json::parse(o.plan, "--plan")), shape);
   double total_ms = 0;
@@ -351,6 +374,7 @@ int run(int argc, char** argv) {
       {"shards", o.shards},
       {"ce_chunk", o.ce_chunk},
       {"checkpointing", o.checkpointing != 0},
+      {"frozen_dtype", frozen_name.empty() ? std::string("float32") : frozen_name},
       {"shard_threads", trainer.shard_threads()},
       {"plan", gb::json::parse(o.plan, "--plan")},
       {"trainable", growth.trainable_params},

@@ -1,8 +1,11 @@
 // The trainer's memory savers (issue 38): the chunked cross-entropy and activation
 // checkpointing give the plain path's loss and gradients (within float32 rounding, or bit
 // for bit where the arithmetic is the same), the default leaves the tiny preset's training
-// bit for bit as it was, and the spec keys parse and check.
+// bit for bit as it was, and the spec keys parse and check. The frozen base kept in bf16
+// computes what a float32 model holding the same (rounded) weights computes.
 #include <QtTest>
+
+#include <unistd.h>
 
 #include <cmath>
 #include <string>
@@ -18,7 +21,10 @@
 #include "grow/growth.h"
 #include "grow/plan.h"
 #include "model/config.h"
+#include "model/frozen_dtype.h"
 #include "model/modules.h"
+#include "model/runtime.h"
+#include "model/tensor_io.h"
 #include "train/chunked_ce.h"
 #include "train/trainer.h"
 
@@ -128,6 +134,9 @@ class TestMemory : public QObject {
   void autoChunksOnlyLargeLogits();
   void specKeys();
   void estimateShrinks();
+  void frozenBaseInBf16_data();
+  void frozenBaseInBf16();
+  void frozenDtypeFollowsTheCheckpoint();
 };
 
 void TestMemory::chunkedCrossEntropyEqualsPlain_data() {
@@ -389,6 +398,155 @@ void TestMemory::estimateShrinks() {
   QCOMPARE(chunked.activations, plain.activations);
   QVERIFY(both.activations * 5 < chunked.activations);
   QCOMPARE(both.state(), plain.state());
+}
+
+void TestMemory::frozenBaseInBf16_data() {
+  QTest::addColumn<QString>("plan");
+  QTest::addColumn<int>("converted");  // matrices kept in bf16 (tiny preset: 4 layers, tied)
+  // LoRA: every linear of every layer and the tied embedding (q, v wrapped: still plain inside).
+  QTest::newRow("lora") << R"({"variant": "lora", "rank": 4, "targets": ["q", "v", "down"]})"
+                        << 4 * 7 + 1;
+  // Freeze: the two bottom layers' linears and the embedding.
+  QTest::newRow("freeze") << R"({"variant": "freeze", "bottom": 2})" << 2 * 7 + 1;
+  // G-Freeze: the original halves of the split MLPs stay as they are (not plain linear
+  // units); attention and the embedding are narrowed.
+  QTest::newRow("grow") << R"({"variant": "grow", "mode": "freeze", "k": 2})" << -1;
+  QTest::newRow("neutral residues")
+      << R"({"variant": "neutral-residues", "budget": 0.1})" << 4 * 7 + 1;
+  QTest::newRow("depth") << R"({"variant": "depth", "style": "llama-pro", "count": 1})"
+                         << 4 * 7 + 1;
+  QTest::newRow("full (nothing frozen)") << R"({"variant": "full"})" << 0;
+}
+
+// The same model twice: one with its frozen matrices kept in bf16 (model/frozen_dtype.h),
+// one float32 holding those matrices rounded to bf16. Without gradients the logits are the
+// same bit for bit (the products are the same calls on the same values); the loss of a
+// training step too; the trainable tensors' gradients within float32 rounding (the input's
+// gradient through a frozen matrix is formed by another call); three trainer steps keep the
+// trainable tensors float32 and follow the float32 model's losses.
+void TestMemory::frozenBaseInBf16() {
+  QFETCH(QString, plan);
+  QFETCH(int, converted);
+  const Json p = Json::parse(plan.toStdString());
+  auto [a, ga] = tiny_model(p);  // float32, rounded below
+  auto [b, gb_] = tiny_model(p);
+  int64_t bytes_before = 0;
+  for (const auto& t : b->parameters(true)) bytes_before += t.numel() * t.element_size();
+  const gb::FrozenStorage kept = gb::store_frozen_as(*b, torch::kBFloat16);
+  if (converted >= 0) QCOMPARE(kept.tensors, int64_t(converted));
+  if (converted != 0) QVERIFY(kept.tensors > 0);
+  int64_t bytes_after = 0;
+  {
+    torch::NoGradGuard ng;
+    auto pa = a->named_parameters(true);
+    for (const auto& item : b->named_parameters(true)) {
+      const torch::Tensor& t = item.value();
+      bytes_after += t.numel() * t.element_size();
+      if (t.requires_grad()) {
+        QCOMPARE(t.scalar_type(), torch::kFloat);  // trainable and new: float32
+        continue;
+      }
+      if (t.scalar_type() == torch::kBFloat16) pa[item.key()].copy_(t.to(torch::kFloat));
+    }
+  }
+  QCOMPARE(bytes_before - bytes_after, kept.bytes_saved);
+  QCOMPARE(kept.bytes_saved, kept.elements * 2);
+  if (kept.tensors == 0) {
+    QVERIFY(!b->activation_dtype);
+    return;
+  }
+  QCOMPARE(*b->activation_dtype, torch::kFloat);
+
+  const auto batch = random_batch(2, 32, 512, 7);
+  const auto bt = gb::data::to_tensors(batch, torch::kCPU);
+  {
+    torch::NoGradGuard ng;
+    const torch::Tensor la = a->forward(bt.inputs), lb = b->forward(bt.inputs);
+    QCOMPARE(lb.scalar_type(), torch::kFloat);
+    QVERIFY2(torch::equal(la, lb), qPrintable(QString::number(rel_diff(lb, la))));
+  }
+  for (int64_t chunk : {0, 9}) {
+    for (bool checkpoint : {false, true}) {
+      auto [l0, g0] = loss_and_grads(a, batch, chunk, checkpoint);
+      auto [l1, g1] = loss_and_grads(b, batch, chunk, checkpoint);
+      if (chunk == 0) {
+        QVERIFY2(torch::equal(l0, l1), qPrintable(QString::number(rel_diff(l1, l0))));
+      } else {
+        QVERIFY2(rel_diff(l1, l0) <= 1e-6, qPrintable(QString::number(rel_diff(l1, l0))));
+      }
+      QCOMPARE(g0.size(), g1.size());
+      for (size_t i = 0; i < g0.size(); ++i) {
+        QVERIFY(g0[i].defined() == g1[i].defined());
+        if (!g0[i].defined()) continue;
+        QVERIFY2(
+            rel_diff(g1[i], g0[i]) <= 1e-5,
+            qPrintable(
+                QString("chunk %1, tensor %2: %3").arg(chunk).arg(i).arg(rel_diff(g1[i], g0[i]))));
+      }
+    }
+  }
+  std::vector<double> losses[2];
+  int side = 0;
+  for (gb::CausalLM* m : {&a, &b}) {
+    gb::train::TrainOptions to;
+    to.adamw.lr = 1e-3;
+    to.schedule.kind = "constant";
+    gb::train::Trainer trainer(*m, side == 0 ? ga : gb_, to, torch::kCPU);
+    for (int s = 0; s < 3; ++s)
+      losses[side].push_back(trainer.step({random_batch(4, 24, 512, 100 + s)}).loss);
+    ++side;
+  }
+  for (size_t s = 0; s < 3; ++s) {
+    QVERIFY2(std::fabs(losses[1][s] - losses[0][s]) <= 1e-5 * std::fabs(losses[0][s]),
+             qPrintable(QString("step %1: %2 vs %3")
+                            .arg(s)
+                            .arg(losses[1][s], 0, 'g', 10)
+                            .arg(losses[0][s], 0, 'g', 10)));
+  }
+  for (const auto& t : trainable(b)) QCOMPARE(t.scalar_type(), torch::kFloat);
+}
+
+// "checkpoint" keeps a bf16 checkpoint's frozen matrices bf16 and changes nothing for a
+// float32 one; an explicit dtype narrows, never widens; the spec key parses and checks; the
+// estimate counts the frozen part at its narrow size.
+void TestMemory::frozenDtypeFollowsTheCheckpoint() {
+  using gb::frozen_storage_dtype;
+  QVERIFY(!frozen_storage_dtype("checkpoint", torch::kFloat, torch::kFloat));
+  QCOMPARE(*frozen_storage_dtype("checkpoint", torch::kFloat, torch::kBFloat16), torch::kBFloat16);
+  QCOMPARE(*frozen_storage_dtype("checkpoint", torch::kFloat, torch::kHalf), torch::kHalf);
+  QVERIFY(!frozen_storage_dtype("checkpoint", torch::kFloat, std::nullopt));
+  QVERIFY(!frozen_storage_dtype("float32", torch::kFloat, torch::kBFloat16));
+  QCOMPARE(*frozen_storage_dtype("bfloat16", torch::kFloat, torch::kFloat), torch::kBFloat16);
+  QVERIFY(!frozen_storage_dtype("bfloat16", torch::kBFloat16, torch::kBFloat16));
+  QVERIFY(!frozen_storage_dtype("checkpoint", torch::kBFloat16, torch::kBFloat16));
+
+  // The checkpoint's dtype: the one most of its elements are stored in.
+  const QString dir = QDir::tempPath() + "/tst_memory_ckpt_" + QString::number(getpid());
+  QDir().mkpath(dir);
+  const std::string file = (dir + "/model.safetensors").toStdString();
+  gb::st::write_tensors(file, {{"big", torch::zeros({64, 64}, torch::kBFloat16)},
+                               {"norm", torch::ones({64}, torch::kFloat)}});
+  QCOMPARE(*gb::checkpoint_dtype(dir.toStdString()), torch::kBFloat16);
+  gb::st::write_tensors(file, {{"big", torch::zeros({64, 64}, torch::kFloat)}});
+  QCOMPARE(*gb::checkpoint_dtype(dir.toStdString()), torch::kFloat);
+  QDir(dir).removeRecursively();
+
+  Json j = {{"model", "models/tiny"}, {"data", {{"new", {{"train", "de.txt"}}}}}};
+  QCOMPARE(ex::parse_spec(j, "/base", "spec").frozen_dtype, std::string("checkpoint"));
+  j["frozen_dtype"] = "float32";
+  QCOMPARE(ex::parse_spec(j, "/base", "spec").frozen_dtype, std::string("float32"));
+  j["frozen_dtype"] = "int8";
+  QVERIFY_EXCEPTION_THROWN(ex::parse_spec(j, "/base", "spec"), std::exception);
+
+  const gb::ModelConfig c = tiny_config();
+  const auto plan = gb::grow::parse_plan(Json{{"variant", "lora"}, {"rank", 4}});
+  ex::StepShape shape;
+  const auto wide = ex::estimate_memory(c, plan, shape);
+  shape.frozen_dtype = "bfloat16";
+  const auto narrow = ex::estimate_memory(c, plan, shape);
+  QCOMPARE(narrow.weights, 2 * (wide.params + wide.added - wide.trainable) + 4 * wide.trainable);
+  QCOMPARE(narrow.gradients, wide.gradients);
+  QCOMPARE(narrow.optimizer, wide.optimizer);
 }
 
 QTEST_GUILESS_MAIN(TestMemory)

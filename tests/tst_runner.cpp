@@ -277,6 +277,7 @@ class TestRunner : public QObject {
   void initTestCase();
   void accNormIsTheHarnessDefinition();
   void replayIsAPlanOption();
+  void frozenBaseStaysInTheCheckpointsDtype();
   void replayPerRowPutsOriginalRowsInEveryBatch();
   void scaleRecordsOriginalStreamDriftAndFrozenHeadAccuracy_data();
   void scaleRecordsOriginalStreamDriftAndFrozenHeadAccuracy();
@@ -1927,6 +1928,68 @@ void TestRunner::replayIsAPlanOption() {
   Json ok = base_spec({{"variant", "neutral-residues"}, {"replay", 0}, {"inner", 8}});
   ok["data"]["original"].erase("replay");
   ex::parse_spec(ok, "", "spec");  // p = 0 needs no replay data
+}
+
+// A bf16 checkpoint: by default (frozen_dtype "checkpoint") a LoRA run keeps the frozen
+// matrices in bf16 and says so in an event; with "float32" they are float32 copies of the
+// same values. The two runs compute the same function of the same weights (the forward
+// products are the same calls on the same values; the input gradients through the frozen
+// matrices are formed by another call), so their metrics agree within float32 rounding; full
+// fine-tuning (nothing frozen) is the same run bit for bit under either setting.
+void TestRunner::frozenBaseStaysInTheCheckpointsDtype() {
+  const std::string bf16 = m_dir + "/llama-bf16";
+  fs::create_directories(bf16);
+  for (const char* f : {"config.json", "tokenizer.json"}) {
+    fs::copy_file(m_model + "/" + f, bf16 + "/" + f, fs::copy_options::overwrite_existing);
+  }
+  {
+    std::vector<std::pair<std::string, torch::Tensor>> tensors;
+    for (const auto& [name, t] : gb::st::read_all(m_model + "/model.safetensors")) {
+      tensors.emplace_back(name, t.to(torch::kBFloat16));
+    }
+    gb::st::write_tensors(bf16 + "/model.safetensors", tensors);
+  }
+  auto run = [&](const Json& plan, const std::string& frozen) {
+    Json spec = base_spec(plan);
+    spec["model"] = bf16;
+    if (!frozen.empty()) spec["frozen_dtype"] = frozen;
+    const std::string db = db_path(fmt::format("frozen-{}", m_counter++));
+    auto oc = run_one(spec, db);
+    if (oc.status != "finished") throw std::runtime_error(oc.error);
+    Store store = Store::open(db);
+    std::string said;
+    for (const auto& e : store.events(oc.run_id)) {
+      if (contains(e.message, "frozen base kept in")) said = e.message;
+    }
+    return std::make_pair(learning_metrics(store, oc.run_id), said);
+  };
+  const Json lora = {{"variant", "lora"}, {"rank", 2}, {"targets", {"q", "v", "down"}}};
+  const auto [narrow, said] = run(lora, "");
+  const auto [wide, said_wide] = run(lora, "float32");
+  QVERIFY2(contains(said, "frozen base kept in bfloat16") && contains(said, "matrices"),
+           said.c_str());
+  QVERIFY2(said_wide.empty(), said_wide.c_str());
+  QCOMPARE(narrow.size(), wide.size());
+  int compared = 0;
+  for (const auto& [k, v] : wide) {
+    const auto it = narrow.find(k);
+    QVERIFY2(it != narrow.end(), k.first.c_str());
+    QVERIFY2(std::isfinite(it->second), k.first.c_str());
+    const double bound = 1e-4 * std::max(1.0, std::fabs(v));
+    QVERIFY2(std::fabs(it->second - v) <= bound,
+             qPrintable(QString("%1@%2: %3 vs %4")
+                            .arg(QString::fromStdString(k.first))
+                            .arg(k.second)
+                            .arg(it->second, 0, 'g', 10)
+                            .arg(v, 0, 'g', 10)));
+    ++compared;
+  }
+  QVERIFY(compared > 10);
+  const auto [full_default, said_full] = run({{"variant", "full"}}, "");
+  const auto [full_wide, said_full_wide] = run({{"variant", "full"}}, "float32");
+  QVERIFY(said_full.empty() && said_full_wide.empty());
+  const std::string same = diff_metrics(full_default, full_wide);
+  QVERIFY2(same.empty(), same.c_str());
 }
 
 // replay_mode "rows" (a plan key, or train.replay_mode): with p = 0.5 and 2 rows every batch

@@ -64,6 +64,7 @@ Json values_of(const ex::ExperimentSpec& s) {
   v["seed"] = s.seed;
   v["device"] = s.device;
   v["dtype"] = s.dtype;
+  v["frozen_dtype"] = s.frozen_dtype;
   v["threads"] = s.threads;
   const ex::TrainSpec& t = s.train;
   v["train.steps"] = t.steps;

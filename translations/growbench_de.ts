@@ -963,6 +963,14 @@
         <translation>dtype der Gewichte</translation>
     </message>
     <message>
+        <source>Frozen weights&apos; dtype</source>
+        <translation>dtype der eingefrorenen Gewichte</translation>
+    </message>
+    <message>
+        <source>the frozen weight matrices&apos; dtype while training (linear units, embeddings, a plain head) where it is narrower than `dtype`: `checkpoint` keeps the checkpoint&apos;s own (a bf16 checkpoint&apos;s frozen base stays bf16: half the memory), `float32` converts them like every other weight; trainable and new parameters, gradients and optimizer state keep `dtype`</source>
+        <translation>dtype der eingefrorenen Gewichtsmatrizen beim Training (lineare Einheiten, Embeddings, ein einfacher Kopf), wo er schmaler als `dtype` ist: `checkpoint` behält den des Checkpoints (die eingefrorene Basis eines bf16-Checkpoints bleibt bf16: halber Speicher), `float32` wandelt sie wie jedes andere Gewicht um; trainierbare und neue Parameter, Gradienten und Optimiererzustand behalten `dtype`</translation>
+    </message>
+    <message>
         <source>Threads</source>
         <translation>Threads</translation>
     </message>

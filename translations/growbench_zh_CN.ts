@@ -962,6 +962,14 @@
         <translation>权重的 dtype</translation>
     </message>
     <message>
+        <source>Frozen weights&apos; dtype</source>
+        <translation>冻结权重的 dtype</translation>
+    </message>
+    <message>
+        <source>the frozen weight matrices&apos; dtype while training (linear units, embeddings, a plain head) where it is narrower than `dtype`: `checkpoint` keeps the checkpoint&apos;s own (a bf16 checkpoint&apos;s frozen base stays bf16: half the memory), `float32` converts them like every other weight; trainable and new parameters, gradients and optimizer state keep `dtype`</source>
+        <translation>训练时冻结权重矩阵（线性单元、嵌入、普通输出头）的 dtype，在其比 `dtype` 更窄时生效：`checkpoint` 保留检查点自身的 dtype（bf16 检查点的冻结基座保持 bf16：内存减半），`float32` 像其他权重一样转换它们；可训练参数和新参数、梯度以及优化器状态保持 `dtype`</translation>
+    </message>
+    <message>
         <source>Threads</source>
         <translation>线程数</translation>
     </message>

@@ -38,6 +38,8 @@ inline const char* const kStrings[] = {
     QT_TRANSLATE_NOOP("SpecSchema", "`cpu`, `cuda` or `cuda:N`"),
     QT_TRANSLATE_NOOP("SpecSchema", "Data type"),
     QT_TRANSLATE_NOOP("SpecSchema", "weights' dtype"),
+    QT_TRANSLATE_NOOP("SpecSchema", "Frozen weights' dtype"),
+    QT_TRANSLATE_NOOP("SpecSchema", "the frozen weight matrices' dtype while training (linear units, embeddings, a plain head) where it is narrower than `dtype`: `checkpoint` keeps the checkpoint's own (a bf16 checkpoint's frozen base stays bf16: half the memory), `float32` converts them like every other weight; trainable and new parameters, gradients and optimizer state keep `dtype`"),
     QT_TRANSLATE_NOOP("SpecSchema", "Threads"),
     QT_TRANSLATE_NOOP("SpecSchema", "LibTorch intra-op threads (1 is fastest with OpenBLAS on 2 cores)"),
     QT_TRANSLATE_NOOP("SpecSchema", "Model"),

@@ -119,28 +119,45 @@ std::vector<std::vector<double>> mc_scores(CausalLMImpl& model, const std::vecto
 
 }  // namespace
 
+int64_t lm_eval_rows(int64_t rows, int64_t seq_len, int64_t vocab) {
+  const int64_t per_row = std::max<int64_t>(1, 4 * seq_len * vocab);
+  if (rows * per_row <= kEvalLogitBytes) return rows;
+  return std::clamp<int64_t>(kEvalLogitBytes / per_row, 1, rows);
+}
+
 LmResult lm_eval(CausalLMImpl& model, const std::vector<data::Batch>& batches,
                  const c10::Device& device) {
   EvalMode mode(model);
   torch::NoGradGuard no_grad;
   double sum = 0;
   int64_t tokens = 0;
+  auto summed_loss = [&](const torch::Tensor& inputs, const torch::Tensor& labels) {
+    auto logits = model.forward(inputs);
+    const int64_t v = logits.size(-1);
+    auto loss = torch::nn::functional::cross_entropy(
+        logits.reshape({-1, v}).to(torch::kFloat), labels.reshape({-1}),
+        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100).reduction(torch::kSum));
+    return loss.item<double>();
+  };
   for (const auto& b : batches) {
     const int64_t vocab = model.config.vocab_size;
+    const int64_t at_once = lm_eval_rows(b.rows, b.seq_len, vocab);
     MemoryContext mc(
         fmt::format("an evaluation batch ({} x {} tokens, logits of {} x {} x {}: {})", b.rows,
-                    b.seq_len, b.rows, b.seq_len, vocab,
-                    format_bytes(4.0 * static_cast<double>(b.rows * b.seq_len) *
+                    b.seq_len, at_once, b.seq_len, vocab,
+                    format_bytes(4.0 * static_cast<double>(at_once * b.seq_len) *
                                  static_cast<double>(vocab))),
         "eval.batch_size (the evaluation's batch; --batch for the commands) or the sequence "
         "length");
     auto bt = data::to_tensors(b, device);
-    auto logits = model.forward(bt.inputs);
-    const int64_t v = logits.size(-1);
-    auto loss = torch::nn::functional::cross_entropy(
-        logits.reshape({-1, v}).to(torch::kFloat), bt.labels.reshape({-1}),
-        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100).reduction(torch::kSum));
-    sum += loss.item<double>();
+    if (at_once >= b.rows) {
+      sum += summed_loss(bt.inputs, bt.labels);
+    } else {
+      for (int64_t r = 0; r < b.rows; r += at_once) {
+        const int64_t n = std::min(at_once, b.rows - r);
+        sum += summed_loss(bt.inputs.narrow(0, r, n), bt.labels.narrow(0, r, n));
+      }
+    }
     tokens += bt.targets;
   }
   LmResult r;

@@ -22,6 +22,11 @@ struct LmResult {
   double ppl = 0;   // exp(loss)
   int64_t tokens = 0;
 };
+// A batch whose float32 logits would exceed kEvalLogitBytes is evaluated a few rows at a
+// time (lm_eval_rows), so a large vocabulary's logits and their log-softmax never exceed
+// it (151 936 × 256 tokens is 148 MiB a row); smaller batches run whole, as before.
+constexpr int64_t kEvalLogitBytes = 256LL << 20;
+int64_t lm_eval_rows(int64_t rows, int64_t seq_len, int64_t vocab);
 LmResult lm_eval(CausalLMImpl& model, const std::vector<data::Batch>& batches,
                  const c10::Device& device);
 

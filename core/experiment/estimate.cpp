@@ -8,11 +8,15 @@
 
 #include <fmt/format.h>
 
+#include "eval/evaluate.h"
 #include "experiment/preset.h"
 #include "experiment/spec.h"
 #include "grow/variant.h"
+#include "model/frozen_dtype.h"
+#include "model/runtime.h"
 #include "train/chunked_ce.h"
 #include "util/error.h"
+#include "util/json.h"
 
 namespace gb::experiment {
 
@@ -79,6 +83,11 @@ MemoryEstimate estimate_memory(const ModelConfig& c, const grow::GrowthPlan& pla
   const int64_t bytes = dtype_bytes(shape.dtype);
   const int64_t total = e.params + e.added;
   e.weights = bytes * total;
+  if (!shape.frozen_dtype.empty() && dtype_bytes(shape.frozen_dtype) < bytes) {
+    // The frozen part narrow (its norms and biases too, a rounding error), the trainable
+    // part in the run's dtype.
+    e.weights = dtype_bytes(shape.frozen_dtype) * (total - e.trainable) + bytes * e.trainable;
+  }
   e.gradients = kFloat * e.trainable;
   e.optimizer = 2 * kFloat * e.trainable;
   // EWC keeps an anchor and a Fisher value per trainable parameter.
@@ -129,7 +138,7 @@ MemoryEstimate estimate_memory(const ModelConfig& c, const grow::GrowthPlan& pla
     e.logits = logit_bytes * vocab * e.tokens;
   }
   // Evaluation: the logits and their log-softmax.
-  e.eval = (kFloat + bytes) * vocab * shape.eval_batch_size * t;
+  e.eval = (kFloat + bytes) * vocab * eval::lm_eval_rows(shape.eval_batch_size, t, vocab) * t;
   e.runtime = kRuntimeBytes;
   return e;
 }
@@ -144,12 +153,41 @@ ModelConfig spec_model_config(const ExperimentSpec& spec) {
   return load_config(cfg.string());
 }
 
+namespace {
+
+// The dtype of the spec's checkpoint: its weights' headers, or config.json's torch_dtype
+// where the folder holds no weights (a shape to estimate); a preset's is float32.
+std::optional<c10::ScalarType> stored_dtype(const ExperimentSpec& spec) {
+  if (spec.model.preset) return c10::kFloat;
+  try {
+    return checkpoint_dtype(spec.model.path);
+  } catch (const std::exception&) {
+    // No weights to read: config.json's word for it.
+  }
+  try {
+    const auto j =
+        json::parse_file((std::filesystem::path(spec.model.path) / "config.json").string());
+    if (j.contains("torch_dtype") && j["torch_dtype"].is_string()) {
+      return parse_dtype(j["torch_dtype"].get<std::string>());
+    }
+  } catch (const std::exception&) {
+    // No readable config.json either: the estimate keeps every weight in the run's dtype.
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 StepShape step_shape(const ExperimentSpec& spec) {
   StepShape s;
   s.batch_size = spec.train.batch_size;
   s.seq_len = spec.train.seq_len;
   s.eval_batch_size = spec.eval.batch_size;
   s.dtype = spec.dtype;
+  if (auto narrow =
+          frozen_storage_dtype(spec.frozen_dtype, parse_dtype(spec.dtype), stored_dtype(spec))) {
+    s.frozen_dtype = dtype_name(*narrow);
+  }
   s.ce_chunk = spec.train.ce_chunk;
   s.checkpointing = spec.train.checkpointing;
   return s;

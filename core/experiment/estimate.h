@@ -45,6 +45,9 @@ struct StepShape {
   int64_t seq_len = 128;        // tokens per row
   int64_t eval_batch_size = 8;  // rows per evaluation batch (same seq_len)
   std::string dtype = "float32";
+  // Where the frozen matrices are kept narrower than `dtype` (spec frozen_dtype;
+  // model/frozen_dtype.h): their dtype, else empty.
+  std::string frozen_dtype;
   // train.ce_chunk (-1 auto, 0 never, N tokens; train/chunked_ce.h) and train.checkpointing.
   int64_t ce_chunk = -1;
   bool checkpointing = false;

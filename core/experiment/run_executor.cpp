@@ -35,6 +35,7 @@
 #include "importance/probe_writer.h"
 #include "importance/selection.h"
 #include "model/config.h"
+#include "model/frozen_dtype.h"
 #include "model/runtime.h"
 #include "model/tensor_io.h"
 #include "model/tokenizer.h"
@@ -133,6 +134,7 @@ class RunExecutor : private grow::RunContext {
   // Stages, in order.
   void load_base();
   void grow_model(const std::optional<store::CheckpointInfo>& resume_from);
+  void store_frozen_narrow();
   void make_trainer();
   void start();
   void resume(const store::CheckpointInfo& checkpoint);
@@ -252,6 +254,7 @@ RunOutcome RunExecutor::execute(const std::optional<store::CheckpointInfo>& resu
     record_world();
     load_base();
     grow_model(resume_from);
+    store_frozen_narrow();
     make_trainer();
     if (resume_from) {
       resume(*resume_from);
@@ -314,6 +317,27 @@ void RunExecutor::grow_model(const std::optional<store::CheckpointInfo>& resume_
   record_variant_warnings(plan, resume_from.has_value());
   m_out.growth = m_growth.to_json();
   emit(m_p, ev::Grown{m_run, m_out.growth});
+}
+
+// Spec `frozen_dtype`: the frozen matrices in the checkpoint's dtype (or the one asked for)
+// where it is narrower than the run's; an event says what was kept narrow.
+void RunExecutor::store_frozen_narrow() {
+  std::optional<c10::ScalarType> stored;
+  try {
+    stored = checkpoint_dtype(m_p.base_folder);
+  } catch (const std::exception&) {
+    stored = std::nullopt;  // no safetensors to read: nothing to keep narrow
+  }
+  const auto narrow = frozen_storage_dtype(m_spec.frozen_dtype, m_p.dtype, stored);
+  if (!narrow) return;
+  const FrozenStorage kept = store_frozen_as(*m_model.model, *narrow);
+  if (kept.tensors == 0) return;
+  m_store.add_event(
+      m_run, store::EventLevel::Info,
+      fmt::format("frozen base kept in {}: {} matrices ({} parameters), {} less "
+                  "memory (frozen_dtype \"{}\")",
+                  dtype_name(*narrow), kept.tensors, kept.elements,
+                  gb::format_bytes(static_cast<double>(kept.bytes_saved)), m_spec.frozen_dtype));
 }
 
 // The run's plan, or on resume the checkpoint's resolved plan (layers explicit: no probes).

@@ -368,6 +368,7 @@ ExperimentSpec parse_spec(const Json& j, const std::string& base_dir, const std:
   s.run_seed = static_cast<uint64_t>(positive(j, "run_seed", static_cast<int64_t>(s.seed), ctx, 0));
   s.device = value_key<std::string>(j, "device", ctx);
   s.dtype = choice_key(j, "dtype", ctx);
+  s.frozen_dtype = choice_key(j, "frozen_dtype", ctx);
   const bool cuda_n = s.device.rfind("cuda:", 0) == 0 && s.device.size() > 5 &&
                       s.device.find_first_not_of("0123456789", 5) == std::string::npos;
   if (s.device != "cpu" && s.device != "cuda" && !cuda_n) {

@@ -191,6 +191,9 @@ struct ExperimentSpec {
   uint64_t run_seed = 0;  // data order and new parameters' initial values ("run_seed", = seed)
   std::string device = "cpu";
   std::string dtype = "float32";
+  // The frozen weight matrices' dtype while training (model/frozen_dtype.h): "checkpoint"
+  // keeps the checkpoint's own where it is narrower than `dtype` (bf16 stays bf16).
+  std::string frozen_dtype = "checkpoint";
   int64_t threads = 1;
   ModelSpec model;
   DataSource original_eval, original_replay, original_probe;

@@ -743,6 +743,13 @@ schema::Schema build() {
       text("device", "cpu", "`cpu`, `cuda` or `cuda:N`").label("Device"),
       choice("dtype", "float32", {"float32", "bfloat16", "float16"}, "weights' dtype")
           .label("Data type"),
+      choice("frozen_dtype", "checkpoint", {"checkpoint", "float32", "bfloat16", "float16"},
+             "the frozen weight matrices' dtype while training (linear units, embeddings, a "
+             "plain head) where it is narrower than `dtype`: `checkpoint` keeps the "
+             "checkpoint's own (a bf16 checkpoint's frozen base stays bf16: half the memory), "
+             "`float32` converts them like every other weight; trainable and new parameters, "
+             "gradients and optimizer state keep `dtype`")
+          .label("Frozen weights' dtype"),
       integer("threads", 1, "LibTorch intra-op threads (1 is fastest with OpenBLAS on 2 cores)")
           .label("Threads")
           .min(1),

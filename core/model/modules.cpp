@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "model/exact_kernels.h"
+#include "model/frozen_dtype.h"
 #include "model/units.h"
 #include "util/error.h"
 #include "util/torch_compat.h"
@@ -46,7 +47,7 @@ DenseLinearImpl::DenseLinearImpl(torch::Tensor w, torch::Tensor b) {
 }
 
 torch::Tensor DenseLinearImpl::forward(const torch::Tensor& x, const ForwardState&) {
-  return F::linear(x, weight, bias);
+  return mixed_linear(x, weight, bias);
 }
 
 std::shared_ptr<DenseLinearImpl> make_dense(int64_t in, int64_t out, bool bias) {
@@ -748,7 +749,7 @@ torch::Tensor cap_logits(torch::Tensor logits, const std::optional<double>& cap)
 }  // namespace
 
 torch::Tensor LinearHeadImpl::forward(const torch::Tensor& h) {
-  return cap_logits(F::linear(h, weight), softcap);
+  return cap_logits(mixed_linear(h, weight), softcap);
 }
 
 TiedHeadImpl::TiedHeadImpl(EmbeddingUnit e, std::optional<double> cap)
@@ -757,7 +758,7 @@ TiedHeadImpl::TiedHeadImpl(EmbeddingUnit e, std::optional<double> cap)
 torch::Tensor TiedHeadImpl::forward(const torch::Tensor& h) {
   auto e = embedding.lock();
   TORCH_CHECK(e, "tied head lost its embedding");
-  return cap_logits(F::linear(h, e->tied_weight()), softcap);
+  return cap_logits(mixed_linear(h, e->tied_weight()), softcap);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -870,6 +871,7 @@ ForwardState CausalLMImpl::make_state(int64_t seq_len, const ForwardOptions& o,
 
 torch::Tensor CausalLMImpl::embed(const torch::Tensor& ids, int64_t past) {
   auto h = model->embed_tokens->forward(ids);
+  if (activation_dtype && h.scalar_type() != *activation_dtype) h = h.to(*activation_dtype);
   if (config.scale_embeddings) {
     // sqrt(hidden) rounded to the activation dtype, as transformers does.
     auto s = torch::tensor(config.embed_scale(), torch::dtype(torch::kDouble))
@@ -884,7 +886,7 @@ torch::Tensor CausalLMImpl::embed(const torch::Tensor& ids, int64_t past) {
            model->embed_positions->num_embeddings());
     }
     auto pos = torch::arange(past, past + t, ids.options().dtype(torch::kLong));
-    h = h + model->embed_positions->forward(pos).unsqueeze(0);
+    h = h + model->embed_positions->forward(pos).unsqueeze(0).to(h.scalar_type());
   }
   return h;
 }
@@ -911,8 +913,7 @@ struct LayerCheckpointState : torch::CustomClassHolder {
 class LayerCheckpoint : public torch::autograd::Function<LayerCheckpoint> {
  public:
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& h,
-                               at::TensorList params,
-                               c10::intrusive_ptr<LayerCheckpointState> st) {
+                               at::TensorList params, c10::intrusive_ptr<LayerCheckpointState> st) {
     st->n_params = params.size();
     ctx->save_for_backward({h});
     ctx->saved_data["state"] = c10::IValue::make_capsule(st);
@@ -921,10 +922,11 @@ class LayerCheckpoint : public torch::autograd::Function<LayerCheckpoint> {
     s.aux = &aux;
     torch::Tensor out = st->layer->forward(h, s);
     if (!aux.empty()) {
-      fail("train.checkpointing: layer {} adds the auxiliary loss term '{}' during its forward "
-           "pass, which a checkpointed layer cannot recompute; train this plan without "
-           "checkpointing",
-           st->state.layer_index, aux.front().name);
+      fail(
+          "train.checkpointing: layer {} adds the auxiliary loss term '{}' during its forward "
+          "pass, which a checkpointed layer cannot recompute; train this plan without "
+          "checkpointing",
+          st->state.layer_index, aux.front().name);
     }
     return out;
   }

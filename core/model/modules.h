@@ -324,8 +324,7 @@ class CausalLMImpl : public torch::nn::Module {
                           const torch::Device& device);
   torch::Tensor run_layer(int64_t index, const torch::Tensor& h, ForwardState& state);
   // run_layer with activation checkpointing (ForwardOptions::checkpoint_layers).
-  torch::Tensor run_layer_checkpointed(int64_t index, const torch::Tensor& h,
-                                       ForwardState& state);
+  torch::Tensor run_layer_checkpointed(int64_t index, const torch::Tensor& h, ForwardState& state);
   torch::Tensor final_hidden(const torch::Tensor& h);  // final norm
   torch::Tensor logits_from_hidden(const torch::Tensor& h, const ForwardOptions& options = {});
   // Final normalised hidden states (B, T, d) of a full pass (representation drift).
@@ -347,6 +346,10 @@ class CausalLMImpl : public torch::nn::Module {
       forward_override;
 
   ModelConfig config;  // sizes of the base architecture; growth may widen modules
+  // The dtype the hidden states are computed in when the frozen weights are stored in a
+  // narrower one (model/frozen_dtype.h): embed() casts the embedding's output to it. Unset:
+  // the embedding's own dtype, as before.
+  std::optional<c10::ScalarType> activation_dtype;
   Backbone model{nullptr};
   HeadUnit lm_head;  // a TiedHead when embeddings are tied
 

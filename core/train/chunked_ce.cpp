@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "model/frozen_dtype.h"
 #include "util/error.h"
 
 namespace gb::train {
@@ -17,7 +18,7 @@ struct ChunkLogits {
 
 ChunkLogits chunk_logits(const torch::Tensor& hc, const torch::Tensor& w, double cap) {
   ChunkLogits r;
-  r.logits = torch::matmul(hc, w.t()).to(torch::kFloat);
+  r.logits = matmul_wt_mixed(hc, w).to(torch::kFloat);
   if (cap > 0) {
     r.t = torch::tanh(r.logits / cap);
     r.logits = r.t * cap;
@@ -28,8 +29,8 @@ ChunkLogits chunk_logits(const torch::Tensor& hc, const torch::Tensor& w, double
 class ChunkedCrossEntropy : public torch::autograd::Function<ChunkedCrossEntropy> {
  public:
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& h,
-                               const torch::Tensor& w, const torch::Tensor& labels,
-                               int64_t chunk, double cap) {
+                               const torch::Tensor& w, const torch::Tensor& labels, int64_t chunk,
+                               double cap) {
     ctx->save_for_backward({h, w, labels});
     ctx->saved_data["chunk"] = chunk;
     ctx->saved_data["cap"] = cap;
@@ -77,11 +78,11 @@ class ChunkedCrossEntropy : public torch::autograd::Function<ChunkedCrossEntropy
       if (cap > 0) g.mul_(1.0 - cl.t.square());  // d(tanh(z/c)·c)/dz = 1 − tanh²
       cl.t = torch::Tensor();
       const torch::Tensor gh = g.to(h.scalar_type());
-      if (need_h) dh.narrow(0, s, m).copy_(torch::matmul(gh, w));
+      if (need_h) dh.narrow(0, s, m).copy_(matmul_w_mixed(gh, w));
       if (need_w) dw.addmm_(g.t(), hc.to(torch::kFloat));
     }
-    return {dh, need_w ? dw.to(w.scalar_type()) : torch::Tensor(), torch::Tensor(),
-            torch::Tensor(), torch::Tensor()};
+    return {dh, need_w ? dw.to(w.scalar_type()) : torch::Tensor(), torch::Tensor(), torch::Tensor(),
+            torch::Tensor()};
   }
 };
 

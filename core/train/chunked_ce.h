@@ -17,9 +17,10 @@ namespace gb::train {
 // Sum over the targets (labels != -100) of −log softmax(cap(h Wᵀ))[label], computed
 // `chunk` rows at a time. h (N, d), weight (V, d), labels (N) int64; cap(z) = tanh(z/c)·c
 // when `softcap` is given. The logits are computed in h's dtype and the softmax in float32,
-// as the plain path (trainer.h lm_loss) does; the result is a float32 scalar. Equal to the
-// plain path's summed cross-entropy up to float32 rounding (not bit for bit: the sums run
-// in another order).
+// as the plain path (trainer.h lm_loss) does; the result is a float32 scalar. A frozen head
+// stored narrower than h (model/frozen_dtype.h) is converted a block of rows at a time. Equal to
+// the plain path's summed cross-entropy up to float32 rounding (not bit for bit: the sums run in
+// another order).
 torch::Tensor chunked_cross_entropy_sum(const torch::Tensor& h, const torch::Tensor& weight,
                                         const torch::Tensor& labels, int64_t chunk,
                                         std::optional<double> softcap = std::nullopt);
