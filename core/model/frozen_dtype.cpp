@@ -4,6 +4,10 @@
 #include <map>
 #include <set>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <torch/torch.h>
 
 #include "model/modules.h"
@@ -178,7 +182,15 @@ FrozenStorage store_frozen_as(CausalLMImpl& model, c10::ScalarType dtype) {
     r.elements += t.numel();
     r.bytes_saved += before - t.numel() * static_cast<int64_t>(t.element_size());
   }
-  if (r.tensors > 0) model.activation_dtype = *activations;
+  if (r.tensors > 0) {
+    model.activation_dtype = *activations;
+#if defined(__GLIBC__)
+    // The wide copies of matrices under the mmap threshold were freed into the heap, between
+    // the narrow ones: give their pages back (measured on the Qwen3-0.6B shape: without
+    // this the LoRA step's peak kept about 0.6 GiB of them resident).
+    malloc_trim(0);
+#endif
+  }
   return r;
 }
 
