@@ -216,8 +216,10 @@ int dry_run(const RunOptions& in) {
     }
   }
   // Per plan (the first run of each: runs of a plan differ in rate and seed).
-  std::printf("memory per plan (estimates from config.json, %s; docs/performance.md):\n",
-              spec.dtype.c_str());
+  const std::string frozen = experiment::step_shape(spec).frozen_dtype;
+  std::printf("memory per plan (estimates from config.json, %s%s; docs/performance.md):\n",
+              spec.dtype.c_str(),
+              frozen.empty() ? "" : (", frozen matrices " + frozen + " (frozen_dtype)").c_str());
   std::vector<bool> shown(spec.plans.size(), false);
   for (size_t i = 0; i < runs.size(); ++i) {
     const size_t p = runs[i].plan_index;
