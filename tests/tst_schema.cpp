@@ -292,7 +292,7 @@ void TestSchema::theFormsStringsReachTheTranslators() {
   };
   std::string want =
       "// Generated from the experiment spec's declaration (core/experiment/spec_schema.cpp,\n"
-      "// grow/plan.cpp's common plan keys) by tests/tst_schema.cpp: GB_UPDATE_DOCS=1\n"
+      "// grow/plan_parse.cpp's common plan keys) by tests/tst_schema.cpp: GB_UPDATE_DOCS=1\n"
       "// build/tests/tst_schema rewrites it. Not compiled: lupdate reads it, so that the labels,\n"
       "// help and choice labels the experiment editor shows (translated in the context\n"
       "// \"SpecSchema\", widgets/specfields.h) reach translations/*.ts.\n"

@@ -335,7 +335,7 @@ void PlanForm::rebuild(const QString& id) {
     });
     return f;
   };
-  // The keys every plan takes (declared once: grow/plan.cpp's common keys and the expansion
+  // The keys every plan takes (declared once: grow/plan_parse.cpp's common keys and the expansion
   // keys, the spec schema's PLAN), the name first, then the variant's own parameters.
   const Key& plan = *experiment::spec_schema().type("PLAN");
   const bool ewcVariant = id == QLatin1String(gb::grow::Variant::Ewc);

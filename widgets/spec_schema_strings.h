@@ -1,5 +1,5 @@
 // Generated from the experiment spec's declaration (core/experiment/spec_schema.cpp,
-// grow/plan.cpp's common plan keys) by tests/tst_schema.cpp: GB_UPDATE_DOCS=1
+// grow/plan_parse.cpp's common plan keys) by tests/tst_schema.cpp: GB_UPDATE_DOCS=1
 // build/tests/tst_schema rewrites it. Not compiled: lupdate reads it, so that the labels,
 // help and choice labels the experiment editor shows (translated in the context
 // "SpecSchema", widgets/specfields.h) reach translations/*.ts.
