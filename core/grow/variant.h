@@ -4,7 +4,7 @@
 // beyond the schema, how it is applied, whether it exports to a plain Hugging Face folder,
 // its parameter-count estimate and its run-time behaviour (grow/run_hooks.h), and
 // registers itself with GB_REGISTER_VARIANT. Plan parsing and its error messages
-// (grow/plan.cpp), `growbench-cli variants`, the GUI planner form, the plan estimates, the
+// (grow/plan_parse.cpp), `growbench-cli variants`, the GUI planner form, the plan estimates, the
 // parameter tables of docs/plans.md and what the runner does for a plan are all derived
 // from these declarations. docs/architecture.md shows how to add a variant.
 //
