@@ -127,6 +127,7 @@ class TestEstimate : public QObject {
   void initTestCase();
   void formulasCountTheBuiltModel_data();
   void formulasCountTheBuiltModel();
+  void activationsStartAtTheLowestLayerWithAGraph();
   void estimateWithinFifteenPercentOfMeasuredPeak_data();
   void estimateWithinFifteenPercentOfMeasuredPeak();
   void dryRunOfARealSizeModelAnswersInSeconds();
@@ -220,6 +221,41 @@ void TestEstimate::formulasCountTheBuiltModel() {
   QVERIFY(e.activations > 0 && e.logits > 0 && e.eval > 0);
 }
 
+// A plan that freezes the embedding and every layer below its lowest trainable one keeps no
+// activations there (autograd builds no graph); one whose embedding trains keeps every
+// layer's, and so does a policy (its layers are known only when the run starts).
+void TestEstimate::activationsStartAtTheLowestLayerWithAGraph() {
+  const gb::ModelConfig c = gb::parse_config(qwen3_06b_config(), "config");
+  QCOMPARE(c.num_layers, int64_t(28));
+  ex::StepShape shape;
+  const auto est = [&](const char* plan) {
+    return ex::estimate_memory(c, gb::grow::parse_plan(Json::parse(plan)), shape);
+  };
+  const int64_t final_norm = 2 * c.hidden_size * 4;  // the final norm's input and output
+  const ex::MemoryEstimate full = est(R"({"variant": "full"})");
+  const ex::MemoryEstimate top4 = est(R"({"variant": "freeze", "bottom": 24})");
+  const ex::MemoryEstimate top4_embedding =
+      est(R"({"variant": "freeze", "bottom": 24, "freeze_embedding": false})");
+  QCOMPARE(top4_embedding.activations, full.activations);
+  const double per_layer_full = static_cast<double>(full.activations_per_token - final_norm) / 28;
+  const double per_layer_top4 = static_cast<double>(top4.activations_per_token - final_norm) / 4;
+  QVERIFY2(std::fabs(per_layer_top4 / per_layer_full - 1.0) < 0.01,
+           fmt::format("{} {}", per_layer_top4, per_layer_full).c_str());
+  // Grow and LoRA on the top four layers: four layers' graph; on every layer or by a policy:
+  // all 28.
+  const ex::MemoryEstimate grow_top4 =
+      est(R"({"variant": "grow", "k": 2, "mode": "freeze", "layers": [24, 25, 26, 27]})");
+  const ex::MemoryEstimate grow_all = est(R"({"variant": "grow", "k": 2, "mode": "freeze"})");
+  QVERIFY(grow_top4.activations < grow_all.activations / 5);
+  const ex::MemoryEstimate lora_top4 =
+      est(R"({"variant": "lora", "rank": 8, "layers": [24, 25, 26, 27]})");
+  const ex::MemoryEstimate lora_policy =
+      est(R"({"variant": "lora", "rank": 8, "layers": {"policy": "update-magnitude", "k": 4}})");
+  QVERIFY(lora_top4.activations < lora_policy.activations / 5);
+  QVERIFY(static_cast<double>(lora_policy.activations_per_token - final_norm) >
+          27 * per_layer_full);
+}
+
 void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak_data() {
   QTest::addColumn<QString>("config");
   QTest::addColumn<QString>("plan");
@@ -232,7 +268,8 @@ void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak_data() {
   QTest::newRow("tiny preset, full")
       << QString::fromStdString(tiny) << R"({"variant": "full"})" << 8 << 128 << -1 << false;
   QTest::newRow("tiny preset, LoRA")
-      << QString::fromStdString(tiny) << R"({"variant": "lora", "rank": 8})" << 8 << 128 << -1 << false;
+      << QString::fromStdString(tiny) << R"({"variant": "lora", "rank": 8})" << 8 << 128 << -1
+      << false;
   // A larger Qwen3-shaped model: grouped kv heads, q/k norms, a 32k vocabulary.
   Json q = qwen3_06b_config();
   q["hidden_size"] = 512;
@@ -246,7 +283,14 @@ void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak_data() {
   QTest::newRow("qwen3-shaped 29M, full")
       << QString::fromStdString(q.dump()) << R"({"variant": "full"})" << 4 << 256 << -1 << false;
   QTest::newRow("qwen3-shaped 29M, LoRA")
-      << QString::fromStdString(q.dump()) << R"({"variant": "lora", "rank": 16})" << 4 << 256 << -1 << false;
+      << QString::fromStdString(q.dump()) << R"({"variant": "lora", "rank": 16})" << 4 << 256 << -1
+      << false;
+  // Only the top layer trains and the embedding is frozen: no graph below it (the estimate
+  // counts one layer's activations, not four).
+  QTest::newRow("qwen3-shaped 29M, G-Freeze on the top layer")
+      << QString::fromStdString(q.dump())
+      << R"({"variant": "grow", "k": 2, "mode": "freeze", "layers": [3]})" << 4 << 256 << -1
+      << false;
   QTest::newRow("qwen3-shaped 29M, LoRA on every linear")
       << QString::fromStdString(q.dump()) << R"({"variant": "lora", "rank": 16,
              "targets": ["q", "k", "v", "o", "gate", "up", "down"]})"

@@ -95,11 +95,11 @@ MemoryEstimate estimate_memory(const ModelConfig& c, const grow::GrowthPlan& pla
 
   const int64_t t = shape.seq_len, d = c.hidden_size;
   e.tokens = shape.batch_size * t;
-  // Every layer keeps its activations (an upper bound where a plan freezes the lowest
-  // layers and the embedding: no graph below the first trainable layer), the added layers
-  // too; what else the plan keeps its variant tells (by default about one value per added
-  // parameter and hidden unit).
-  int64_t layers = c.num_layers;
+  // Every layer from the lowest one with a graph keeps its activations (the variant says
+  // which: below the lowest trainable layer of a plan that freezes the embedding nothing
+  // is kept), the added layers too; what else the plan keeps its variant tells (by default
+  // about one value per added parameter and hidden unit).
+  int64_t layers = c.num_layers - std::clamp<int64_t>(v.graph_from_layer, 0, c.num_layers);
   int64_t extra = 0;
   if (v.added_layers >= 0) {
     layers += v.added_layers;

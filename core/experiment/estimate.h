@@ -13,7 +13,8 @@
 // activations autograd keeps for the backward pass (per token and layer: the block's inputs
 // and normalised inputs, q, k and v as the attention product reads them, the attention
 // probabilities (heads × sequence length), the attention output, the MLP's gate, up and
-// hidden values; see estimate.cpp) times the tokens of a micro-batch, and the logits: the
+// hidden values; see estimate.cpp; from the lowest layer with a graph up, as the variant
+// tells: VariantEstimate::graph_from_layer) times the tokens of a micro-batch, and the logits: the
 // log-softmax the cross-entropy keeps, its gradient and the logits' gradient, vocabulary
 // floats each per token. An evaluation (no gradients) holds weights, optimizer state and
 // the evaluation batch's logits and log-softmax; the larger of the two is the peak. Both add

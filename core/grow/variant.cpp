@@ -256,4 +256,9 @@ int estimate_layer_count(const LayerSelection& sel, int64_t L, std::string* note
   return -1;
 }
 
+int64_t estimate_lowest_layer(const LayerSelection& sel) {
+  if (sel.kind != LayerSelection::Kind::List || sel.layers.empty()) return 0;
+  return std::max<int64_t>(0, *std::min_element(sel.layers.begin(), sel.layers.end()));
+}
+
 }  // namespace gb::grow

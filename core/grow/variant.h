@@ -117,11 +117,19 @@ struct VariantEstimate {
   // The (V, d) embedding trains, and under activation checkpointing the peak comes when its
   // gradient has two more float32 copies beside it (measured on full fine-tuning).
   bool embedding_gradient_copies = false;
+  // The lowest base layer with a graph in training: below it nothing trains and nothing
+  // takes a trainable input (the embedding frozen), so autograd keeps nothing there
+  // (measured: G-Freeze on the top 4 of 28 layers). 0: every layer.
+  int64_t graph_from_layer = 0;
 };
 
 // The number of layers a selection denotes on an L-layer model for estimates: policies
 // count their k (or L − l_fp, ...) and set `note`; -1 when it cannot be told.
 int estimate_layer_count(const LayerSelection& selection, int64_t num_layers, std::string* note);
+// The lowest layer a selection names for estimates: the smallest index of an explicit list,
+// 0 for "all" and for a policy (resolved only when the run starts: every layer may hold a
+// graph).
+int64_t estimate_lowest_layer(const LayerSelection& selection);
 // Parameters of one transformer block of `config`.
 int64_t layer_param_count(const ModelConfig& config);
 // In/out sizes of a linear unit (q k v o gate up down) of `config`; {0, 0} otherwise.

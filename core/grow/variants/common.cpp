@@ -75,6 +75,7 @@ VariantEstimate estimate_all_trainable(const VariantParams&, const ModelConfig& 
 VariantEstimate estimate_adapters(const AdapterParams& p, const ModelConfig& c, bool gated) {
   VariantEstimate e;
   e.layers_touched = estimate_layer_count(p.layers, c.num_layers, &e.note);
+  e.graph_from_layer = estimate_lowest_layer(p.layers);  // only the adapters train
   const int64_t inner = p.inner > 0 ? p.inner
                                     : adapter_inner_size(c.param_count(), p.budget,
                                                          e.layers_touched, c.hidden_size, gated);
@@ -279,6 +280,7 @@ std::string moe_label(const MoeParams& p) {
 VariantEstimate estimate_moe(const MoeParams& p, const ModelConfig& c) {
   VariantEstimate e;
   e.layers_touched = estimate_layer_count(p.layers, c.num_layers, &e.note);
+  e.graph_from_layer = estimate_lowest_layer(p.layers);  // only the experts and routers train
   const int64_t d = c.hidden_size, H = std::max<int64_t>(1, p.heads), K = p.experts, r = p.rank;
   // The banks of one layer as (d_in, d_out): beside the MLP d → d; per linear gate and up
   // d → p, down p → d.

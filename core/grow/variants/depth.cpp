@@ -204,6 +204,8 @@ VariantModule depth_module() {
     e.added = p.style == "in-place" ? 0 : e.trainable;  // in place: nothing is added
     // Training keeps the added layers' activations as the base layers' (none in place).
     if (per_layer > 0) e.added_layers = (e.added + per_layer / 2) / per_layer;
+    // In place only the chosen base layers train: no graph below the lowest of them.
+    if (p.style == "in-place") e.graph_from_layer = estimate_lowest_layer(p.layers);
     return e;
   };
   return m;

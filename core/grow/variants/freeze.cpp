@@ -60,6 +60,7 @@ VariantModule freeze_module() {
     if (p.freeze_embedding) {
       e.trainable -= c.vocab_size * c.hidden_size;
       if (c.learned_positions) e.trainable -= c.max_positions * c.hidden_size;
+      e.graph_from_layer = p.bottom;  // nothing below the lowest trainable layer needs a graph
     }
     e.layers_touched = static_cast<int>(std::max<int64_t>(0, c.num_layers - p.bottom));
     return e;

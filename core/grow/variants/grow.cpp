@@ -60,6 +60,7 @@ VariantModule grow_module() {
     const auto& p = static_cast<const GrowParams&>(vp);
     VariantEstimate e;
     e.layers_touched = estimate_layer_count(p.layers, c.num_layers, &e.note);
+    e.graph_from_layer = estimate_lowest_layer(p.layers);  // the base stays frozen
     const int64_t n = e.layers_touched, d = c.hidden_size, f = c.intermediate_size;
     const int64_t ups = c.gated_mlp ? 2 : 1;
     int64_t per = (p.k - 1) * f * d * (ups + 1);

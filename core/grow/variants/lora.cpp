@@ -186,6 +186,7 @@ VariantModule lora_module() {
     resolve_budget(p, c, "plan");
     VariantEstimate e;
     e.layers_touched = estimate_layer_count(p.layers, c.num_layers, &e.note);
+    e.graph_from_layer = estimate_lowest_layer(p.layers);  // only the adapters train
     int64_t per = 0, outs = 0;
     for (const auto& t : p.targets) {
       auto [in, out] = unit_shape(c, t);
