@@ -12,7 +12,7 @@
 //          [--plan JSON (default {"variant": "full"})] [--fused-adamw 1] [--fused-rope 1]
 //          [--fused-norm 1] [--fused-split 1] [--fused-swiglu 1] [--fused-mask 1]
 //          [--config CONFIG.json] [--ce-chunk -1|0|N] [--checkpointing 0|1]
-//          [--frozen-dtype checkpoint|float32|bfloat16|float16]
+//          [--frozen-dtype checkpoint|float32|bfloat16|float16] [--force-memory 1]
 // --config builds the model of a Hugging Face config.json (random weights; --vocab is then
 // the config's, and the batches draw from it) instead of the Llama shape of the size options.
 // --ce-chunk is train.ce_chunk (-1 auto, 0 never, N tokens per chunk; train/chunked_ce.h),
@@ -20,6 +20,8 @@
 // --frozen-dtype is the spec's frozen_dtype (model/frozen_dtype.h): "checkpoint" (the
 // default) keeps the frozen matrices in the config's torch_dtype (bf16 for the real configs;
 // float32 for the Llama shape of the size options), "float32" keeps every weight float32.
+// A step whose estimate (below) exceeds the available memory is refused before anything
+// is built (exit 4, as `growbench-cli run` refuses it); --force-memory 1 runs it anyway.
 // --threads sets LibTorch's intra-op threads (at::set_num_threads); OpenBLAS keeps its own
 // pool, sized by OPENBLAS_NUM_THREADS (or OMP_NUM_THREADS, else all cores).
 // --shards S splits every batch into S blocks of rows computed on up to --shard-threads
@@ -43,9 +45,12 @@
 // train_step_torch.py --profile prints the same for PyTorch, train_step_profile.sh compares.
 // Profiling slows both sides down; compare its shares, not its times with unprofiled runs.
 // "peak_rss_growth_mb" is the peak resident memory (VmHWM, reset where the kernel allows)
-// less the resident memory before the model was built, over all steps; "estimated_peak_mb"
-// the memory estimate of `run --dry-run` for the same model, plan and batch
-// (experiment/estimate.h).
+// less the resident memory before the model was built, over the load and all steps:
+// "load_peak_growth_mb" building, growing and narrowing the model (the frozen part in bf16
+// is built in float32 first, as a run loads it), "train_peak_growth_mb" the steps (VmHWM
+// reset after the load); "estimated_peak_mb" the memory estimate of `run --dry-run` for the
+// same model, plan and batch (experiment/estimate.h), the larger of its training step
+// ("estimated_training_mb") and its load ("estimated_load_mb").
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -89,7 +94,7 @@ struct Options {
           fused_mask = 1;
   std::string plan = R"({"variant": "full"})";
   std::string config;  // a config.json instead of the Llama shape of the size options
-  int64_t ce_chunk = -1, checkpointing = 0;
+  int64_t ce_chunk = -1, checkpointing = 0, force_memory = 0;
   std::string frozen_dtype = "checkpoint";
 };
 
@@ -124,7 +129,8 @@ Options parse(int argc, char** argv) {
                                                   {"--fused-swiglu", &o.fused_swiglu},
                                                   {"--fused-mask", &o.fused_mask},
                                                   {"--ce-chunk", &o.ce_chunk},
-                                                  {"--checkpointing", &o.checkpointing}};
+                                                  {"--checkpointing", &o.checkpointing},
+                                                  {"--force-memory", &o.force_memory}};
     if (a == "--save-init") {
       o.save_init = v;
     } else if (a == "--plan") {
@@ -258,6 +264,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int run(int argc, char** argv) {
+  namespace grow = gb::grow;
   Options o = parse(argc, argv);
   // As growbench-cli's training commands do (util/allocator.h); GB_NO_REEXEC=1 measures
   // glibc's default behaviour instead.
@@ -266,6 +273,39 @@ int run(int argc, char** argv) {
   gb::log::set_level(spdlog::level::warn);
   const gb::ModelConfig c = config(o);
   o.vocab = c.vocab_size;  // the batches draw from the model's vocabulary
+  // The frozen part's dtype, as a run keeps it (experiment/run_executor.cpp), and the
+  // estimate of `run --dry-run`: a step that would not fit in the available memory is
+  // refused before anything is built (exit 4), as `run` refuses it, unless --force-memory 1.
+  std::optional<c10::ScalarType> narrow;
+  {
+    std::optional<c10::ScalarType> stored = c10::kFloat;
+    if (!o.config.empty()) {
+      const auto j = gb::json::parse_file(o.config);
+      stored = gb::parse_dtype(j.value("torch_dtype", std::string("float32")));
+    }
+    narrow = gb::frozen_storage_dtype(o.frozen_dtype, c10::kFloat, stored);
+  }
+  const std::string frozen_name = narrow ? gb::dtype_name(*narrow) : std::string();
+  gb::experiment::StepShape shape;
+  shape.batch_size = o.batch;
+  shape.seq_len = o.seq_len;
+  shape.ce_chunk = o.ce_chunk;
+  shape.checkpointing = o.checkpointing != 0;
+  shape.frozen_dtype = frozen_name;
+  const gb::experiment::MemoryEstimate estimate = gb::experiment::estimate_memory(
+      c, grow::parse_plan(gb::json::parse(o.plan, "--plan")), shape);
+  const int64_t needed = std::max(estimate.training(), estimate.load);
+  if (const auto avail = gb::experiment::available_memory_bytes();
+      avail && !o.force_memory && needed + gb::experiment::kProcessOverheadBytes > *avail) {
+    std::fprintf(stderr,
+                 "bench_train_step: the step is estimated at %s (training %s, load %s) and this "
+                 "machine has %s available; not run (--force-memory 1 runs it)\n",
+                 gb::experiment::format_bytes(needed).c_str(),
+                 gb::experiment::format_bytes(estimate.training()).c_str(),
+                 gb::experiment::format_bytes(estimate.load).c_str(),
+                 gb::experiment::format_bytes(*avail).c_str());
+    return 4;
+  }
   torch::manual_seed(1);
   const int64_t rss0 = status_bytes("VmRSS");
   if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {  // VmHWM := VmRSS
@@ -276,7 +316,6 @@ int run(int argc, char** argv) {
   gb::init_weights(*model, 0.02);
   if (!o.save_init.empty()) gb::export_hf(*model, o.save_init, "");
 
-  namespace grow = gb::grow;
   grow::GrowthResult growth =
       grow::apply_plan(*model, grow::parse_plan(gb::json::parse(o.plan, "--plan")));
   if (!o.save_init.empty()) {
@@ -305,19 +344,8 @@ int run(int argc, char** argv) {
     layer->self_attn->fused_rope = o.fused_rope != 0;
     layer->self_attn->fused_mask = o.fused_mask != 0;
   }
-  // The frozen part in the checkpoint's dtype, as a run keeps it (experiment/run_executor.cpp).
-  std::string frozen_name;
-  {
-    std::optional<c10::ScalarType> stored = c10::kFloat;
-    if (!o.config.empty()) {
-      const auto j = gb::json::parse_file(o.config);
-      stored = gb::parse_dtype(j.value("torch_dtype", std::string("float32")));
-    }
-    if (auto narrow = gb::frozen_storage_dtype(o.frozen_dtype, c10::kFloat, stored)) {
-      gb::store_frozen_as(*model, *narrow);
-      frozen_name = gb::dtype_name(*narrow);
-    }
-  }
+  // The frozen part in the checkpoint's dtype.
+  if (narrow) gb::store_frozen_as(*model, *narrow);
   gb::train::TrainOptions to;
   to.adamw.lr = 1e-4;
   to.adamw.weight_decay = 0.01;
@@ -327,6 +355,13 @@ int run(int argc, char** argv) {
   to.shard_threads = o.shard_threads;
   to.ce_chunk = o.ce_chunk;
   to.checkpointing = o.checkpointing != 0;
+  // The peak of building, growing and narrowing the model (the load), then VmHWM starts
+  // again for the training steps alone.
+  const int64_t load_peak = status_bytes("VmHWM");
+  if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
+    std::fputs("5", f);
+    std::fclose(f);
+  }
   gb::train::Trainer trainer(model, growth, to, torch::Device(torch::kCPU));
   trainer.optimizer().set_fused(o.fused_adamw != 0);
 
@@ -355,15 +390,8 @@ int run(int argc, char** argv) {
       }
     }
   }
-  const int64_t peak = status_bytes("VmHWM");
-  gb::experiment::StepShape shape;
-  shape.batch_size = o.batch;
-  shape.seq_len = o.seq_len;
-  shape.ce_chunk = o.ce_chunk;
-  shape.checkpointing = o.checkpointing != 0;
-  shape.frozen_dtype = frozen_name;
-  const gb::experiment::MemoryEstimate estimate = gb::experiment::estimate_memory(
-      c, grow::parse_plan(gb::json::parse(o.plan, "--plan")), shape);
+  const int64_t train_peak = status_bytes("VmHWM");
+  const int64_t peak = std::max(load_peak, train_peak);
   double total_ms = 0;
   for (double t : ms) total_ms += t;
   const int64_t tokens_per_step = o.batch * o.seq_len;
@@ -387,7 +415,11 @@ int run(int argc, char** argv) {
       {"tokens_per_s", static_cast<double>(tokens_per_step) * ms.size() / (total_ms / 1000.0)},
       {"losses", losses},
       {"peak_rss_growth_mb", static_cast<double>(peak - rss0) / (1 << 20)},
-      {"estimated_peak_mb", static_cast<double>(estimate.training()) / (1 << 20)}};
+      {"load_peak_growth_mb", static_cast<double>(load_peak - rss0) / (1 << 20)},
+      {"train_peak_growth_mb", static_cast<double>(train_peak - rss0) / (1 << 20)},
+      {"estimated_peak_mb", static_cast<double>(needed) / (1 << 20)},
+      {"estimated_load_mb", static_cast<double>(estimate.load) / (1 << 20)},
+      {"estimated_training_mb", static_cast<double>(estimate.training()) / (1 << 20)}};
   if (o.profile) out["profile"] = profile;
   std::printf("%s\n", out.dump().c_str());
   return 0;

@@ -128,6 +128,8 @@ class TestEstimate : public QObject {
   void formulasCountTheBuiltModel_data();
   void formulasCountTheBuiltModel();
   void activationsStartAtTheLowestLayerWithAGraph();
+  void loadingCanBeThePeak();
+  void checkpointedPeakIsTheLargerMoment();
   void estimateWithinFifteenPercentOfMeasuredPeak_data();
   void estimateWithinFifteenPercentOfMeasuredPeak();
   void dryRunOfARealSizeModelAnswersInSeconds();
@@ -212,6 +214,7 @@ void TestEstimate::formulasCountTheBuiltModel() {
   QCOMPARE(e.weights, 4 * total);
   QCOMPARE(e.gradients + e.optimizer, 12 * trainable);
   QCOMPARE(e.state(), ex::state_bytes(total, trainable));
+  QCOMPARE(e.load, 4 * total + ex::kRuntimeBytes);  // built float32 before any narrowing
   // Activations and logits scale with the tokens of a micro-batch.
   shape.batch_size *= 2;
   const ex::MemoryEstimate twice = ex::estimate_memory(c, p, shape);
@@ -254,6 +257,55 @@ void TestEstimate::activationsStartAtTheLowestLayerWithAGraph() {
   QVERIFY(lora_top4.activations < lora_policy.activations / 5);
   QVERIFY(static_cast<double>(lora_policy.activations_per_token - final_norm) >
           27 * per_layer_full);
+}
+
+// A run loads and grows its model at the run's dtype before the frozen part is narrowed:
+// with the bf16 base and checkpointing, the Qwen3-0.6B shape's LoRA step needs less than
+// that (bench_train_step measured 2.57 GiB for the whole process: the load, estimated at
+// 2.29 GiB; the steps alone 1.97 GiB).
+void TestEstimate::loadingCanBeThePeak() {
+  const gb::ModelConfig c = gb::parse_config(qwen3_06b_config(), "config");
+  const auto plan = gb::grow::parse_plan(Json{
+      {"variant", "lora"}, {"rank", 16}, {"targets", {"q", "k", "v", "o", "gate", "up", "down"}}});
+  ex::StepShape shape;
+  shape.batch_size = 4;
+  shape.seq_len = 256;
+  shape.checkpointing = true;
+  const ex::MemoryEstimate f32 = ex::estimate_memory(c, plan, shape);
+  shape.frozen_dtype = "bfloat16";
+  const ex::MemoryEstimate bf16 = ex::estimate_memory(c, plan, shape);
+  QCOMPARE(bf16.load, f32.load);
+  QCOMPARE(bf16.load, 4 * (bf16.params + bf16.added) + ex::kRuntimeBytes);
+  QVERIFY(bf16.weights < f32.weights * 6 / 10);
+  QVERIFY(f32.peak() > f32.load);  // float32 weights: the step outgrows the load
+  QVERIFY2(bf16.training() < bf16.load, ex::format_bytes(bf16.training()).c_str());
+  QCOMPARE(bf16.peak(), bf16.load);
+}
+
+// With checkpointing the cross-entropy's tensors are freed before the layers' gradients
+// form: the step's peak is the larger of the two moments (measured on the SmolLM2-135M shape,
+// full fine-tuning, logits not chunked: 2.41 GiB; the sum would be 2.94 GiB).
+void TestEstimate::checkpointedPeakIsTheLargerMoment() {
+  Json j = qwen3_06b_config();
+  j["vocab_size"] = 32000;
+  j["num_hidden_layers"] = 4;
+  const gb::ModelConfig c = gb::parse_config(j, "config");
+  const auto full = gb::grow::parse_plan(Json{{"variant", "full"}});
+  ex::StepShape shape;
+  shape.batch_size = 4;
+  shape.seq_len = 256;
+  shape.ce_chunk = 0;
+  const ex::MemoryEstimate plain = ex::estimate_memory(c, full, shape);
+  QCOMPARE(plain.apart, int64_t(0));
+  shape.checkpointing = true;
+  const ex::MemoryEstimate e = ex::estimate_memory(c, full, shape);
+  const int64_t head_grad = 4 * c.vocab_size * c.hidden_size;
+  QCOMPARE(e.apart, std::min(e.logits, e.gradients - head_grad));
+  QCOMPARE(e.training(), e.state() + e.activations + e.logits + e.runtime - e.apart);
+  // LoRA's few gradients: nearly the whole sum.
+  const ex::MemoryEstimate lora =
+      ex::estimate_memory(c, gb::grow::parse_plan(Json{{"variant", "lora"}, {"rank", 8}}), shape);
+  QCOMPARE(lora.apart, lora.gradients);
 }
 
 void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak_data() {
@@ -304,6 +356,9 @@ void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak_data() {
       << QString::fromStdString(q.dump()) << all_linears << 4 << 256 << 128 << true;
   QTest::newRow("qwen3-shaped 29M, full, chunked, checkpointing")
       << QString::fromStdString(q.dump()) << R"({"variant": "full"})" << 4 << 256 << 128 << true;
+  // Not a row: the frozen base in bf16 (frozen_dtype). Its steps keep more than the
+  // estimate counts (0.88 of the measured peak at this shape, 0.80 with checkpointing; at
+  // the Qwen3-0.6B shape 0.96 and 0.87): docs/performance.md, "Not yet measured or met".
 }
 
 void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak() {
@@ -337,13 +392,16 @@ void TestEstimate::estimateWithinFifteenPercentOfMeasuredPeak() {
   shape.checkpointing = checkpointing;
   const gb::ModelConfig c = gb::parse_config(request["config"], "config");
   const ex::MemoryEstimate e = ex::estimate_memory(c, gb::grow::parse_plan(request["plan"]), shape);
-  const double estimated = static_cast<double>(e.training());
+  // The child trains without evaluating: its peak is the training step's or the load's.
+  const int64_t peak = std::max(e.training(), e.load);
+  const double estimated = static_cast<double>(peak);
   const double ratio = estimated / measured;
   const std::string what = fmt::format(
-      "estimated {} (state {}, activations {}, logits {}, runtime {}), measured {} ({:.3f})",
-      ex::format_bytes(e.training()), ex::format_bytes(e.state()), ex::format_bytes(e.activations),
-      ex::format_bytes(e.logits), ex::format_bytes(e.runtime),
-      ex::format_bytes(static_cast<int64_t>(measured)), ratio);
+      "estimated {} (training {}: state {}, activations {}, logits {}, runtime {}; load {}), "
+      "measured {} ({:.3f})",
+      ex::format_bytes(peak), ex::format_bytes(e.training()), ex::format_bytes(e.state()),
+      ex::format_bytes(e.activations), ex::format_bytes(e.logits), ex::format_bytes(e.runtime),
+      ex::format_bytes(e.load), ex::format_bytes(static_cast<int64_t>(measured)), ratio);
   qInfo("%s", what.c_str());
   QVERIFY2(std::fabs(ratio - 1.0) <= 0.15, what.c_str());
 }

@@ -163,6 +163,10 @@ nlohmann::json memory_json(const experiment::MemoryEstimate& e) {
           {"ce_chunk_tokens", e.ce_chunk},
           {"eval_bytes", e.eval},
           {"runtime_bytes", e.runtime},
+          {"apart_bytes", e.apart},
+          {"training_bytes", e.training()},
+          {"evaluation_bytes", e.evaluation()},
+          {"load_bytes", e.load},
           {"peak_bytes", e.peak()}};
 }
 
@@ -232,13 +236,15 @@ int dry_run(const RunOptions& in) {
                 millions(e.added).c_str(), millions(e.trainable).c_str(),
                 100.0 * e.trainable_share());
     std::printf(
-        "    peak %s = weights %s + gradients %s + optimizer %s + activations %s (%lld "
-        "tokens x %s) + logits %s + runtime %s; an evaluation %s\n",
-        ex::format_bytes(e.peak()).c_str(), ex::format_bytes(e.weights).c_str(),
-        ex::format_bytes(e.gradients).c_str(), ex::format_bytes(e.optimizer).c_str(),
-        ex::format_bytes(e.activations).c_str(), static_cast<long long>(e.tokens),
-        ex::format_bytes(e.activations_per_token).c_str(), ex::format_bytes(e.logits).c_str(),
-        ex::format_bytes(e.runtime).c_str(), ex::format_bytes(e.evaluation()).c_str());
+        "    peak %s: training %s = weights %s + gradients %s + optimizer %s + activations %s "
+        "(%lld tokens x %s) + logits %s + runtime %s%s; an evaluation %s; loading %s\n",
+        ex::format_bytes(e.peak()).c_str(), ex::format_bytes(e.training()).c_str(),
+        ex::format_bytes(e.weights).c_str(), ex::format_bytes(e.gradients).c_str(),
+        ex::format_bytes(e.optimizer).c_str(), ex::format_bytes(e.activations).c_str(),
+        static_cast<long long>(e.tokens), ex::format_bytes(e.activations_per_token).c_str(),
+        ex::format_bytes(e.logits).c_str(), ex::format_bytes(e.runtime).c_str(),
+        e.apart > 0 ? (" - " + ex::format_bytes(e.apart) + " never alive together").c_str() : "",
+        ex::format_bytes(e.evaluation()).c_str(), ex::format_bytes(e.load).c_str());
   }
   if (const auto avail = experiment::available_memory_bytes()) {
     std::printf("available on this machine: %s\n", experiment::format_bytes(*avail).c_str());

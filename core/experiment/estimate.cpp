@@ -83,6 +83,7 @@ MemoryEstimate estimate_memory(const ModelConfig& c, const grow::GrowthPlan& pla
   const int64_t bytes = dtype_bytes(shape.dtype);
   const int64_t total = e.params + e.added;
   e.weights = bytes * total;
+  e.load = e.weights + kRuntimeBytes;
   if (!shape.frozen_dtype.empty() && dtype_bytes(shape.frozen_dtype) < bytes) {
     // The frozen part narrow (its norms and biases too, a rounding error), the trainable
     // part in the run's dtype.
@@ -136,6 +137,13 @@ MemoryEstimate estimate_memory(const ModelConfig& c, const grow::GrowthPlan& pla
     e.logits = (2 * kFloat + (bytes != kFloat ? bytes : 0)) * vocab * e.ce_chunk;
   } else {
     e.logits = logit_bytes * vocab * e.tokens;
+  }
+  if (shape.checkpointing) {
+    // The cross-entropy's tensors are freed before the layers' gradients form (gradients are
+    // freed after every step): the peak is the larger of the two moments, not their sum. The
+    // (V, d) embedding's gradient forms with the head's, beside the logits.
+    const int64_t embedding_grad = v.embedding_gradient_copies ? kFloat * vocab * d : 0;
+    e.apart = std::clamp<int64_t>(e.gradients - embedding_grad, 0, e.logits);
   }
   // Evaluation: the logits and their log-softmax.
   e.eval = (kFloat + bytes) * vocab * eval::lm_eval_rows(shape.eval_batch_size, t, vocab) * t;

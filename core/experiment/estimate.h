@@ -17,16 +17,16 @@
 // tells: VariantEstimate::graph_from_layer) times the tokens of a micro-batch, and the logits: the
 // log-softmax the cross-entropy keeps, its gradient and the logits' gradient, vocabulary
 // floats each per token. An evaluation (no gradients) holds weights, optimizer state and
-// the evaluation batch's logits and log-softmax; the larger of the two is the peak. Both add
-// 32 MiB of runtime buffers (BLAS, autograd, the allocator's slack). The listed activations
-// are scaled by factors measured on real steps (1.35 for a layer's tensors: estimate.cpp;
-// 1.41 × the output width of each LoRA target: grow/variants/lora.cpp, as what any plan
-// adds comes from its variant's VariantEstimate); tests/tst_estimate.cpp checks the
-// estimate against the measured peak RSS growth of real training steps within 15 %
-// (docs/performance.md, "Memory estimates"). With train.checkpointing the activations are
-// every layer's input plus one layer's tensors (recomputed in the backward pass); with a
-// chunked cross-entropy (train.ce_chunk, train/chunked_ce.h) the logits are one chunk's
-// float32 logits and softmax.
+// the evaluation batch's logits and log-softmax; loading holds every parameter at the run's
+// dtype before the frozen part is narrowed (frozen_dtype); the largest of the three is the
+// peak. Each adds 32 MiB of runtime buffers (BLAS, autograd, the allocator's slack). The listed
+// activations are scaled by factors measured on real steps (1.35 for a layer's tensors:
+// estimate.cpp; 1.41 × the output width of each LoRA target: grow/variants/lora.cpp, as what any
+// plan adds comes from its variant's VariantEstimate); tests/tst_estimate.cpp checks the estimate
+// against the measured peak RSS growth of real training steps within 15 % (docs/performance.md,
+// "Memory estimates"). With train.checkpointing the activations are every layer's input plus one
+// layer's tensors (recomputed in the backward pass); with a chunked cross-entropy (train.ce_chunk,
+// train/chunked_ce.h) the logits are one chunk's float32 logits and softmax.
 
 #include <cstdint>
 #include <optional>
@@ -74,16 +74,25 @@ struct MemoryEstimate {
   int64_t ce_chunk = 0;               // tokens per chunk of the cross-entropy (0: not chunked)
   int64_t eval = 0;                   // an evaluation batch's logits and log-softmax
   int64_t runtime = 0;                // working buffers and allocator slack
+  // With checkpointing, what the sum counts twice: the logits are gone before the layers'
+  // gradients form (late in the backward pass), so the smaller of the two is not at the peak.
+  int64_t apart = 0;
+  // Loading: the model is built and grown at the run's dtype before its frozen part is
+  // narrowed (frozen_dtype), so every parameter is briefly there at the run's dtype.
+  int64_t load = 0;
 
   double trainable_share() const {
     return params > 0 ? static_cast<double>(trainable) / static_cast<double>(params) : 0.0;
   }
   // weights + gradients + optimizer state: what the plan costs before any batch.
   int64_t state() const { return weights + gradients + optimizer; }
-  int64_t training() const { return state() + activations + logits + runtime; }
+  int64_t training() const { return state() + activations + logits + runtime - apart; }
   int64_t evaluation() const { return weights + optimizer + eval + kRuntimeBytes; }
-  // The peak of a run: the larger of a training step and an evaluation.
-  int64_t peak() const { return training() > evaluation() ? training() : evaluation(); }
+  // The peak of a run: the largest of a training step, an evaluation and the load.
+  int64_t peak() const {
+    const int64_t t = training() > evaluation() ? training() : evaluation();
+    return t > load ? t : load;
+  }
 };
 
 // Bytes of one element of a spec dtype ("float32", "bfloat16", "float16", ...).
