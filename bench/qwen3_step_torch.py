@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""One training step of a Qwen3-shaped model in plain PyTorch eager: the reference for
-`bench_train_step --config bench/configs/qwen3-0.6b.json` (peak memory and tokens/s).
+"""One training step of a Qwen3- or Llama-shaped model in plain PyTorch eager: the reference
+for `bench_train_step --config bench/configs/qwen3-0.6b.json` (peak memory and tokens/s) and
+for bench/size_ladder.sh's steps.
 
-The model follows Hugging Face's Qwen3 (eager attention): token embedding, 28 pre-norm
-layers of RMSNorm, attention with per-head q/k RMSNorm, rotary position embeddings, grouped
-kv heads repeated to the query heads and a causal mask, SwiGLU MLP; final RMSNorm; head tied
-to the embedding. Random weights (normal(0, 0.02), norms 1), float32 on the CPU. Plans:
+The model follows Hugging Face's Qwen3 and Llama (eager attention): token embedding, pre-norm
+layers of RMSNorm, attention with per-head q/k RMSNorm (Qwen3 only), rotary position
+embeddings (Llama 3's rope_scaling applied to the frequencies), grouped kv heads repeated to
+the query heads and a causal mask, SwiGLU MLP; final RMSNorm; head tied to the embedding or
+its own matrix, as the config says. Random weights (normal(0, 0.02), norms 1), float32 on the CPU. Plans:
 --lora-rank R (default 16) adds LoRA y = W x + (2R / R) B A x on every linear of every
 layer (q, k, v, o, gate, up, down; W frozen, A and B train; B random so that every product
 runs), --lora-rank 0 trains every parameter. AdamW (lr 1e-4, weight decay 0.01 on matrices),
@@ -51,10 +53,30 @@ class Linear(nn.Module):
         return y
 
 
+def head_dim(c):
+    return c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"]
+
+
+def inv_freq(c):
+    """RoPE's inverse frequencies, with Llama 3's rope_scaling where the config has it."""
+    hd = head_dim(c)
+    f = 1.0 / (c["rope_theta"] ** (torch.arange(0, hd, 2).float() / hd))
+    rs = c.get("rope_scaling") or {}
+    if rs.get("rope_type", rs.get("type")) == "llama3":
+        old = rs["original_max_position_embeddings"]
+        low, high = old / rs["low_freq_factor"], old / rs["high_freq_factor"]
+        wavelen = 2 * math.pi / f
+        smooth = (old / wavelen - rs["low_freq_factor"]) / (rs["high_freq_factor"] -
+                                                            rs["low_freq_factor"])
+        mid = (1 - smooth) * f / rs["factor"] + smooth * f
+        f = torch.where(wavelen > low, f / rs["factor"], torch.where(wavelen < high, f, mid))
+    return f
+
+
 class Layer(nn.Module):
     def __init__(self, c, rank):
         super().__init__()
-        d, hd = c["hidden_size"], c["head_dim"]
+        d, hd = c["hidden_size"], head_dim(c)
         self.h, self.kv, self.hd = c["num_attention_heads"], c["num_key_value_heads"], hd
         eps = c["rms_norm_eps"]
         self.input_layernorm = RMSNorm(d, eps)
@@ -63,8 +85,9 @@ class Layer(nn.Module):
         self.k_proj = Linear(d, self.kv * hd, rank)
         self.v_proj = Linear(d, self.kv * hd, rank)
         self.o_proj = Linear(self.h * hd, d, rank)
-        self.q_norm = RMSNorm(hd, eps)
-        self.k_norm = RMSNorm(hd, eps)
+        qk_norm = c["model_type"] == "qwen3"
+        self.q_norm = RMSNorm(hd, eps) if qk_norm else nn.Identity()
+        self.k_norm = RMSNorm(hd, eps) if qk_norm else nn.Identity()
         p = c["intermediate_size"]
         self.gate_proj = Linear(d, p, rank)
         self.up_proj = Linear(d, p, rank)
@@ -101,8 +124,11 @@ class Model(nn.Module):
             for m in self.modules():
                 if isinstance(m, RMSNorm):
                     m.weight.requires_grad_(False)
-        hd = c["head_dim"]
-        self.inv_freq = 1.0 / (c["rope_theta"] ** (torch.arange(0, hd, 2).float() / hd))
+        self.head = None
+        if not c.get("tie_word_embeddings", False):
+            self.head = nn.Parameter(torch.empty(c["vocab_size"], c["hidden_size"]).normal_(0, 0.02),
+                                     requires_grad=not rank)
+        self.inv_freq = inv_freq(c)
         self.checkpointing = checkpointing
 
     def forward(self, ids):
@@ -117,7 +143,7 @@ class Model(nn.Module):
                 x = torch.utils.checkpoint.checkpoint(layer, x, cos, sin, mask, use_reentrant=False)
             else:
                 x = layer(x, cos, sin, mask)
-        return F.linear(self.norm(x), self.embed.weight)
+        return F.linear(self.norm(x), self.embed.weight if self.head is None else self.head)
 
 
 def main():
