@@ -756,6 +756,9 @@ class TstGui : public QObject {
     PlanForm form;
     form.setValue(plan);
     QVERIFY(form.field(u"freeze_at"_s));
+    // The editor's field declares the range the planner offers (one generator,
+    // widgets/variantform.h; the toy variant has no model hint).
+    QCOMPARE(form.field(u"freeze_at"_s)->schemaKey().max.value_or(0), double(freezeAt->maximum()));
     QCOMPARE(form.value(), plan);
     QVERIFY(form.inputError().isEmpty());
     gp->setVariant(u"grow"_s);

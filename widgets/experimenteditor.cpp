@@ -33,7 +33,6 @@
 #include "experiment/spec_schema.h"
 #include "filepicker.h"
 #include "grow/plan.h"
-#include "grow/plan_schema.h"
 #include "grow/variant.h"
 #include "guiutil.h"
 #include "importance/result.h"
@@ -42,6 +41,7 @@
 #include "session.h"
 #include "storeservice.h"
 #include "util/metrics.h"
+#include "variantform.h"
 
 using namespace Qt::StringLiterals;
 using Json = nlohmann::json;
@@ -324,8 +324,7 @@ void PlanForm::rebuild(const QString& id) {
                           : tr("GrowBench does not know the variant “%1”: its keys are kept "
                                "as JSON below.")
                                 .arg(id));
-  auto add = [&](const QString& pointer, const Key& key) {
-    auto* f = new SpecField(key);
+  auto place = [&](const QString& pointer, SpecField* f) {
     addFieldRow(m_form, f);
     m_set.add(f, pointer);
     m_fields.insert(dotted(pointer), f);
@@ -334,6 +333,9 @@ void PlanForm::rebuild(const QString& id) {
       emit edited();
     });
     return f;
+  };
+  auto add = [&](const QString& pointer, const Key& key) {
+    return place(pointer, new SpecField(key));
   };
   // The keys every plan takes (declared once: grow/plan_parse.cpp's common keys and the expansion
   // keys, the spec schema's PLAN), the name first, then the variant's own parameters.
@@ -355,13 +357,12 @@ void PlanForm::rebuild(const QString& id) {
     if (k.name == "name") addCommon(k);
   }
   if (module) {
-    for (const Spec& s : module->params) {
-      if (s.hidden) continue;
-      Key k = displayed(gb::grow::to_schema_key(s), "GrowPlanner");
-      if (s.default_for) {
-        k.help += (k.help.empty() ? "" : " ") + ss(tr("(The default depends on the other keys.)"));
-      }
-      add(u"/"_s + qs(s.name), k);
+    // The variant's parameters as the Grow planner offers them (variantform.h), as keys that
+    // may be absent, without a model.
+    VariantFormOptions options;
+    options.dependentDefaultNote = tr("(The default depends on the other keys.)");
+    for (const VariantRow& row : variantFields(*module, options)) {
+      place(u"/"_s + qs(row.spec->name), row.field);
     }
   }
   for (const Key& k : plan.keys) {

@@ -32,9 +32,9 @@
 #include "grow/variant.h"
 #include "guiutil.h"
 #include "importance/policy.h"
-#include "model/units.h"
 #include "session.h"
 #include "specfields.h"
+#include "variantform.h"
 
 using namespace Qt::StringLiterals;
 
@@ -59,6 +59,12 @@ QString fmtParams(qint64 n) {
 
 const gb::grow::VariantModule* moduleOf(const QString& id) {
   return gb::grow::find_variant(id.toStdString());
+}
+
+// Puts a plan's value (a boolean, number, string or list) into a field of the variant's form,
+// without what an edit triggers: a value the field cannot hold leaves it as it was.
+void putValue(SpecField* field, const nlohmann::json& v) {
+  if (v.is_boolean() || v.is_number() || v.is_string() || v.is_array()) field->setValue(v);
 }
 
 }  // namespace
@@ -443,95 +449,21 @@ void GrowPlanner::rebuildForm(const nlohmann::json* keep) {
   m_modeDefaults.clear();
   const gb::grow::VariantModule* module = moduleOf(variant());
   m_variantInfo->setText(module ? trVariant(module->description) : QString());
+  // The rows are the generator's (variantform.h, as in the experiment editor's plan form):
+  // fields that always hold a value, with the model's hints and its units.
   const auto& cfg = m_session->model().config;
-  const std::vector<std::string> units =
-      cfg ? gb::units::names_of(*cfg) : std::vector<std::string>{};
-  for (const Spec& s : module ? module->params : std::vector<Spec>{}) {
-    if (s.hidden || s.type == Spec::Type::Layers || s.type == Spec::Type::Plan) continue;
-    Spec::ModelHint hint;
-    if (cfg && s.model_hint) hint = s.model_hint(*cfg);
-    const nlohmann::json def = hint.value.value_or(s.default_value);
-    QWidget* w = nullptr;
-    switch (s.type) {
-      case Spec::Type::Int: {
-        auto* sb = new QSpinBox;
-        const double hi = std::min(hint.max.value_or(s.max.value_or(2e9)), 2e9);
-        sb->setRange(static_cast<int>(s.min.value_or(-2e9)), static_cast<int>(hi));
-        sb->setSingleStep(static_cast<int>(hint.step.value_or(s.step)));
-        sb->setValue(static_cast<int>(def.is_number() ? def.get<double>() : 0));
-        connect(sb, &QSpinBox::valueChanged, this, [this] { refresh(); });
-        w = sb;
-        break;
-      }
-      case Spec::Type::Number: {
-        auto* sb = new QDoubleSpinBox;
-        const double step = hint.step.value_or(s.step);
-        sb->setDecimals(step < 0.1 ? 3 : 2);
-        sb->setRange(s.min.value_or(-1e12), hint.max.value_or(s.max.value_or(1e12)));
-        sb->setSingleStep(step);
-        sb->setValue(def.is_number() ? def.get<double>() : 0.0);
-        connect(sb, &QDoubleSpinBox::valueChanged, this, [this] { refresh(); });
-        w = sb;
-        break;
-      }
-      case Spec::Type::Bool: {
-        auto* cb = new QCheckBox;
-        cb->setChecked(def.is_boolean() && def.get<bool>());
-        connect(cb, &QCheckBox::toggled, this, [this] {
-          updateVisibility();
-          refresh();
-        });
-        w = cb;
-        break;
-      }
-      case Spec::Type::Choice: {
-        auto* combo = new QComboBox;
-        for (size_t i = 0; i < s.choices.size(); ++i) {
-          const std::string& label = i < s.choice_labels.size() ? s.choice_labels[i] : s.choices[i];
-          combo->addItem(trVariant(label), qs(s.choices[i]));
-        }
-        if (def.is_string()) combo->setCurrentIndex(combo->findData(qs(def.get<std::string>())));
-        connect(combo, &QComboBox::currentIndexChanged, this, [this] {
-          applyModeDefaults();
-          updateVisibility();
-          refresh();
-        });
-        w = combo;
-        break;
-      }
-      case Spec::Type::StringList: {
-        // One check box per allowed item; items the model lacks (units of other families,
-        // such as gate on a non-gated MLP) are disabled.
-        auto* box = new QWidget;
-        auto* h = new QHBoxLayout(box);
-        h->setContentsMargins(0, 0, 0, 0);
-        for (const std::string& item : s.choices) {
-          auto* cb = new QCheckBox(qs(item));
-          cb->setObjectName(qs(item));
-          cb->setChecked(def.is_array() &&
-                         std::find(def.begin(), def.end(), nlohmann::json(item)) != def.end());
-          if (cfg && gb::units::find(item) &&
-              std::find(units.begin(), units.end(), item) == units.end()) {
-            cb->setEnabled(false);
-          }
-          connect(cb, &QCheckBox::toggled, this, [this] { refresh(); });
-          h->addWidget(cb);
-        }
-        h->addStretch(1);
-        w = box;
-        break;
-      }
-      case Spec::Type::Layers:
-      case Spec::Type::Plan:
-        break;
-    }
-    if (!w) continue;
-    const QString tip = trVariant(s.help);
-    w->setToolTip(tip);
-    auto* label = new QLabel(tr("%1:", "form label").arg(trVariant(s.label)));
-    label->setToolTip(tip);
-    m_form->addRow(label, w);
-    m_fields.insert(qs(s.name), w);
+  VariantFormOptions options;
+  options.mode = SpecField::Mode::Value;
+  options.config = cfg ? &*cfg : nullptr;
+  options.layersAndPlans = false;  // the layers row below; no plan field
+  for (const VariantRow& row :
+       module ? variantFields(*module, options) : std::vector<VariantRow>{}) {
+    SpecField* f = row.field;
+    auto* label = new QLabel(tr("%1:", "form label").arg(f->label()));
+    label->setToolTip(qs(f->schemaKey().help));
+    m_form->addRow(label, f);
+    m_fields.insert(f->key(), f);
+    connect(f, &SpecField::edited, this, [this, f] { fieldEdited(f); });
   }
   if (m_form->rowCount() == 0) {
     m_form->addRow(new QLabel(tr("This variant has no hyper-parameters.")));
@@ -541,23 +473,7 @@ void GrowPlanner::rebuildForm(const nlohmann::json* keep) {
   if (keep) {
     // The previous values (a model reload): put back, within the new model's ranges.
     for (auto it = keep->begin(); it != keep->end(); ++it) {
-      QWidget* w = m_fields.value(qs(it.key()));
-      if (!w) continue;
-      const QSignalBlocker block(w);
-      const nlohmann::json& v = it.value();
-      if (v.is_boolean()) {
-        setParameter(qs(it.key()), v.get<bool>());
-      } else if (v.is_number()) {
-        setParameter(qs(it.key()), v.get<double>());
-      } else if (v.is_string()) {
-        setParameter(qs(it.key()), qs(v.get<std::string>()));
-      } else if (v.is_array()) {
-        QStringList items;
-        for (const auto& e : v) {
-          if (e.is_string()) items << qs(e.get<std::string>());
-        }
-        setParameter(qs(it.key()), items);
-      }
+      if (SpecField* f = m_fields.value(qs(it.key()))) putValue(f, it.value());
     }
     m_modeDefaults = savedModeDefaults;  // the user's own choices stay theirs
     const nlohmann::json now = formValues();
@@ -581,21 +497,14 @@ void GrowPlanner::applyModeDefaults() {
   if (!module) return;
   const nlohmann::json values = formValues();
   for (const Spec& s : module->params) {
-    QWidget* w = m_fields.value(qs(s.name));
-    if (!s.default_for || !w) continue;
+    SpecField* f = m_fields.value(qs(s.name));
+    if (!s.default_for || !f) continue;
     // A value the user chose stays: only a field still at the last mode default follows.
     const auto last = m_modeDefaults.find(qs(s.name));
     if (last != m_modeDefaults.end() && values.value(s.name, nlohmann::json()) != *last) continue;
     const nlohmann::json v = s.default_for(values);
     m_modeDefaults[qs(s.name)] = v;
-    const QSignalBlocker block(w);
-    if (v.is_boolean()) {
-      setParameter(qs(s.name), v.get<bool>());
-    } else if (v.is_number()) {
-      setParameter(qs(s.name), v.get<double>());
-    } else if (v.is_string()) {
-      setParameter(qs(s.name), qs(v.get<std::string>()));
-    }
+    if (!v.is_array()) putValue(f, v);
   }
 }
 
@@ -604,24 +513,8 @@ nlohmann::json GrowPlanner::formValues() const {
   const gb::grow::VariantModule* module = moduleOf(variant());
   if (!module) return j;
   for (const Spec& s : module->params) {
-    QWidget* w = m_fields.value(qs(s.name));
-    if (!w) {
-      j[s.name] = s.default_value;
-    } else if (auto* sb = qobject_cast<QSpinBox*>(w)) {
-      j[s.name] = sb->value();
-    } else if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) {
-      j[s.name] = d->value();
-    } else if (auto* c = qobject_cast<QCheckBox*>(w)) {
-      j[s.name] = c->isChecked();
-    } else if (auto* combo = qobject_cast<QComboBox*>(w)) {
-      j[s.name] = ss(combo->currentData().toString());
-    } else {
-      nlohmann::json t = nlohmann::json::array();
-      for (auto* cb : w->findChildren<QCheckBox*>()) {
-        if (cb->isChecked()) t.push_back(ss(cb->objectName()));
-      }
-      j[s.name] = t;
-    }
+    const SpecField* f = m_fields.value(qs(s.name));
+    j[s.name] = f ? f->value() : s.default_value;
   }
   return j;
 }
@@ -635,8 +528,8 @@ void GrowPlanner::updateVisibility() {
   for (const Spec& s : module ? module->params : std::vector<Spec>{}) {
     if (s.type == Spec::Type::Layers) {
       takesLayers = s.applies(values);
-    } else if (QWidget* w = m_fields.value(qs(s.name))) {
-      m_form->setRowVisible(w, s.applies(values));
+    } else if (SpecField* f = m_fields.value(qs(s.name))) {
+      m_form->setRowVisible(f, s.applies(values));
     }
   }
   m_form->setRowVisible(m_layersRow, takesLayers);
@@ -657,9 +550,14 @@ void GrowPlanner::updateVisibility() {
   m_manual->setReadOnly(src == LayerSource::Selection || src == LayerSource::Loaded);
 }
 
+QWidget* GrowPlanner::field(const QString& key) const {
+  const SpecField* f = m_fields.value(key);
+  return f ? f->editor() : nullptr;
+}
+
 bool GrowPlanner::fieldShown(const QString& key) const {
-  QWidget* w = m_fields.value(key);
-  return w && m_form->isRowVisible(w);
+  SpecField* f = m_fields.value(key);
+  return f && m_form->isRowVisible(f);
 }
 
 bool GrowPlanner::layersShown() const {
@@ -667,23 +565,49 @@ bool GrowPlanner::layersShown() const {
 }
 
 bool GrowPlanner::setParameter(const QString& key, const QVariant& value) {
-  QWidget* w = m_fields.value(key);
-  if (!w) return false;
-  if (auto* s = qobject_cast<QSpinBox*>(w))
-    s->setValue(value.toInt());
-  else if (auto* d = qobject_cast<QDoubleSpinBox*>(w))
-    d->setValue(value.toDouble());
-  else if (auto* c = qobject_cast<QCheckBox*>(w))
-    c->setChecked(value.toBool());
-  else if (auto* combo = qobject_cast<QComboBox*>(w)) {
-    const int i = combo->findData(value.toString());
-    if (i < 0) return false;
-    combo->setCurrentIndex(i);
-  } else {
-    const QStringList units = value.toStringList();
-    for (auto* cb : w->findChildren<QCheckBox*>()) cb->setChecked(units.contains(cb->objectName()));
+  SpecField* f = m_fields.value(key);
+  if (!f) return false;
+  nlohmann::json v;
+  switch (f->type()) {
+    case SpecField::Type::Int:
+      v = value.toInt();
+      break;
+    case SpecField::Type::Number:
+      v = value.toDouble();
+      break;
+    case SpecField::Type::Bool:
+      v = value.toBool();
+      break;
+    case SpecField::Type::Choice:
+      v = ss(value.toString());
+      break;
+    default: {  // a string list
+      v = nlohmann::json::array();
+      for (const QString& item : value.toStringList()) v.push_back(ss(item));
+      break;
+    }
   }
+  const nlohmann::json before = f->value();
+  f->setValue(v);
+  if (f->type() == SpecField::Type::Choice && f->value() != v) return false;  // not offered
+  // As an edit in the form: what depends on the field follows.
+  if (f->value() != before) fieldEdited(f);
   return true;
+}
+
+void GrowPlanner::fieldEdited(SpecField* field) {
+  switch (field->type()) {
+    case SpecField::Type::Choice:
+      applyModeDefaults();
+      updateVisibility();
+      break;
+    case SpecField::Type::Bool:
+      updateVisibility();
+      break;
+    default:
+      break;
+  }
+  refresh();
 }
 
 void GrowPlanner::setLayerSource(LayerSource source, int k) {
@@ -1030,24 +954,8 @@ bool GrowPlanner::setPlan(const nlohmann::json& j, QString* error) {
       setLayersFrom(valueOf(s));
       continue;
     }
-    const nlohmann::json v = valueOf(s);
-    if (v.is_null()) continue;
-    QWidget* w = m_fields.value(qs(s.name));
-    if (!w) continue;  // hidden: the comparison below names it when it differs
-    const QSignalBlocker block(w);
-    if (v.is_boolean()) {
-      setParameter(qs(s.name), v.get<bool>());
-    } else if (v.is_number()) {
-      setParameter(qs(s.name), v.get<double>());
-    } else if (v.is_string()) {
-      setParameter(qs(s.name), qs(v.get<std::string>()));
-    } else if (v.is_array()) {
-      QStringList items;
-      for (const auto& e : v) {
-        if (e.is_string()) items << qs(e.get<std::string>());
-      }
-      setParameter(qs(s.name), items);
-    }
+    // No field (hidden): the comparison below names the key when it differs.
+    if (SpecField* f = m_fields.value(qs(s.name))) putValue(f, valueOf(s));
   }
   // A mode-dependent key the plan gives is the plan's choice; the others follow the mode.
   const nlohmann::json values = formValues();

@@ -1,7 +1,8 @@
 #pragma once
 // GrowPlanner: build a GrowthPlan. The variant combo shows a form with only that variant's
 // hyper-parameters, generated from its parameter schema (core/grow/variants/: labels,
-// ranges, choices, tooltips quoting the papers, when a key applies); the
+// ranges, choices, tooltips quoting the papers, when a key applies) by the generator the
+// experiment editor's plan form uses too (variantform.h), with the model's hints; the
 // layers come from the Importance view's selection, a policy the runner resolves, or a
 // manual list. Live figures (parameters added, trainable parameters and share, memory) are
 // computed in closed form from the config; "Check preservation" runs `growbench-cli grow
@@ -34,6 +35,7 @@ namespace gb::gui {
 
 class CliJob;
 class Session;
+class SpecField;
 struct ModelRef;
 
 class GrowPlanner : public QWidget {
@@ -53,9 +55,11 @@ class GrowPlanner : public QWidget {
   QString variant() const;
   // Sets a hyper-parameter of the current variant's form (for tests and templates).
   bool setParameter(const QString& key, const QVariant& value);
-  // The editor of a key of the current variant's form (nullptr: no field), and whether
-  // its row shows (the key applies in the form's current mode).
-  QWidget* field(const QString& key) const { return m_fields.value(key); }
+  // The editor of a key of the current variant's form (nullptr: no field): a QSpinBox,
+  // QDoubleSpinBox, QCheckBox, QComboBox (the choices as item data) or a row of check boxes
+  // named by their items (SpecField's Value mode); and whether its row shows (the key applies
+  // in the form's current mode).
+  QWidget* field(const QString& key) const;
   bool fieldShown(const QString& key) const;
   bool layersShown() const;
   // The entries of the layers row, in this order: every layer, the heatmap's selection, one
@@ -122,6 +126,9 @@ class GrowPlanner : public QWidget {
   // back where the new model allows it (a model reload must not change the plan).
   void rebuildForm(const nlohmann::json* keep = nullptr);
   QString checkKey() const;
+  // A field of the variant's form changed (the user, or setParameter): what depends on it
+  // follows (a choice: the mode defaults and rows; a check box: the rows).
+  void fieldEdited(SpecField* field);
   void updateVisibility();
   void refresh();
   void onModelChanged(const ModelRef& model);
@@ -172,9 +179,8 @@ class GrowPlanner : public QWidget {
   QDoubleSpinBox* m_ewcLambda = nullptr;
   QComboBox* m_ewcMode = nullptr;
   QDoubleSpinBox* m_ewcGamma = nullptr;
-  QHash<QString, QWidget*> m_fields;
-  QHash<QString, nlohmann::json> m_modeDefaults;  // key → the mode default last applied  // key →
-                                                  // editor of the current variant
+  QHash<QString, SpecField*> m_fields;            // key → field of the current variant
+  QHash<QString, nlohmann::json> m_modeDefaults;  // key → the mode default last applied
   PlanEstimate m_estimate;
   QString m_error;
   QString m_lastCheck;

@@ -1,6 +1,8 @@
 #include "specfields.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -12,6 +14,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalBlocker>
+#include <QSpinBox>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -28,6 +31,19 @@ using Json = nlohmann::json;
 namespace gb::gui {
 
 namespace {
+
+// A field's layout: a column on `field` whose first row (returned) holds the editor; the
+// column in `column` where the caller adds below it.
+QHBoxLayout* editorRow(QWidget* field, QVBoxLayout** column = nullptr) {
+  auto* v = new QVBoxLayout(field);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(1);
+  auto* row = new QHBoxLayout;
+  row->setContentsMargins(0, 0, 0, 0);
+  v->addLayout(row);
+  if (column) *column = v;
+  return row;
+}
 
 QString dumpText(const Json& v) {
   return qs(v.dump());
@@ -112,16 +128,34 @@ schema::Key formKey(const std::string& name, schema::Type type, const QString& l
 }
 
 SpecField::SpecField(const schema::Key& key, QWidget* parent)
+    : SpecField(key, Mode::Optional, Hint(), parent) {}
+
+SpecField::SpecField(const schema::Key& key, Mode mode, const Hint& hint, QWidget* parent)
     : JsonValueWidget(parent),
       m_key(key),
       m_type(typeOf(key)),
       m_required(key.default_text == "required") {
-  auto* v = new QVBoxLayout(this);
-  v->setContentsMargins(0, 0, 0, 0);
-  v->setSpacing(1);
-  auto* row = new QHBoxLayout;
-  row->setContentsMargins(0, 0, 0, 0);
-  v->addLayout(row);
+  // A model's maximum bounds the planner's editor (Value mode); in the editor's Optional mode
+  // the schema's range alone decides what a plan may hold (grow::ParamSpec::ModelHint).
+  if (hint.max && mode == Mode::Value) m_key.max = hint.max;
+  switch (m_type) {
+    case Type::Int:
+    case Type::Number:
+    case Type::Bool:
+    case Type::Choice:
+    case Type::StringList:
+      if (mode == Mode::Value) {
+        m_mode = Mode::Value;
+        m_required = false;  // a value is always there
+        buildValueEditor(hint);
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  QVBoxLayout* v = nullptr;
+  QHBoxLayout* row = editorRow(this, &v);
   switch (m_type) {
     case Type::Bool:
     case Type::Choice: {
@@ -216,6 +250,96 @@ SpecField::SpecField(const schema::Key& key, QWidget* parent)
   v->addWidget(m_errorLabel);
 }
 
+// Value mode: the editors of the planner's form, the range within what a spin box holds.
+void SpecField::buildValueEditor(const Hint& hint) {
+  QHBoxLayout* row = editorRow(this);
+  m_start = hint.value.value_or(m_key.default_value);
+  const Json& start = m_start;
+  const double step = hint.step.value_or(1.0);
+  const schema::Key& k = m_key;
+  switch (m_type) {
+    case Type::Int: {
+      m_spin = new QSpinBox;
+      // An open bound is one inside.
+      const double lo = std::max(k.min ? *k.min + (k.min_open ? 1.0 : 0.0) : -2e9, -2e9);
+      const double hi = std::min(k.max ? *k.max - (k.max_open ? 1.0 : 0.0) : 2e9, 2e9);
+      m_spin->setRange(static_cast<int>(lo), static_cast<int>(hi));
+      m_spin->setSingleStep(static_cast<int>(step));
+      m_spin->setValue(static_cast<int>(start.is_number() ? start.get<double>() : 0));
+      connect(m_spin, &QSpinBox::valueChanged, this, &SpecField::edited);
+      m_editor = m_spin;
+      break;
+    }
+    case Type::Number: {
+      m_double = new QDoubleSpinBox;
+      m_double->setDecimals(step < 0.1 ? 3 : 2);
+      // An open bound is the smallest step the spin box shows inside.
+      const double tick = std::pow(10.0, -m_double->decimals());
+      const double lo = k.min ? *k.min + (k.min_open ? tick : 0.0) : -1e12;
+      const double hi = k.max ? *k.max - (k.max_open ? tick : 0.0) : 1e12;
+      m_double->setRange(lo, hi);
+      m_double->setSingleStep(step);
+      m_double->setValue(start.is_number() ? start.get<double>() : 0.0);
+      connect(m_double, &QDoubleSpinBox::valueChanged, this, &SpecField::edited);
+      m_editor = m_double;
+      break;
+    }
+    case Type::Bool: {
+      m_check = new QCheckBox;
+      m_check->setChecked(start.is_boolean() && start.get<bool>());
+      connect(m_check, &QCheckBox::toggled, this, &SpecField::edited);
+      m_editor = m_check;
+      break;
+    }
+    case Type::Choice: {
+      m_combo = new QComboBox;
+      for (size_t i = 0; i < k.choices.size(); ++i) {
+        const std::string& label = i < k.choice_labels.size() ? k.choice_labels[i] : k.choices[i];
+        m_combo->addItem(qs(label), qs(k.choices[i]));
+      }
+      if (start.is_string())
+        m_combo->setCurrentIndex(m_combo->findData(qs(start.get<std::string>())));
+      connect(m_combo, &QComboBox::currentIndexChanged, this, &SpecField::edited);
+      m_editor = m_combo;
+      break;
+    }
+    default: {  // StringList: a check box per allowed item
+      auto* box = new QWidget;
+      auto* h = new QHBoxLayout(box);
+      h->setContentsMargins(0, 0, 0, 0);
+      for (size_t i = 0; i < k.choices.size(); ++i) {
+        const std::string& item = k.choices[i];
+        auto* cb = new QCheckBox(qs(i < k.choice_labels.size() ? k.choice_labels[i] : item));
+        cb->setObjectName(qs(item));
+        cb->setChecked(start.is_array() &&
+                       std::find(start.begin(), start.end(), Json(item)) != start.end());
+        cb->setEnabled(!hint.disabled.contains(qs(item)));
+        connect(cb, &QCheckBox::toggled, this, &SpecField::edited);
+        h->addWidget(cb);
+        m_items << cb;
+      }
+      h->addStretch(1);
+      m_editor = box;
+      break;
+    }
+  }
+  m_editor->setToolTip(qs(k.help));
+  row->addWidget(m_editor, m_type == Type::StringList ? 1 : 0);
+  if (m_type != Type::StringList) row->addStretch(1);
+}
+
+Json SpecField::editorValue() const {
+  if (m_spin) return Json(m_spin->value());
+  if (m_double) return Json(m_double->value());
+  if (m_check) return Json(m_check->isChecked());
+  if (m_combo) return Json(ss(m_combo->currentData().toString()));
+  Json items = Json::array();
+  for (const QCheckBox* cb : m_items) {
+    if (cb->isChecked()) items.push_back(ss(cb->objectName()));
+  }
+  return items;
+}
+
 QString SpecField::key() const {
   return qs(m_key.name);
 }
@@ -253,6 +377,7 @@ QString SpecField::unsetText() const {
 }
 
 void SpecField::setRequired(bool on) {
+  if (m_mode == Mode::Value) return;  // a value is always there
   m_required = on;
   const QString text = unsetText();
   if (m_combo) m_combo->setItemText(0, text);
@@ -264,8 +389,10 @@ QLabel* SpecField::makeLabel() {
   if (!m_label) {
     m_label = new QLabel(label());
     m_label->setToolTip(
-        (m_key.help.empty() ? QString() : qs(m_key.help) + u"\n"_s) +
-        tr("Key: %1. Bold: set in the spec; otherwise the default applies.").arg(key()));
+        m_mode == Mode::Value
+            ? qs(m_key.help)
+            : (m_key.help.empty() ? QString() : qs(m_key.help) + u"\n"_s) +
+                  tr("Key: %1. Bold: set in the spec; otherwise the default applies.").arg(key()));
     m_label->setBuddy(m_editor);
     updateLabel();
   }
@@ -273,13 +400,14 @@ QLabel* SpecField::makeLabel() {
 }
 
 void SpecField::updateLabel() {
-  if (!m_label) return;
+  if (!m_label || m_mode == Mode::Value) return;
   QFont f = m_label->font();
   f.setBold(isSet());
   m_label->setFont(f);
 }
 
 Json SpecField::parse(QString* error) const {
+  if (m_mode == Mode::Value) return editorValue();
   if (m_combo) return comboValue(m_combo);
   const QString text = m_line ? m_line->text().trimmed() : m_text->toPlainText().trimmed();
   if (text.isEmpty()) return Json();
@@ -379,6 +507,30 @@ QString SpecField::inputError() const {
 }
 
 void SpecField::setValue(const Json& v) {
+  if (m_mode == Mode::Value) {
+    // Silent, as in the Optional mode: the editors' signals are blocked.
+    const Json& w = v.is_null() ? m_start : v;
+    if (m_spin) {
+      const QSignalBlocker b(m_spin);
+      if (w.is_number()) m_spin->setValue(static_cast<int>(qRound64(w.get<double>())));
+    } else if (m_double) {
+      const QSignalBlocker b(m_double);
+      if (w.is_number()) m_double->setValue(w.get<double>());
+    } else if (m_check) {
+      const QSignalBlocker b(m_check);
+      if (w.is_boolean()) m_check->setChecked(w.get<bool>());
+    } else if (m_combo) {
+      const QSignalBlocker b(m_combo);
+      const int i = w.is_string() ? m_combo->findData(qs(w.get<std::string>())) : -1;
+      if (i >= 0) m_combo->setCurrentIndex(i);
+    } else if (w.is_array()) {
+      for (QCheckBox* cb : m_items) {
+        const QSignalBlocker b(cb);
+        cb->setChecked(std::find(w.begin(), w.end(), Json(ss(cb->objectName()))) != w.end());
+      }
+    }
+    return;
+  }
   if (m_combo) {
     const QSignalBlocker b(m_combo);
     if (v.is_null()) {
@@ -442,6 +594,24 @@ void SpecField::setError(const QString& message) {
 }
 
 void SpecField::typeText(const QString& text) {
+  if (m_mode == Mode::Value) {
+    // Through the editors, whose signals say `edited`.
+    if (m_spin) {
+      m_spin->setValue(text.toInt());
+    } else if (m_double) {
+      m_double->setValue(text.toDouble());
+    } else if (m_check) {
+      m_check->setChecked(text == u"true"_s);
+    } else if (m_combo) {
+      const int i = m_combo->findData(text);
+      if (i >= 0) m_combo->setCurrentIndex(i);
+    } else {
+      QStringList items;
+      for (const QString& part : text.split(u',', Qt::SkipEmptyParts)) items << part.trimmed();
+      for (QCheckBox* cb : m_items) cb->setChecked(items.contains(cb->objectName()));
+    }
+    return;
+  }
   if (m_combo) {
     const int i = text.isEmpty() ? 0 : m_combo->findData(dumpText(Json(ss(text))));
     const int j = i >= 0 ? i : m_combo->findData(text);

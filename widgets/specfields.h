@@ -3,7 +3,8 @@
 // (experimenteditor.h). A key that is absent is a state of its own ("unset": the default
 // applies; an empty line edit or the "(default: …)" entry of a combo), so a spec that is
 // loaded and saved again keeps exactly the keys it had, and the form shows what the default
-// would be.
+// would be. The Grow planner's variant form uses SpecField too, in its Value mode (a key that
+// always holds a value, in spin boxes and check boxes), through widgets/variantform.h.
 //
 //   SpecField     one declared key (util/schema.h): a number, a choice, a path, JSON, ...
 //   FieldSet      the fields of one JSON object, by JSON pointer ("/train/lr"); keys no field
@@ -19,13 +20,16 @@
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "util/schema.h"
 
+class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QFormLayout;
 class QGridLayout;
 class QLabel;
@@ -33,6 +37,7 @@ class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
+class QSpinBox;
 class QToolButton;
 
 namespace gb::gui {
@@ -87,38 +92,74 @@ class SpecField : public JsonValueWidget {
   // The editor a declared key gets.
   static Type typeOf(const schema::Key& key);
 
-  explicit SpecField(const schema::Key& key, QWidget* parent = nullptr);
+  // How the field holds its key.
+  //   Optional  the experiment editor's: absence is a state of its own, shown as
+  //             "(default: …)"; numbers are typed, and checked against the range.
+  //   Value     the Grow planner's: the key always holds a value, the declared default (or
+  //             the hint's) to start with: Int and Number in spin boxes bounded by the range,
+  //             Bool a check box, Choice a combo of the choices (the choice as item data),
+  //             StringList a check box per allowed item (named by the item). The editor's
+  //             tooltip is the key's help. Other types keep their Optional editor.
+  enum class Mode { Optional, Value };
+  // What a model changes of how a key is offered (grow::ParamSpec::ModelHint and the units the
+  // model has; widgets/variantform.h fills it): nothing when empty.
+  struct Hint {
+    std::optional<nlohmann::json> value;  // Value mode: the value to start with
+    std::optional<double> max;            // the range's upper end, in place of the declared one
+    std::optional<double> step;           // Value mode: the spin boxes' step (1 when empty)
+    QStringList disabled;                 // Value mode: items of a string list shown disabled
+  };
 
+  explicit SpecField(const schema::Key& key, QWidget* parent = nullptr);
+  SpecField(const schema::Key& key, Mode mode, const Hint& hint = {}, QWidget* parent = nullptr);
+
+  // The key as the field offers it: the declaration, with the hint's maximum.
   const schema::Key& schemaKey() const { return m_key; }
   Type type() const { return m_type; }
+  Mode mode() const { return m_mode; }
   QString key() const;    // the JSON key
   QString label() const;  // the form label (the key when it has none)
   bool required() const { return m_required; }
   void setRequired(bool on);  // a form where the declared key is optional or needed anyway
+  // Value mode: never null; setValue(null) goes back to the starting value, and a value the
+  // editor cannot hold (a choice not offered, another type) leaves it as it is.
   nlohmann::json value() const override;
   void setValue(const nlohmann::json& v) override;
   QString inputError() const override;
   void setError(const QString& message) override;
   bool isSet() const { return !value().is_null(); }
+  // The widget that edits the value (Value mode: the spin box, check box or combo; a string
+  // list's row of check boxes).
   QWidget* editor() const { return m_editor; }
-  QLabel* makeLabel();  // a form label that turns bold while the key is set
+  // A form label that turns bold while the key is set (Value mode: plain).
+  QLabel* makeLabel();
   // For tests: types `text` as a user would (Int, Number, String, Path, Json, Layers,
-  // StringList) or picks the choice whose data is `text` ("" = default).
+  // StringList) or picks the choice whose data is `text` ("" = default). Value mode: sets the
+  // editor to it ("true" checks a check box; a string list's items comma-separated).
   void typeText(const QString& text);
 
  private:
+  void buildValueEditor(const Hint& hint);
+  nlohmann::json editorValue() const;  // Value mode
   nlohmann::json parse(QString* error) const;
   QString unsetText() const;
   void updateLabel();
 
   schema::Key m_key;
   Type m_type = Type::String;
+  Mode m_mode = Mode::Optional;
   bool m_required = false;
   QWidget* m_editor = nullptr;
   QLineEdit* m_line = nullptr;
   QComboBox* m_combo = nullptr;
   QPlainTextEdit* m_text = nullptr;
   QLabel* m_label = nullptr;
+  // Value mode.
+  QSpinBox* m_spin = nullptr;
+  QDoubleSpinBox* m_double = nullptr;
+  QCheckBox* m_check = nullptr;
+  QList<QCheckBox*> m_items;  // a string list's allowed items
+  nlohmann::json m_start;     // the value it started with
 };
 
 // A declared key with its label, help and choice labels translated for display: context
