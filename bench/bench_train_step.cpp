@@ -410,6 +410,7 @@ int run(int argc, char** argv) {
       {"warmup", o.warmup},
       {"params", gb::count_parameters(*model)},
       {"tokens_per_step", tokens_per_step},
+      {"step_ms", ms},
       {"step_ms_median", median(ms)},
       {"step_ms_mean", total_ms / static_cast<double>(ms.size())},
       {"tokens_per_s", static_cast<double>(tokens_per_step) * ms.size() / (total_ms / 1000.0)},
