@@ -157,10 +157,10 @@ Options parse(int argc, char** argv) {
       o.fused_rope < 0 || o.fused_rope > 1 || o.fused_norm < 0 || o.fused_norm > 1 ||
       o.fused_split < 0 || o.fused_split > 1 || o.fused_swiglu < 0 || o.fused_swiglu > 1 ||
       o.fused_mask < 0 || o.fused_mask > 1 || o.ce_chunk < -1 || o.checkpointing < 0 ||
-      o.checkpointing > 1) {
+      o.checkpointing > 1 || o.force_memory < 0 || o.force_memory > 1) {
     usage(
         "steps, threads, batch, shards must be positive, warmup >= 0, seq-len >= 2, "
-        "fused-* 0 or 1");
+        "fused-*, checkpointing and force-memory 0 or 1");
   }
   return o;
 }

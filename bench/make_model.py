@@ -60,7 +60,10 @@ def main():
         raise SystemExit(f"make_model.py: model_type {c.get('model_type')!r} is not written "
                          "here (llama, qwen3)")
     dtype, code, size = DTYPES[c.get("torch_dtype", "float32")]
-    shapes = tensor_shapes(c)
+    try:
+        shapes = tensor_shapes(c)
+    except KeyError as e:
+        raise SystemExit(f"make_model.py: {a.config} has no {e.args[0]!r}")
     header, offset = {}, 0
     for name, shape, _ in shapes:
         n = 1
