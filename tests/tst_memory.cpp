@@ -126,6 +126,8 @@ class TestMemory : public QObject {
   void chunkedCrossEntropyEqualsPlain();
   void chunkedLossOfTheModelEqualsPlain_data();
   void chunkedLossOfTheModelEqualsPlain();
+  void chunkedGradientsAreFormedInTheForwardPass();
+  void chunkedLossOfANarrowHead();
   void checkpointingEqualsPlain_data();
   void checkpointingEqualsPlain();
   void trainerOptionsMatchThePlainStep();
@@ -183,6 +185,72 @@ void TestMemory::chunkedCrossEntropyEqualsPlain() {
        0.37},
       {h3});
   QVERIFY(torch::equal(g3[0], g2[0]));
+}
+
+// The chunked loss forms its gradients while it computes the logits (no second product in
+// the backward pass): changing h and W after the forward pass (through .data(), which
+// autograd does not see) leaves the gradients those of the forward pass's values, where a
+// recomputation would see the changed ones. Without grad mode no gradient is formed, and a
+// second backward pass through the same loss is refused with a clear error.
+void TestMemory::chunkedGradientsAreFormedInTheForwardPass() {
+  torch::manual_seed(12);
+  const int64_t n = 29, d = 8, v = 41;
+  auto h0 = torch::randn({n, d});
+  auto w0 = torch::randn({v, d}) * 0.5;
+  auto labels = torch::randint(0, v, {n}, torch::kLong);
+  auto h1 = h0.clone().requires_grad_(true), w1 = w0.clone().requires_grad_(true);
+  auto g1 = torch::autograd::grad({gb::train::chunked_cross_entropy_sum(h1, w1, labels, 6) * 0.5},
+                                  {h1, w1});
+  auto h2 = h0.clone().requires_grad_(true), w2 = w0.clone().requires_grad_(true);
+  auto sum = gb::train::chunked_cross_entropy_sum(h2, w2, labels, 6);
+  auto loss = sum * 0.5;
+  h2.data().mul_(3.0);
+  w2.data().add_(1.0);
+  auto g2 = torch::autograd::grad({loss}, {h2, w2}, {}, /*retain_graph=*/true);
+  QVERIFY(torch::equal(g2[0], g1[0]));
+  QVERIFY(torch::equal(g2[1], g1[1]));
+  bool refused = false;
+  try {
+    torch::autograd::grad({loss}, {h2, w2});
+  } catch (const std::exception& e) {
+    refused = QString(e.what()).contains("second backward pass");
+  }
+  QVERIFY(refused);
+  torch::NoGradGuard no_grad;
+  auto plain = gb::train::chunked_cross_entropy_sum(h1, w1, labels, 6);
+  QVERIFY(!plain.requires_grad());
+  QVERIFY(torch::equal(plain, sum.detach()));  // the same arithmetic for the loss either way
+}
+
+// A frozen head stored in bf16 (model/frozen_dtype.h), wider than two conversion blocks:
+// the chunked loss and dh against the plain path on the head's float32 values, for chunks of
+// one row, of several and of all rows; a trainable bf16 head gets its dW in bf16.
+void TestMemory::chunkedLossOfANarrowHead() {
+  torch::manual_seed(13);
+  const int64_t n = 23, d = 5, v = 2 * gb::kMixedBlockRows + 37;
+  auto h0 = torch::randn({n, d});
+  auto wb = (torch::randn({v, d}) * 0.5).to(torch::kBFloat16);
+  auto labels = torch::randint(0, v, {n}, torch::kLong);
+  labels.index_put_({torch::tensor({2, 9})}, -100);
+  auto h1 = h0.clone().requires_grad_(true), w1 = wb.to(torch::kFloat).requires_grad_(true);
+  auto plain = torch::nn::functional::cross_entropy(
+      torch::matmul(h1, w1.t()), labels,
+      torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100).reduction(torch::kSum));
+  auto g1 = torch::autograd::grad({plain * 0.25}, {h1, w1});
+  for (int64_t chunk : {1, 6, 23}) {
+    auto h2 = h0.clone().requires_grad_(true);
+    auto loss = gb::train::chunked_cross_entropy_sum(h2, wb, labels, chunk);
+    auto g2 = torch::autograd::grad({loss * 0.25}, {h2});
+    QVERIFY2(rel_diff(loss, plain) < 1e-6, qPrintable(QString::number(rel_diff(loss, plain))));
+    QVERIFY2(rel_diff(g2[0], g1[0]) < 1e-5, qPrintable(QString::number(rel_diff(g2[0], g1[0]))));
+    auto h3 = h0.clone().requires_grad_(true), w3 = wb.clone().requires_grad_(true);
+    auto g3 = torch::autograd::grad(
+        {gb::train::chunked_cross_entropy_sum(h3, w3, labels, chunk) * 0.25}, {h3, w3});
+    QCOMPARE(g3[1].scalar_type(), torch::kBFloat16);
+    QVERIFY(torch::equal(g3[0], g2[0]));
+    QVERIFY2(rel_diff(g3[1].to(torch::kFloat), g1[1]) < 1e-2,
+             qPrintable(QString::number(rel_diff(g3[1].to(torch::kFloat), g1[1]))));
+  }
 }
 
 void TestMemory::chunkedLossOfTheModelEqualsPlain_data() {

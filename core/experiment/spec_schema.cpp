@@ -504,12 +504,11 @@ Key train_key() {
                      .range(0, 1e9),
                  K("ce_chunk", Type::Any, "auto",
                    "chunked cross-entropy for large vocabularies: the loss is computed from the "
-                   "final "
-                   "hidden states N tokens at a time, and the backward pass recomputes each "
-                   "chunk's "
-                   "logits, so no more than one chunk of the (tokens × vocabulary) logits and "
-                   "their "
-                   "gradient exists at once (core/train/chunked_ce.h). `\"auto\"` chunks only "
+                   "final hidden states N tokens at a time, each chunk's gradient formed from its "
+                   "logits at once (the backward pass only scales it), so no more than one chunk "
+                   "of the (tokens × vocabulary) logits and their gradient exists at once and the "
+                   "logits are computed once a step (core/train/chunked_ce.h). `\"auto\"` chunks "
+                   "only "
                    "where "
                    "one micro-batch's (one row block's) float32 logits would exceed 256 MiB, in "
                    "chunks "

@@ -68,26 +68,57 @@ torch::Tensor mixed_linear(const torch::Tensor& x, const torch::Tensor& w, const
   return F::linear(x, w.to(wide), b.defined() ? b.to(wide) : b);
 }
 
-torch::Tensor matmul_wt_mixed(const torch::Tensor& x, const torch::Tensor& w) {
-  if (w.scalar_type() == x.scalar_type()) return torch::matmul(x, w.t());
+namespace {
+
+// Rows [r, r + n) of W in `dtype`, in the first n rows of `scratch` (reallocated only where it
+// is too small or of another shape or dtype).
+torch::Tensor converted_rows(const torch::Tensor& w, int64_t r, int64_t n, c10::ScalarType dtype,
+                             torch::Tensor& scratch) {
+  const int64_t rows = std::min(kMixedBlockRows, w.size(0));
+  if (!scratch.defined() || scratch.scalar_type() != dtype || scratch.dim() != 2 ||
+      scratch.size(1) != w.size(1) || scratch.size(0) < rows) {
+    scratch = torch::empty({rows, w.size(1)}, w.options().dtype(dtype));
+  }
+  torch::Tensor block = scratch.narrow(0, 0, n);
+  block.copy_(w.narrow(0, r, n));
+  return block;
+}
+
+}  // namespace
+
+void matmul_pair_mixed(const torch::Tensor& w, const torch::Tensor& x, torch::Tensor& z,
+                       const torch::Tensor& g, torch::Tensor& d, torch::Tensor& scratch) {
+  const auto wide = x.defined() ? x.scalar_type() : g.scalar_type();
+  if (w.scalar_type() == wide) {
+    if (x.defined()) torch::mm_out(z, x, w.t());
+    if (g.defined()) d.addmm_(g, w);
+    return;
+  }
   const int64_t v = w.size(0);
-  torch::Tensor out = torch::empty({x.size(0), v}, x.options());
   for (int64_t r = 0; r < v; r += kMixedBlockRows) {
     const int64_t n = std::min(kMixedBlockRows, v - r);
-    auto block = out.narrow(1, r, n);
-    torch::mm_out(block, x, w.narrow(0, r, n).to(x.scalar_type()).t());
+    const torch::Tensor block = converted_rows(w, r, n, wide, scratch);
+    if (x.defined()) {
+      auto zb = z.narrow(1, r, n);
+      torch::mm_out(zb, x, block.t());
+    }
+    if (g.defined()) d.addmm_(g.narrow(1, r, n), block);
   }
+}
+
+torch::Tensor matmul_wt_mixed(const torch::Tensor& x, const torch::Tensor& w) {
+  if (w.scalar_type() == x.scalar_type()) return torch::matmul(x, w.t());
+  torch::Tensor out = torch::empty({x.size(0), w.size(0)}, x.options());
+  torch::Tensor none, scratch;
+  matmul_pair_mixed(w, x, out, {}, none, scratch);
   return out;
 }
 
 torch::Tensor matmul_w_mixed(const torch::Tensor& g, const torch::Tensor& w) {
   if (w.scalar_type() == g.scalar_type()) return torch::matmul(g, w);
-  const int64_t v = w.size(0);
   torch::Tensor out = torch::zeros({g.size(0), w.size(1)}, g.options());
-  for (int64_t r = 0; r < v; r += kMixedBlockRows) {
-    const int64_t n = std::min(kMixedBlockRows, v - r);
-    out.addmm_(g.narrow(1, r, n), w.narrow(0, r, n).to(g.scalar_type()));
-  }
+  torch::Tensor none, scratch;
+  matmul_pair_mixed(w, {}, none, g, out, scratch);
   return out;
 }
 

@@ -34,6 +34,17 @@ constexpr int64_t kMixedBlockRows = 8192;
 torch::Tensor matmul_wt_mixed(const torch::Tensor& x, const torch::Tensor& w);
 torch::Tensor matmul_w_mixed(const torch::Tensor& g, const torch::Tensor& w);
 
+// One pass over W for two products that share it, into a caller's memory (the chunked
+// cross-entropy: one chunk's logits and the previous chunk's dh): z = x Wᵀ (N, V) where x is
+// defined, and d += g W (M, d) where g is defined. A narrower W is converted one block of
+// rows at a time, once for both products, into `scratch` (kept between calls, grown on
+// demand) rather than into memory allocated anew: a block of tens of MiB is above the
+// allocator's mmap threshold, and each of its pages would be faulted in and zeroed again at
+// several times the cost of the conversion itself. Where W has the operands' dtype: one mm
+// and one addmm, the scratch unused.
+void matmul_pair_mixed(const torch::Tensor& w, const torch::Tensor& x, torch::Tensor& z,
+                       const torch::Tensor& g, torch::Tensor& d, torch::Tensor& scratch);
+
 // The dtype most of a checkpoint's floating-point elements are stored in (its safetensors
 // headers; a folder or a .safetensors file), or nullopt where there are no weights to read.
 std::optional<c10::ScalarType> checkpoint_dtype(const std::string& folder);

@@ -11,77 +11,96 @@ namespace gb::train {
 
 namespace {
 
-// One chunk's float32 logits, and tanh(z / cap) where capped (its derivative needs it).
-struct ChunkLogits {
-  torch::Tensor logits, t;
-};
-
-ChunkLogits chunk_logits(const torch::Tensor& hc, const torch::Tensor& w, double cap) {
-  ChunkLogits r;
-  r.logits = matmul_wt_mixed(hc, w).to(torch::kFloat);
-  if (cap > 0) {
-    r.t = torch::tanh(r.logits / cap);
-    r.logits = r.t * cap;
-  }
-  return r;
-}
-
+// The loss over chunks of rows, and, where a backward pass can follow, its gradients too: the
+// loss is a sum at the end of the graph, so its gradient is known up to the incoming scalar
+// before the backward pass starts. Each chunk's logits are formed once (the backward pass
+// recomputed them before: one more (N × V × d) product a step), g = softmax − onehot follows
+// from them at once, and dh = g W and dW = gᵀ h are summed into buffers the backward pass
+// only scales by the incoming gradient. The peak is the same: dW and dh exist when the
+// backward pass begins either way. Two (chunk × V) float32 buffers serve every chunk (the
+// logits; their log-softmax, turned into g in place). One pass over W forms a chunk's logits
+// and the previous chunk's dh together, so a narrow head is converted once per chunk.
 class ChunkedCrossEntropy : public torch::autograd::Function<ChunkedCrossEntropy> {
  public:
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& h,
                                const torch::Tensor& w, const torch::Tensor& labels, int64_t chunk,
-                               double cap) {
-    ctx->save_for_backward({h, w, labels});
-    ctx->saved_data["chunk"] = chunk;
-    ctx->saved_data["cap"] = cap;
-    const int64_t n = h.size(0);
-    torch::Tensor total = torch::zeros({}, h.options().dtype(torch::kFloat));
-    for (int64_t s = 0; s < n; s += chunk) {
-      const int64_t m = std::min(chunk, n - s);
-      const torch::Tensor z = chunk_logits(h.narrow(0, s, m), w, cap).logits;
+                               double cap, bool need_h, bool need_w) {
+    const int64_t n = h.size(0), v = w.size(0);
+    const auto f32 = h.options().dtype(torch::kFloat);
+    torch::Tensor dh, dw;
+    if (need_h) dh = torch::zeros_like(h);
+    if (need_w) dw = torch::zeros(w.sizes(), f32);
+    torch::Tensor total = torch::zeros({}, f32);
+    const int64_t rows = std::min(chunk, n);
+    torch::Tensor zbuf = torch::empty({rows, v}, h.options());
+    torch::Tensor lbuf = torch::empty({rows, v}, f32);
+    torch::Tensor scratch;
+    // The chunk whose g (in lbuf, in h's dtype in `pending_g`) still owes its dh.
+    torch::Tensor pending_g, pending_dh;
+    for (int64_t s = 0; s < n || pending_g.defined(); s += chunk) {
+      const bool more = s < n;
+      const int64_t m = more ? std::min(chunk, n - s) : 0;
+      const torch::Tensor hc = more ? h.narrow(0, s, m) : torch::Tensor();
+      torch::Tensor zc = more ? zbuf.narrow(0, 0, m) : torch::Tensor();
+      matmul_pair_mixed(w, hc, zc, pending_g, pending_dh, scratch);
+      pending_g = pending_dh = torch::Tensor();
+      if (!more) break;
+      // The logits in float32 (the model's dtype first, as the plain path forms them).
+      torch::Tensor z = zc.scalar_type() == torch::kFloat ? zc : zc.to(torch::kFloat);
+      if (cap > 0) z.div_(cap).tanh_().mul_(cap);
+      torch::Tensor logp = lbuf.narrow(0, 0, m);
+      torch::_log_softmax_out(logp, z, 1, false);
       const torch::Tensor lab = labels.narrow(0, s, m);
       const torch::Tensor valid = lab.ne(-100);
-      const torch::Tensor picked =
-          z.gather(1, torch::where(valid, lab, torch::zeros_like(lab)).unsqueeze(1)).squeeze(1);
-      const torch::Tensor lse = torch::logsumexp(z, 1);
-      total.add_((lse - picked).masked_fill_(valid.logical_not(), 0.0).sum());
+      const torch::Tensor idx = torch::where(valid, lab, torch::zeros_like(lab)).unsqueeze(1);
+      total.sub_(logp.gather(1, idx).squeeze(1).masked_fill_(valid.logical_not(), 0.0).sum());
+      if (!need_h && !need_w) continue;
+      // g = softmax(z) − onehot(label) on the target rows, 0 on the ignored ones.
+      torch::Tensor g = logp.exp_();
+      g.scatter_add_(1, idx, torch::full({m, 1}, -1.0f, g.options()));
+      g.mul_(valid.unsqueeze(1).to(torch::kFloat));
+      if (cap > 0) g.mul_(z.div_(cap).square_().neg_().add_(1.0));  // d(tanh(z/c)·c)/dz
+      if (need_w) dw.addmm_(g.t(), hc.scalar_type() == torch::kFloat ? hc : hc.to(torch::kFloat));
+      if (need_h) {
+        pending_g = g.scalar_type() == h.scalar_type() ? g : g.to(h.scalar_type());
+        pending_dh = dh.narrow(0, s, m);
+      }
     }
+    if (need_w && w.scalar_type() != torch::kFloat) dw = dw.to(w.scalar_type());
+    ctx->saved_data["dh"] = dh;
+    ctx->saved_data["dw"] = dw;
     return total;
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grad_out) {
-    const auto saved = ctx->get_saved_variables();
-    const torch::Tensor& h = saved[0];
-    const torch::Tensor& w = saved[1];
-    const torch::Tensor& labels = saved[2];
-    const int64_t chunk = ctx->saved_data["chunk"].toInt();
-    const double cap = ctx->saved_data["cap"].toDouble();
-    const torch::Tensor go = grad_out[0].to(torch::kFloat);
-    const bool need_h = ctx->needs_input_grad(0), need_w = ctx->needs_input_grad(1);
-    torch::Tensor dh, dw;
-    if (need_h) dh = torch::empty_like(h);
-    if (need_w) dw = torch::zeros(w.sizes(), w.options().dtype(torch::kFloat));
-    const int64_t n = h.size(0);
-    for (int64_t s = 0; s < n; s += chunk) {
-      const int64_t m = std::min(chunk, n - s);
-      const torch::Tensor hc = h.narrow(0, s, m);
-      ChunkLogits cl = chunk_logits(hc, w, cap);
-      const torch::Tensor lab = labels.narrow(0, s, m);
-      const torch::Tensor valid = lab.ne(-100);
-      // g = (softmax(z) − onehot(label)) · go on the target rows, 0 on the ignored ones.
-      torch::Tensor g = torch::softmax(cl.logits, 1);
-      cl.logits = torch::Tensor();
-      const torch::Tensor idx = torch::where(valid, lab, torch::zeros_like(lab)).unsqueeze(1);
-      g.scatter_add_(1, idx, torch::full({m, 1}, -1.0f, g.options()));
-      g.mul_(valid.unsqueeze(1).to(torch::kFloat).mul_(go));
-      if (cap > 0) g.mul_(1.0 - cl.t.square());  // d(tanh(z/c)·c)/dz = 1 − tanh²
-      cl.t = torch::Tensor();
-      const torch::Tensor gh = g.to(h.scalar_type());
-      if (need_h) dh.narrow(0, s, m).copy_(matmul_w_mixed(gh, w));
-      if (need_w) dw.addmm_(g.t(), hc.to(torch::kFloat));
+    torch::Tensor dh = ctx->saved_data["dh"].toTensor();
+    torch::Tensor dw = ctx->saved_data["dw"].toTensor();
+    if ((ctx->needs_input_grad(0) && !dh.defined()) ||
+        (ctx->needs_input_grad(1) && !dw.defined())) {
+      fail(
+          "chunked cross-entropy: a second backward pass through the same loss (retain_graph) "
+          "is not supported; compute the loss again");
     }
-    return {dh, need_w ? dw.to(w.scalar_type()) : torch::Tensor(), torch::Tensor(), torch::Tensor(),
+    // Given to the caller: scaled in place, never held here again.
+    ctx->saved_data["dh"] = torch::Tensor();
+    ctx->saved_data["dw"] = torch::Tensor();
+    const torch::Tensor go = grad_out[0].to(torch::kFloat);
+    const bool unit = go.item<float>() == 1.0f;
+    if (dh.defined()) {
+      if (!unit) dh.mul_(go.to(dh.scalar_type()));
+      if (!ctx->needs_input_grad(0)) dh = torch::Tensor();
+    }
+    if (dw.defined()) {
+      if (!unit) dw.mul_(go.to(dw.scalar_type()));
+      if (!ctx->needs_input_grad(1)) dw = torch::Tensor();
+    }
+    return {dh,
+            dw,
+            torch::Tensor(),
+            torch::Tensor(),
+            torch::Tensor(),
+            torch::Tensor(),
             torch::Tensor()};
   }
 };
@@ -97,8 +116,11 @@ torch::Tensor chunked_cross_entropy_sum(const torch::Tensor& h, const torch::Ten
   if (labels.numel() != h.size(0)) fail("chunked cross-entropy: one label per row expected");
   if (chunk < 1) fail("chunked cross-entropy: chunk must be at least 1 token");
   if (softcap && *softcap <= 0) fail("chunked cross-entropy: a softcap must be positive");
+  // The gradients are formed in the forward pass only where a backward pass can follow.
+  const bool grad = torch::GradMode::is_enabled();
   return ChunkedCrossEntropy::apply(h, weight, labels.reshape({-1}), chunk,
-                                    softcap ? *softcap : 0.0);
+                                    softcap ? *softcap : 0.0, grad && h.requires_grad(),
+                                    grad && weight.requires_grad());
 }
 
 int64_t ce_chunk_tokens(int64_t ce_chunk, int64_t tokens, int64_t vocab) {

@@ -1,11 +1,13 @@
 #pragma once
 // Cross-entropy of a linear LM head over chunks of tokens: the loss of logits = cap(h Wᵀ)
 // without materialising more than one chunk of the (tokens × vocabulary) logits or of their
-// gradient. The forward pass keeps only h, W and the labels; the backward pass recomputes
-// each chunk's logits, forms g = softmax − onehot (times the incoming gradient) and adds
-// g·W to dh and gᵀ·h to dW (only where W takes a gradient). For large vocabularies (the
-// 151 936 of Qwen3) the plain path's logits, log-softmax and their gradients are several
-// GiB at batch 4 × 256; chunked they are one chunk's.
+// gradient. Where a backward pass can follow (grad mode on, h or W requiring a gradient), the
+// forward pass forms each chunk's g = softmax − onehot from the logits it has just computed and
+// sums g·W into dh and gᵀ·h into dW (only where W takes a gradient); the backward pass only
+// scales them by the incoming gradient. The logits are thus computed once a step, as in the
+// plain path, not again in the backward pass. For large vocabularies (the 151 936 of Qwen3) the
+// plain path's logits, log-softmax and their gradients are several GiB at batch 4 × 256;
+// chunked they are one chunk's. One backward pass per forward pass (no retain_graph).
 
 #include <cstdint>
 #include <optional>
