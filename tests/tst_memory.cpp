@@ -216,6 +216,30 @@ void TestMemory::chunkedGradientsAreFormedInTheForwardPass() {
     refused = QString(e.what()).contains("second backward pass");
   }
   QVERIFY(refused);
+  // No second derivatives: refused rather than silently zero.
+  auto h4 = h0.clone().requires_grad_(true);
+  refused = false;
+  try {
+    torch::autograd::grad({gb::train::chunked_cross_entropy_sum(h4, w0, labels, 6)}, {h4}, {},
+                          /*retain_graph=*/true, /*create_graph=*/true);
+  } catch (const std::exception& e) {
+    refused = QString(e.what()).contains("create_graph");
+  }
+  QVERIFY(refused);
+  // bf16 hidden states (a run with dtype bfloat16): the logits in bf16 as the plain path forms
+  // them, the gradients in float32 until they are converted last.
+  auto hb = h0.to(torch::kBFloat16).requires_grad_(true);
+  auto wb = w0.to(torch::kBFloat16).requires_grad_(true);
+  auto gb16 = torch::autograd::grad(
+      {gb::train::chunked_cross_entropy_sum(hb, wb, labels, 6) * 0.37}, {hb, wb});
+  QCOMPARE(gb16[0].scalar_type(), torch::kBFloat16);
+  QCOMPARE(gb16[1].scalar_type(), torch::kBFloat16);
+  auto g5 = torch::autograd::grad({gb::train::chunked_cross_entropy_sum(h1, w1, labels, 6) * 0.37},
+                                  {h1, w1});
+  QVERIFY2(rel_diff(gb16[0].to(torch::kFloat), g5[0]) < 3e-2,
+           qPrintable(QString::number(rel_diff(gb16[0].to(torch::kFloat), g5[0]))));
+  QVERIFY2(rel_diff(gb16[1].to(torch::kFloat), g5[1]) < 3e-2,
+           qPrintable(QString::number(rel_diff(gb16[1].to(torch::kFloat), g5[1]))));
   torch::NoGradGuard no_grad;
   auto plain = gb::train::chunked_cross_entropy_sum(h1, w1, labels, 6);
   QVERIFY(!plain.requires_grad());

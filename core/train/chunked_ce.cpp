@@ -15,11 +15,14 @@ namespace {
 // loss is a sum at the end of the graph, so its gradient is known up to the incoming scalar
 // before the backward pass starts. Each chunk's logits are formed once (the backward pass
 // recomputed them before: one more (N × V × d) product a step), g = softmax − onehot follows
-// from them at once, and dh = g W and dW = gᵀ h are summed into buffers the backward pass
-// only scales by the incoming gradient. The peak is the same: dW and dh exist when the
-// backward pass begins either way. Two (chunk × V) float32 buffers serve every chunk (the
-// logits; their log-softmax, turned into g in place). One pass over W forms a chunk's logits
-// and the previous chunk's dh together, so a narrow head is converted once per chunk.
+// from them at once, and dh = g W and dW = gᵀ h are summed in float32 into buffers the
+// backward pass scales by the incoming gradient (in float32, then converted to h's and W's
+// dtypes). dh and dW now exist from the loss's forward pass on rather than from its backward
+// pass, which follows at once in a training step: about the same peak. Two (chunk × V)
+// buffers serve every chunk: the logits (h's dtype; a float32 copy of them per chunk where
+// that is narrower) and their float32 log-softmax, turned into g in place. Where h is
+// float32, one pass over W forms a chunk's logits and the previous chunk's dh together, so a
+// narrow head is converted once per chunk.
 class ChunkedCrossEntropy : public torch::autograd::Function<ChunkedCrossEntropy> {
  public:
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& h,
@@ -27,26 +30,33 @@ class ChunkedCrossEntropy : public torch::autograd::Function<ChunkedCrossEntropy
                                double cap, bool need_h, bool need_w) {
     const int64_t n = h.size(0), v = w.size(0);
     const auto f32 = h.options().dtype(torch::kFloat);
+    const bool wide_h = h.scalar_type() == torch::kFloat;
     torch::Tensor dh, dw;
-    if (need_h) dh = torch::zeros_like(h);
+    if (need_h) dh = torch::zeros(h.sizes(), f32);
     if (need_w) dw = torch::zeros(w.sizes(), f32);
     torch::Tensor total = torch::zeros({}, f32);
     const int64_t rows = std::min(chunk, n);
     torch::Tensor zbuf = torch::empty({rows, v}, h.options());
     torch::Tensor lbuf = torch::empty({rows, v}, f32);
     torch::Tensor scratch;
-    // The chunk whose g (in lbuf, in h's dtype in `pending_g`) still owes its dh.
+    // The chunk whose g (in lbuf) still owes its dh, formed with the next chunk's logits.
     torch::Tensor pending_g, pending_dh;
     for (int64_t s = 0; s < n || pending_g.defined(); s += chunk) {
       const bool more = s < n;
       const int64_t m = more ? std::min(chunk, n - s) : 0;
       const torch::Tensor hc = more ? h.narrow(0, s, m) : torch::Tensor();
       torch::Tensor zc = more ? zbuf.narrow(0, 0, m) : torch::Tensor();
-      matmul_pair_mixed(w, hc, zc, pending_g, pending_dh, scratch);
+      if (wide_h) {
+        matmul_pair_mixed(w, hc, zc, pending_g, pending_dh, scratch);
+      } else {
+        // The logits in h's dtype (as the plain path forms them), dh in float32: two passes.
+        torch::Tensor none;
+        if (pending_g.defined()) matmul_pair_mixed(w, {}, none, pending_g, pending_dh, scratch);
+        if (more) matmul_pair_mixed(w, hc, zc, {}, none, scratch);
+      }
       pending_g = pending_dh = torch::Tensor();
       if (!more) break;
-      // The logits in float32 (the model's dtype first, as the plain path forms them).
-      torch::Tensor z = zc.scalar_type() == torch::kFloat ? zc : zc.to(torch::kFloat);
+      torch::Tensor z = wide_h ? zc : zc.to(torch::kFloat);
       if (cap > 0) z.div_(cap).tanh_().mul_(cap);
       torch::Tensor logp = lbuf.narrow(0, 0, m);
       torch::_log_softmax_out(logp, z, 1, false);
@@ -60,20 +70,26 @@ class ChunkedCrossEntropy : public torch::autograd::Function<ChunkedCrossEntropy
       g.scatter_add_(1, idx, torch::full({m, 1}, -1.0f, g.options()));
       g.mul_(valid.unsqueeze(1).to(torch::kFloat));
       if (cap > 0) g.mul_(z.div_(cap).square_().neg_().add_(1.0));  // d(tanh(z/c)·c)/dz
-      if (need_w) dw.addmm_(g.t(), hc.scalar_type() == torch::kFloat ? hc : hc.to(torch::kFloat));
+      if (need_w) dw.addmm_(g.t(), wide_h ? hc : hc.to(torch::kFloat));
       if (need_h) {
-        pending_g = g.scalar_type() == h.scalar_type() ? g : g.to(h.scalar_type());
+        pending_g = g;
         pending_dh = dh.narrow(0, s, m);
       }
     }
-    if (need_w && w.scalar_type() != torch::kFloat) dw = dw.to(w.scalar_type());
     ctx->saved_data["dh"] = dh;
     ctx->saved_data["dw"] = dw;
+    ctx->saved_data["h_dtype"] = static_cast<int64_t>(h.scalar_type());
+    ctx->saved_data["w_dtype"] = static_cast<int64_t>(w.scalar_type());
     return total;
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grad_out) {
+    if (torch::GradMode::is_enabled()) {
+      fail(
+          "chunked cross-entropy: no second derivatives (create_graph): its gradients are formed "
+          "in the forward pass; use ce_chunk 0 for a loss that needs them");
+    }
     torch::Tensor dh = ctx->saved_data["dh"].toTensor();
     torch::Tensor dw = ctx->saved_data["dw"].toTensor();
     if ((ctx->needs_input_grad(0) && !dh.defined()) ||
@@ -82,18 +98,21 @@ class ChunkedCrossEntropy : public torch::autograd::Function<ChunkedCrossEntropy
           "chunked cross-entropy: a second backward pass through the same loss (retain_graph) "
           "is not supported; compute the loss again");
     }
-    // Given to the caller: scaled in place, never held here again.
+    // Given to the caller: scaled in place (float32), never held here again.
     ctx->saved_data["dh"] = torch::Tensor();
     ctx->saved_data["dw"] = torch::Tensor();
     const torch::Tensor go = grad_out[0].to(torch::kFloat);
-    const bool unit = go.item<float>() == 1.0f;
-    if (dh.defined()) {
-      if (!unit) dh.mul_(go.to(dh.scalar_type()));
-      if (!ctx->needs_input_grad(0)) dh = torch::Tensor();
+    const auto h_dtype = static_cast<c10::ScalarType>(ctx->saved_data["h_dtype"].toInt());
+    const auto w_dtype = static_cast<c10::ScalarType>(ctx->saved_data["w_dtype"].toInt());
+    if (dh.defined() && ctx->needs_input_grad(0)) {
+      dh = dh.mul_(go).to(h_dtype);
+    } else {
+      dh = torch::Tensor();
     }
-    if (dw.defined()) {
-      if (!unit) dw.mul_(go.to(dw.scalar_type()));
-      if (!ctx->needs_input_grad(1)) dw = torch::Tensor();
+    if (dw.defined() && ctx->needs_input_grad(1)) {
+      dw = dw.mul_(go).to(w_dtype);
+    } else {
+      dw = torch::Tensor();
     }
     return {dh,
             dw,

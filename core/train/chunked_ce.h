@@ -7,7 +7,10 @@
 // scales them by the incoming gradient. The logits are thus computed once a step, as in the
 // plain path, not again in the backward pass. For large vocabularies (the 151 936 of Qwen3) the
 // plain path's logits, log-softmax and their gradients are several GiB at batch 4 × 256;
-// chunked they are one chunk's. One backward pass per forward pass (no retain_graph).
+// chunked they are one chunk's. One backward pass per forward pass (no retain_graph) and no
+// second derivatives (create_graph): both are refused with an error. A loss computed with grad
+// mode on whose backward pass never follows has done the gradients' work for nothing (and
+// holds dh, and a trainable head's float32 dW, until it is freed).
 
 #include <cstdint>
 #include <optional>
@@ -22,7 +25,8 @@ namespace gb::train {
 // as the plain path (trainer.h lm_loss) does; the result is a float32 scalar. A frozen head
 // stored narrower than h (model/frozen_dtype.h) is converted a block of rows at a time. Equal to
 // the plain path's summed cross-entropy up to float32 rounding (not bit for bit: the sums run in
-// another order).
+// another order). The gradients are formed in float32 and converted to h's and W's dtypes last
+// (a narrower h's plain path rounds them at the logits already).
 torch::Tensor chunked_cross_entropy_sum(const torch::Tensor& h, const torch::Tensor& weight,
                                         const torch::Tensor& labels, int64_t chunk,
                                         std::optional<double> softcap = std::nullopt);
