@@ -31,6 +31,7 @@
 #include "model/config.h"
 #include "model/modules.h"
 #include "store/store.h"
+#include "train/chunked_ce.h"
 #include "test_models.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -197,6 +198,9 @@ class TestImportance : public QObject {
   void updateMagnitudeIsDeterministicAndRestoresTheModel();
   void preliminaryRunLowersTheLoss();
   void probesReportProgressAndCancel();
+  void probeLossChunkedEqualsPlain_data();
+  void probeLossChunkedEqualsPlain();
+  void gradientProbesWithCheckpointingAreTheSame();
   void shardedProbesSumOverRanksAndShareACancel();
   void probeRoundTripsThroughJsonAndStore();
 };
@@ -1224,20 +1228,45 @@ void TestImportance::probesReportProgressAndCancel() {
   auto m = make_model("llama");
   auto probes = random_packed(*m, 6, 8, 2);  // 3 batches
   std::vector<double> fractions;
-  std::vector<std::string> stages;
+  std::vector<std::string> stages, messages;
   gb::Progress progress([&](const gb::ProgressUpdate& u) {
     fractions.push_back(u.fraction);
     stages.push_back(u.stage);
+    messages.push_back(u.message);
   });
-  imp::masking_importance(*m, probes, imp::MaskingMode::Cached, progress);
-  QCOMPARE(fractions, (std::vector<double>{0.0, 1.0 / 3, 2.0 / 3, 1.0}));
-  QCOMPARE(stages.back(), std::string("probe/masking"));
+  // Masking reports by layer: the start, then per batch layers 1..L-1 bypassed and the
+  // batch's end (exactly b/3), rising with the work done (weighted by the layers' and the
+  // head's weights).
+  const int64_t L = m->num_layers();
+  for (auto mode : {imp::MaskingMode::Cached, imp::MaskingMode::Naive}) {
+    fractions.clear();
+    messages.clear();
+    imp::masking_importance(*m, probes, mode, progress);
+    QCOMPARE(static_cast<int64_t>(fractions.size()), 1 + 3 * L);
+    QCOMPARE(fractions.front(), 0.0);
+    for (size_t i = 1; i < fractions.size(); ++i) QVERIFY(fractions[i] > fractions[i - 1]);
+    QCOMPARE(fractions[L], 1.0 / 3);
+    QCOMPARE(fractions[2 * L], 2.0 / 3);
+    QCOMPARE(fractions.back(), 1.0);
+    QCOMPARE(messages[1], "batch 1/3, layer 1/" + std::to_string(L));
+    QCOMPARE(messages[L + L - 1],
+             "batch 2/3, layer " + std::to_string(L - 1) + "/" + std::to_string(L));
+    QCOMPARE(messages.back(), std::string("batch 3/3"));
+    QCOMPARE(stages.back(), std::string("probe/masking"));
+  }
   fractions.clear();
   imp::UnitOptions uo;
   uo.fisher = false;
   imp::unit_importance(*m, probes, uo, progress);
   QCOMPARE(fractions.back(), 1.0);
   QCOMPARE(stages.back(), std::string("probe/units"));
+  // The per-sequence Fisher takes one backward pass per row and reports by row.
+  fractions.clear();
+  messages.clear();
+  uo.fisher = true;
+  imp::unit_importance(*m, probes, uo, progress);
+  QCOMPARE(fractions, (std::vector<double>{0.0, 1.0 / 6, 1.0 / 3, 0.5, 2.0 / 3, 5.0 / 6, 1.0}));
+  QCOMPARE(messages[1], std::string("batch 1/3, row 1/2"));
 
   // Cancelling: the probe stops with CancelledError, and the model is left as it was.
   gb::CancelToken token;
@@ -1269,6 +1298,107 @@ void TestImportance::probesReportProgressAndCancel() {
 // A data-parallel probe as rank 0 of 2, the other rank simulated inside the sums: rank 1
 // runs the odd batches, so the two halves (each computed here as a separate single-rank
 // probe over its batches) sum to the whole probe; a cancel on either rank reaches both.
+void TestImportance::probeLossChunkedEqualsPlain_data() {
+  QTest::addColumn<QString>("family");
+  for (const char* f : {"llama", "gpt2", "gemma3_text"}) QTest::newRow(f) << QString(f);
+}
+
+void TestImportance::probeLossChunkedEqualsPlain() {
+  // The probes' loss (train::summed_lm_nll, used by masking, taylor and fisher): with
+  // ce_chunk 0 it is the plain summed NLL of the forward pass, bit for bit; chunked (here 5
+  // tokens at a time; at real size the automatic rule chunks) it equals that up to float32
+  // rounding, value and gradients, and so does the masking probe's restart from the layers.
+  QFETCH(QString, family);
+  auto m = make_model(family.toStdString());
+  auto probes = random_packed(*m, 4, 9, 3);
+  const auto& b = probes.batches.front();
+  auto targets = b.targets.clone();
+  targets.index_put_({0, 3}, imp::kIgnoreTarget);  // an unscored position too
+  std::vector<torch::Tensor> params;
+  for (auto& p : m->parameters(true)) {
+    p.set_requires_grad(true);
+    params.push_back(p);
+  }
+  auto plain = imp::summed_nll(m->forward(b.ids), targets);
+  auto zero = gb::train::summed_lm_nll(*m, b.ids, targets, gb::ForwardOptions{}, 0);
+  QCOMPARE(zero.item<double>(), plain.item<double>());
+  auto auto_chunk = gb::train::summed_lm_nll(*m, b.ids, targets, gb::ForwardOptions{});
+  QCOMPARE(auto_chunk.item<double>(), plain.item<double>());  // tiny: auto never chunks
+  auto chunked = gb::train::summed_lm_nll(*m, b.ids, targets, gb::ForwardOptions{}, 5);
+  QVERIFY2(close(chunked.item<double>(), plain.item<double>(), 1e-6, 0),
+           qPrintable(QString("%1 vs %2").arg(chunked.item<double>()).arg(plain.item<double>())));
+  auto g_plain = torch::autograd::grad({plain}, params, {}, false, false, true);
+  auto g_chunk = torch::autograd::grad({chunked}, params, {}, false, false, true);
+  // Relative to the gradients' scale over the whole model (a parameter whose gradient
+  // nearly cancels, as GPT-2's biases, has only rounding left to compare).
+  double scale = 0;
+  for (const auto& g : g_plain) {
+    if (g.defined()) scale = std::max(scale, g.abs().max().item<double>());
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    QCOMPARE(g_plain[i].defined(), g_chunk[i].defined());
+    if (!g_plain[i].defined()) continue;
+    const double err = (g_chunk[i] - g_plain[i]).abs().max().item<double>();
+    QVERIFY2(err <= 1e-5 * scale + 1e-12,
+             qPrintable(QString("parameter %1: %2 of %3").arg(i).arg(err).arg(scale)));
+  }
+  // From the last layer's output, as the masking probe continues after a bypassed layer.
+  torch::NoGradGuard no_grad;
+  auto state = m->make_state(b.ids.size(1), gb::ForwardOptions{}, torch::Device(torch::kCPU));
+  auto h = m->embed(b.ids, state.past);
+  for (int64_t l = 0; l < m->num_layers(); ++l) h = m->run_layer(l, h, state);
+  const double from_layers_plain =
+      gb::train::summed_lm_nll_from_layers(*m, h, targets, 0).item<double>();
+  const double from_layers = gb::train::summed_lm_nll_from_layers(*m, h, targets, 4).item<double>();
+  QCOMPARE(from_layers_plain, plain.item<double>());
+  QVERIFY(close(from_layers, plain.item<double>(), 1e-6, 0));
+}
+
+void TestImportance::gradientProbesWithCheckpointingAreTheSame() {
+  // probe.checkpointing recomputes each layer's activations in the backward pass: the same
+  // arithmetic, so the same Taylor, taylor-code and Fisher scores, bit for bit, and the
+  // model's flags as they were.
+  auto m = make_model("llama");
+  auto probes = random_packed(*m, 5, 9, 2);
+  std::vector<bool> flags;
+  for (const auto& p : m->parameters(true)) flags.push_back(p.requires_grad());
+  for (const auto mode : {imp::FisherMode::PerSequence, imp::FisherMode::PerBatch}) {
+    imp::UnitOptions o;
+    o.fisher_mode = mode;
+    o.taylor_code = true;
+    const auto plain = imp::unit_importance(*m, probes, o);
+    o.checkpointing = true;
+    const auto ckpt = imp::unit_importance(*m, probes, o);
+    QVERIFY(ckpt.taylor == plain.taylor);
+    QVERIFY(ckpt.taylor_abs == plain.taylor_abs);
+    QVERIFY(ckpt.taylor_code == plain.taylor_code);
+    QVERIFY(ckpt.fisher == plain.fisher);
+    QCOMPARE(ckpt.loss, plain.loss);
+  }
+  imp::UnitOptions taylor_only;
+  taylor_only.fisher = false;
+  const auto plain = imp::unit_importance(*m, probes, taylor_only);
+  taylor_only.checkpointing = true;
+  const auto ckpt = imp::unit_importance(*m, probes, taylor_only);
+  QVERIFY(ckpt.taylor == plain.taylor);
+  QVERIFY(ckpt.taylor_abs == plain.taylor_abs);
+  size_t i = 0;
+  for (const auto& p : m->parameters(true)) {
+    QCOMPARE(p.requires_grad(), static_cast<bool>(flags[i++]));
+    QVERIFY(!p.grad().defined());
+  }
+  // The option reaches the probe from JSON and is recorded with a gradient probe only.
+  auto po = imp::probe_options_from_json({{"method", "taylor"}, {"checkpointing", true}}, "probe");
+  QVERIFY(po.checkpointing);
+  QCOMPARE(imp::to_json(po).at("checkpointing"), Json(true));
+  QVERIFY(!imp::probe_options_from_json(Json::object(), "probe").checkpointing);
+  const QString err = qs(error_of([] {
+    imp::probe_options_from_json({{"checkpointing", "yes"}}, "spec.probe");
+  }));
+  QVERIFY2(err.contains("spec.probe") && err.contains("'checkpointing' must be a boolean"),
+           qPrintable(err));
+}
+
 void TestImportance::shardedProbesSumOverRanksAndShareACancel() {
   auto m = make_model("llama");
   auto probes = random_packed(*m, 6, 8, 2);  // 3 batches: rank 0 gets 0 and 2, rank 1 gets 1

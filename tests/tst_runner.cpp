@@ -550,6 +550,8 @@ void TestRunner::specRejectsUnknownKeysAndBadValuesNamingTheKey_data() {
   row("unknown masking mode", R"({"probe": {"masking_mode": "fast"}})",
       {"spec.probe.masking_mode", "fast", "cached or naive"});
   row("zero probe steps", R"({"probe": {"steps": 0}})", {"spec.probe.steps", "0"});
+  row("probe checkpointing not a boolean", R"({"probe": {"checkpointing": 1}})",
+      {"spec.probe", "checkpointing"});
   row("negative probe lr", R"({"probe": {"lr": -0.1}})", {"spec.probe.lr", "-0.1"});
   row("unknown effective-rank reference", R"({"probe": {"reference": "first"}})",
       {"spec.probe.reference", "first", "previous or base"});

@@ -95,8 +95,8 @@ Json values_of(const ex::ExperimentSpec& s) {
   v["eval.exact_match"] = e.exact_match;
   v["eval.test"] = e.test;
   const Json probe = gb::importance::to_json(s.probe.options);
-  for (const char* k :
-       {"method", "masking_mode", "fisher_mode", "steps", "lr", "snapshot_every", "reference"}) {
+  for (const char* k : {"method", "masking_mode", "fisher_mode", "steps", "lr", "snapshot_every",
+                        "reference", "checkpointing"}) {
     v[std::string("probe.") + k] = probe.at(k);
   }
   v["probe.tokens"] = s.probe.tokens;

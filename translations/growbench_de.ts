@@ -1491,6 +1491,10 @@
         <translation>effective-rank: ΔW gegenüber dem vorigen Schnappschuss oder den Basisgewichten</translation>
     </message>
     <message>
+        <source>the gradient probes (taylor, taylor-abs, taylor-code, fisher): activation checkpointing per decoder layer, as train.checkpointing (the same numbers, about one more forward pass, the activations of one layer at a time)</source>
+        <translation>die Gradienten-Proben (taylor, taylor-abs, taylor-code, fisher): Aktivierungs-Checkpointing je Decoder-Schicht, wie train.checkpointing (dieselben Zahlen, etwa ein Vorwärtsdurchlauf mehr, die Aktivierungen jeweils einer Schicht)</translation>
+    </message>
+    <message>
         <source>ADEPT defaults</source>
         <translation>ADEPT-Standardwerte</translation>
     </message>

@@ -1490,6 +1490,10 @@
         <translation>effective-rank：ΔW 相对于上一个快照或基础权重</translation>
     </message>
     <message>
+        <source>the gradient probes (taylor, taylor-abs, taylor-code, fisher): activation checkpointing per decoder layer, as train.checkpointing (the same numbers, about one more forward pass, the activations of one layer at a time)</source>
+        <translation>梯度探针（taylor、taylor-abs、taylor-code、fisher）：按解码器层进行激活检查点，同 train.checkpointing（数值相同，约多一次前向计算，每次只保留一层的激活）</translation>
+    </message>
+    <message>
         <source>ADEPT defaults</source>
         <translation>ADEPT 默认值</translation>
     </message>

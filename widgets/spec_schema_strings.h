@@ -170,6 +170,7 @@ inline const char* const kStrings[] = {
     QT_TRANSLATE_NOOP("SpecSchema", "effective-rank: steps between snapshots (0: steps / 5)"),
     QT_TRANSLATE_NOOP("SpecSchema", "Reference"),
     QT_TRANSLATE_NOOP("SpecSchema", "effective-rank: ΔW against the previous snapshot or the base weights"),
+    QT_TRANSLATE_NOOP("SpecSchema", "the gradient probes (taylor, taylor-abs, taylor-code, fisher): activation checkpointing per decoder layer, as train.checkpointing (the same numbers, about one more forward pass, the activations of one layer at a time)"),
     QT_TRANSLATE_NOOP("SpecSchema", "ADEPT defaults"),
     QT_TRANSLATE_NOOP("SpecSchema", "defaults for ADEPT plans' stage 2 (earlier specs; the plan's keys win)"),
     QT_TRANSLATE_NOOP("SpecSchema", "Unit-wise learning rates"),

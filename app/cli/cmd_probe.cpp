@@ -45,7 +45,7 @@ struct ProbeCommandOptions {
   int64_t tokens = -1, examples = -1, seq_len = 128, batch = 8, seed = 0;
   int64_t steps = 50, snapshot_every = 0;  // snapshot_every 0: max(1, steps / 5)
   double lr = 1e-4;
-  bool json = false, progress = false;
+  bool json = false, progress = false, checkpointing = false;
 };
 
 void declare_probe(CLI::App& app, ProbeCommandOptions& o) {
@@ -104,6 +104,10 @@ void declare_probe(CLI::App& app, ProbeCommandOptions& o) {
              "effective-rank delta: previous (W_t - W_(t-1) as Grow §4.4) or base\n"
              "(W_t - W_0)")
       ->check(one_of({"previous", "base"}));
+  add_flag(app, "--checkpointing", o.checkpointing,
+           "gradient probes (taylor, taylor-abs, taylor-code, fisher): activation\n"
+           "checkpointing per decoder layer (the same numbers, about one more\n"
+           "forward pass, the activations of one layer at a time)");
   add_flag(app, "--progress", o.progress, "progress lines (fraction done, ETA) on stderr");
 }
 
@@ -220,6 +224,7 @@ int run_probe(const ProbeCommandOptions& args) {
   options.reference = imp::parse_delta_reference(args.reference);
   options.seed = po.seed;
   options.checkpoints = args.checkpoints;
+  options.checkpointing = args.checkpointing;
   imp::validate(options, "probe");
   Progress progress = show_progress ? make_progress(true) : terminal.progress();
   const auto start = std::chrono::steady_clock::now();

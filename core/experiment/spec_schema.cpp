@@ -601,6 +601,12 @@ Key probe_key() {
                  choice("reference", "previous", {"previous", "base"},
                         "effective-rank: ΔW against the previous snapshot or the base weights")
                      .label("Reference"),
+                 boolean("checkpointing", false,
+                         "the gradient probes (taylor, taylor-abs, taylor-code, fisher): "
+                         "activation checkpointing per decoder layer, as train.checkpointing "
+                         "(the same numbers, about one more forward pass, the activations of "
+                         "one layer at a time)")
+                     .label("Activation checkpointing"),
              })
       .label("Importance probes");
 }

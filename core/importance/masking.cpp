@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "importance/internal.h"
+#include "train/chunked_ce.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -21,8 +22,38 @@ namespace {
 
 // Σ NLL of one batch from the hidden state after the last layer.
 double batch_nll(CausalLMImpl& model, const torch::Tensor& h, const torch::Tensor& targets) {
-  auto logits = model.logits_from_hidden(model.final_hidden(h));
-  return summed_nll(logits, targets).item<double>();
+  // Chunked for a large vocabulary (train/chunked_ce.h): one chunk of logits at a time.
+  return train::summed_lm_nll_from_layers(model, h, targets).item<double>();
+}
+
+// The work of one batch's parts, by the weights each multiplies by (the products dominate):
+// cost[l] for layer l, and the head's. For progress by layer (the head of a large vocabulary
+// costs as much as several layers: Qwen3-0.6B's about ten).
+struct WorkModel {
+  std::vector<double> suffix;  // suffix[l] = Σ_{j >= l} cost[j]; suffix[L] = 0
+  std::vector<double> cost;
+  double head = 0;
+  // The base pass and each bypassed layer's continuation, in the order they run.
+  double base() const { return suffix[0] + head; }
+  double bypass(int64_t skip, MaskingMode mode) const {
+    return (mode == MaskingMode::Cached ? suffix[skip + 1] : suffix[0] - cost[skip]) + head;
+  }
+};
+
+WorkModel work_model(CausalLMImpl& model) {
+  WorkModel w;
+  const int64_t n = model.num_layers();
+  w.cost.assign(n, 0.0);
+  w.suffix.assign(n + 1, 0.0);
+  for (int64_t l = 0; l < n; ++l) {
+    for (const auto& p : model.layer(l)->parameters(true)) {
+      w.cost[l] += static_cast<double>(p.numel());
+    }
+  }
+  for (int64_t l = n - 1; l >= 0; --l) w.suffix[l] = w.suffix[l + 1] + w.cost[l];
+  w.head =
+      static_cast<double>(model.config.vocab_size) * static_cast<double>(model.config.hidden_size);
+  return w;
 }
 
 }  // namespace
@@ -42,6 +73,15 @@ MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes, Ma
   r.bypass_loss.assign(n_layers, 0.0);
   double base_sum = 0;
   const int64_t n_batches = static_cast<int64_t>(probes.batches.size());
+  const WorkModel work = work_model(model);
+  double batch_work = work.base();
+  for (int64_t skip = 0; skip < n_layers; ++skip) batch_work += work.bypass(skip, mode);
+  // Progress within batch b after `done` of its work, by layer: "batch 3/16, layer 7/28".
+  auto report_layer = [&](int64_t b, double done, int64_t layer) {
+    progress.report((static_cast<double>(b) + done / batch_work) / static_cast<double>(n_batches),
+                    "batch " + std::to_string(b + 1) + "/" + std::to_string(n_batches) +
+                        ", layer " + std::to_string(layer) + "/" + std::to_string(n_layers));
+  };
   int64_t mine = 0;
   // Sharded, a cancel must not leave the other ranks waiting in the reduction: it is noted,
   // reduced with the sums, and then every rank stops.
@@ -66,7 +106,9 @@ MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes, Ma
           ++r.layer_forwards;
         }
         base_sum += batch_nll(model, h, targets);
+        double done = work.base();
         for (int64_t skip = 0; skip < n_layers; ++skip) {
+          if (skip > 0) report_layer(b, done, skip);  // layers 1..skip bypassed so far
           // The bypassed layer's output is its input: continue from inputs[skip].
           auto x = inputs[skip];
           for (int64_t l = skip + 1; l < n_layers; ++l) {
@@ -74,6 +116,7 @@ MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes, Ma
             ++r.layer_forwards;
           }
           r.bypass_loss[skip] += batch_nll(model, x, targets);
+          done += work.bypass(skip, mode);
           progress.check_cancel();
         }
       } else {
@@ -83,7 +126,9 @@ MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes, Ma
           ++r.layer_forwards;
         }
         base_sum += batch_nll(model, h, targets);
+        double done = work.base();
         for (int64_t skip = 0; skip < n_layers; ++skip) {
+          if (skip > 0) report_layer(b, done, skip);
           auto x = h0;
           for (int64_t l = 0; l < n_layers; ++l) {
             if (l == skip) continue;
@@ -91,6 +136,7 @@ MaskingResult masking_importance(CausalLMImpl& model, const ProbeSet& probes, Ma
             ++r.layer_forwards;
           }
           r.bypass_loss[skip] += batch_nll(model, x, targets);
+          done += work.bypass(skip, mode);
           progress.check_cancel();
         }
       }
@@ -146,8 +192,8 @@ double probe_loss(CausalLMImpl& model, const ProbeSet& probes) {
   const auto device = detail::model_device(model);
   double sum = 0;
   for (const auto& b : probes.batches) {
-    auto logits = model.forward(b.ids.to(device));
-    sum += summed_nll(logits, b.targets.to(device)).item<double>();
+    sum += train::summed_lm_nll(model, b.ids.to(device), b.targets.to(device), ForwardOptions{})
+               .item<double>();
   }
   return sum / static_cast<double>(probes.scored_tokens);
 }

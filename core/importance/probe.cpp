@@ -8,6 +8,7 @@
 
 #include "importance/update_magnitude.h"
 #include "model/config.h"
+#include "train/chunked_ce.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/memory_context.h"
@@ -60,13 +61,22 @@ ProbeResult run_probe(CausalLMImpl& model, const ProbeSet& set, const ProbeOptio
     rows = std::max(rows, b.rows());
     length = std::max(length, b.length());
   }
+  const int64_t vocab = model.config.vocab_size;
+  const int64_t chunk = train::ce_chunk_tokens(train::kCeChunkAuto, rows * length, vocab);
+  const std::string logits =
+      chunk > 0 ? fmt::format("logits {} tokens at a time", chunk)
+                : fmt::format("logits of {} x {} x {}: {}", rows, length, vocab,
+                              format_bytes(4.0 * static_cast<double>(rows * length) *
+                                           static_cast<double>(vocab)));
+  const bool gradients = is_unit_method(o.method);
   MemoryContext mc(
-      fmt::format("a {} probe (batches of {} x {} tokens, logits of {} x {} x {}: {})", o.method,
-                  rows, length, rows, length, model.config.vocab_size,
-                  format_bytes(4.0 * static_cast<double>(rows * length) *
-                               static_cast<double>(model.config.vocab_size))),
-      "the probe's batch size (--batch, probe.batch_size) or sequence length (--seq-len, "
-      "probe.seq_len)");
+      fmt::format("a {} probe (batches of {} x {} tokens, {}{})", o.method, rows, length, logits,
+                  gradients && o.checkpointing ? ", activation checkpointing" : ""),
+      std::string("the probe's batch size (--batch, probe.batch_size) or sequence length "
+                  "(--seq-len, probe.seq_len)") +
+          (gradients && !o.checkpointing
+               ? ", or activation checkpointing (--checkpointing, probe.checkpointing)"
+               : ""));
   if (o.method == methods::kMasking) {
     return to_probe_result(masking_importance(model, set, o.masking_mode, progress, shard));
   }
@@ -75,6 +85,7 @@ ProbeResult run_probe(CausalLMImpl& model, const ProbeSet& set, const ProbeOptio
     uo.fisher = o.method == methods::kFisher;
     uo.taylor_code = o.method == methods::kTaylorCode;
     uo.fisher_mode = o.fisher_mode;
+    uo.checkpointing = o.checkpointing;
     uo.shard = shard;
     return unit_importance(model, set, uo, progress).result(o.method);
   }
@@ -94,7 +105,8 @@ std::map<std::string, torch::Tensor> parameter_fisher(CausalLMImpl& model, const
                                                       const std::set<std::string>& only,
                                                       const ProbeSharding* shard,
                                                       std::vector<int64_t>* batches_by_rank) {
-  return diagonal_fisher(model, set, o.fisher_mode, progress, only, shard, batches_by_rank);
+  return diagonal_fisher(model, set, o.fisher_mode, progress, only, shard, batches_by_rank,
+                         o.checkpointing);
 }
 
 Json probe_params(const ProbeSetOptions& so, const ProbeSet& data, const ProbeDataInfo& info,
@@ -109,6 +121,7 @@ Json probe_params(const ProbeSetOptions& so, const ProbeSet& data, const ProbeDa
   if (o.method == methods::kMasking) p["masking_mode"] = masking_mode_name(o.masking_mode);
   if (o.method == methods::kFisher) p["fisher_mode"] = fisher_mode_name(o.fisher_mode);
   if (o.method == methods::kEffectiveRank) p["reference"] = delta_reference_name(o.reference);
+  if (o.checkpointing && is_unit_method(o.method)) p["checkpointing"] = true;
   if (o.method == methods::kEffectiveRank && !fine_tunes(o)) p["checkpoints"] = o.checkpoints;
   if (fine_tunes(o)) {
     p["steps"] = o.steps;

@@ -46,9 +46,9 @@ int64_t ProbeOptions::effective_snapshot_every() const {
 }
 
 const std::vector<std::string>& probe_option_keys() {
-  static const std::vector<std::string> keys = {"method",    "masking_mode", "fisher_mode",
-                                                "steps",     "lr",           "snapshot_every",
-                                                "reference", "seed",         "checkpoints"};
+  static const std::vector<std::string> keys = {
+      "method",         "masking_mode", "fisher_mode", "steps",       "lr",
+      "snapshot_every", "reference",    "seed",        "checkpoints", "checkpointing"};
   return keys;
 }
 
@@ -106,6 +106,7 @@ ProbeOptions probe_options_from_json(const Json& j, const std::string& ctx) {
   if (seed < 0) fail("{}.seed: must be at least 0, found {}", ctx, seed);
   o.seed = static_cast<uint64_t>(seed);
   o.checkpoints = js::get_or<std::vector<std::string>>(j, "checkpoints", {}, ctx);
+  o.checkpointing = js::get_or<bool>(j, "checkpointing", false, ctx);
   validate(o, ctx);
   return o;
 }
@@ -119,7 +120,8 @@ Json to_json(const ProbeOptions& o) {
               {"snapshot_every", o.snapshot_every},
               {"reference", delta_reference_name(o.reference)},
               {"seed", o.seed},
-              {"checkpoints", o.checkpoints}};
+              {"checkpoints", o.checkpoints},
+              {"checkpointing", o.checkpointing}};
 }
 
 bool fine_tunes(const ProbeOptions& o) {

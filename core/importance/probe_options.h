@@ -16,6 +16,8 @@
 //   lr              their learning rate (1e-4)
 //   snapshot_every  effective-rank: stage length in steps (0 = default: max(1, steps / 5))
 //   reference       effective-rank: previous (default; W_t − W_(t−1)) or base (W_t − W_0)
+//   checkpointing   taylor, taylor-abs, taylor-code, fisher: activation checkpointing per
+//                   decoder layer in the probe's forward passes (false)
 //   seed            the preliminary run's batch order (a spec uses its top-level seed)
 //   checkpoints     effective-rank of these checkpoint folders (in training order) instead
 //                   of a preliminary run (command line)
@@ -55,6 +57,9 @@ struct ProbeOptions {
   DeltaReference reference = DeltaReference::Previous;
   uint64_t seed = 0;
   std::vector<std::string> checkpoints;
+  // The gradient probes (the unit methods) keep only each layer's input and recompute its
+  // activations in the backward pass: the same numbers, the activations of one layer at a time.
+  bool checkpointing = false;
 
   // The effective-rank stage length: snapshot_every, or max(1, steps / 5) when 0.
   int64_t effective_snapshot_every() const;

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "importance/internal.h"
+#include "train/chunked_ce.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -99,14 +100,34 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
     index[item.value().unsafeGetTensorImpl()] = params.size();
     names.push_back(item.key());
     params.push_back(item.value());
-    auto zeros = torch::zeros(item.value().sizes(),
-                              torch::TensorOptions().dtype(torch::kFloat).device(device));
+  }
+  // The signed and absolute Taylor scores alone (no Fisher, no taylor-code) need only the
+  // probe-set loss's gradient: with float32 parameters, the backward passes sum it in the
+  // parameters' own gradients (the same additions in the same order as an accumulator,
+  // g_1 + g_2 + ..., so the same numbers), and no accumulator the size of the model is kept
+  // beside them (2.4 GB on the Qwen3-0.6B shape).
+  bool in_place = !options.fisher && !code;
+  for (const auto& p : params) in_place = in_place && p.scalar_type() == torch::kFloat;
+  for (const auto& p : params) {
+    if (in_place) {
+      grad_acc.emplace_back();  // filled from the gradients after the last batch
+      continue;
+    }
+    auto zeros =
+        torch::zeros(p.sizes(), torch::TensorOptions().dtype(torch::kFloat).device(device));
     grad_acc.push_back(zeros);
     if (options.fisher) fisher_acc.push_back(zeros.clone());
     if (code) code_acc.push_back(zeros.clone());
     if (code && per_sequence) batch_acc.push_back(zeros.clone());
   }
   for (auto& p : params) p.mutable_grad().reset();
+  ForwardOptions forward_options;
+  forward_options.checkpoint_layers = options.checkpointing;
+  // Σ NLL of a batch: chunked for a large vocabulary (train/chunked_ce.h), so that a batch's
+  // whole logits and their gradient never exist at once.
+  auto summed_loss = [&](const torch::Tensor& batch_ids, const torch::Tensor& batch_targets) {
+    return train::summed_lm_nll(model, batch_ids, batch_targets, forward_options);
+  };
 
   const double total = static_cast<double>(probes.scored_tokens);
   UnitImportance out;
@@ -163,20 +184,28 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
           if (len == 0) continue;
           auto t = row_targets.narrow(1, 0, len);
           const double n_r = static_cast<double>((t != kIgnoreTarget).sum().item<int64_t>());
-          auto nll = summed_nll(model.forward(ids.narrow(0, r, 1).narrow(1, 0, len)), t);
+          auto nll = summed_loss(ids.narrow(0, r, 1).narrow(1, 0, len), t);
           loss_sum += nll.item<double>();
           (nll / n_r).backward();  // gradient of the row's mean token NLL
           ++out.backward_passes;
           take_gradients(n_r / total, true, code ? n_r / n_b : 0.0);
           ++fisher_terms;
           progress.check_cancel();
+          if (r + 1 < batch.rows()) {  // one backward pass per row: progress by row
+            progress.report((static_cast<double>(b) +
+                             static_cast<double>(r + 1) / static_cast<double>(batch.rows())) /
+                                static_cast<double>(n_batches),
+                            "batch " + std::to_string(b + 1) + "/" + std::to_string(n_batches) +
+                                ", row " + std::to_string(r + 1) + "/" +
+                                std::to_string(batch.rows()));
+          }
         }
         if (code) {
           end_code_batch();
           ++code_batches;
         }
       } else {
-        auto nll = summed_nll(model.forward(ids), targets);
+        auto nll = summed_loss(ids, targets);
         loss_sum += nll.item<double>();
         if (options.fisher || code) {
           (nll / n_b).backward();  // gradient of the batch's mean token NLL
@@ -185,7 +214,7 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
           if (code) ++code_batches;
         } else {
           (nll / total).backward();  // this batch's share of the probe-set loss
-          take_gradients(1.0, false, 0.0);
+          if (!in_place) take_gradients(1.0, false, 0.0);
         }
         ++out.backward_passes;
       }
@@ -195,6 +224,14 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
   } catch (const CancelledError&) {
     if (!options.shard || options.shard->world <= 1) throw;
     cancelled = true;
+  }
+  if (in_place) {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const auto& g = params[i].grad();
+      grad_acc[i] = g.defined() ? g.detach() : torch::zeros_like(params[i]);
+      params[i].mutable_grad().reset();
+    }
   }
   if (options.shard && options.shard->world > 1) {
     std::vector<double> sums = {loss_sum, static_cast<double>(out.backward_passes),
@@ -294,8 +331,10 @@ std::map<std::string, torch::Tensor> diagonal_fisher(CausalLMImpl& model, const 
                                                      FisherMode mode, Progress progress,
                                                      const std::set<std::string>& only,
                                                      const ProbeSharding* shard,
-                                                     std::vector<int64_t>* batches_by_rank) {
+                                                     std::vector<int64_t>* batches_by_rank,
+                                                     bool checkpointing) {
   UnitOptions o;
+  o.checkpointing = checkpointing;
   o.only = only;
   o.shard = shard;
   o.fisher = true;

@@ -75,6 +75,10 @@ struct UnitOptions {
   // Data-parallel: this rank runs only its batches; the gradient and Fisher sums, the loss
   // and the pass counts are summed over the ranks before the units are scored.
   const ProbeSharding* shard = nullptr;
+  // Activation checkpointing per decoder layer in the probe's forward passes (as the spec's
+  // train.checkpointing): each layer keeps only its input and runs again in the backward
+  // pass. The same numbers, a third more work, and the activations of one layer at a time.
+  bool checkpointing = false;
 };
 
 struct UnitImportance {
@@ -89,7 +93,7 @@ struct UnitImportance {
   std::vector<std::vector<double>> taylor_code;      // (L, U) mean over the unit's entries
   std::vector<std::vector<double>> taylor_code_sum;  // (L, U) Σ over the unit's entries
   int64_t code_batches = 0;                          // B: batches whose |g_b| were summed
-  double loss = 0;                                  // mean next-token loss on the probe set
+  double loss = 0;                                   // mean next-token loss on the probe set
   int64_t backward_passes = 0;
   std::vector<int64_t> batches_by_rank;  // sharded: the batches each rank ran
   bool has_fisher = false;
@@ -118,6 +122,7 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
 std::map<std::string, torch::Tensor> diagonal_fisher(
     CausalLMImpl& model, const ProbeSet& probes, FisherMode mode = FisherMode::PerSequence,
     Progress progress = {}, const std::set<std::string>& only = {},
-    const ProbeSharding* shard = nullptr, std::vector<int64_t>* batches_by_rank = nullptr);
+    const ProbeSharding* shard = nullptr, std::vector<int64_t>* batches_by_rank = nullptr,
+    bool checkpointing = false);
 
 }  // namespace gb::importance

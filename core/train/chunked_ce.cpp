@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "model/frozen_dtype.h"
+#include "model/modules.h"
 #include "util/error.h"
 
 namespace gb::train {
@@ -147,6 +148,61 @@ int64_t ce_chunk_tokens(int64_t ce_chunk, int64_t tokens, int64_t vocab) {
   if (ce_chunk > 0) return std::min(ce_chunk, tokens);
   if (tokens * vocab * 4 <= kCeChunkAutoLogitBytes) return 0;
   return std::max<int64_t>(1, kCeChunkAutoChunkBytes / (vocab * 4));
+}
+
+HeadMatrix head_matrix(const CausalLMImpl& model) {
+  HeadMatrix h;
+  if (model.forward_override) return h;
+  const HeadUnit head = model.head();
+  if (const auto* linear = dynamic_cast<const LinearHeadImpl*>(head.get())) {
+    h.weight = linear->weight;
+    h.softcap = linear->softcap;
+  } else if (const auto* tied = dynamic_cast<const TiedHeadImpl*>(head.get())) {
+    if (auto e = tied->embedding.lock()) {
+      h.weight = e->tied_weight();
+      h.softcap = tied->softcap;
+    }
+  }
+  return h;
+}
+
+namespace {
+
+// The summed float32 cross-entropy of whole logits (the plain path).
+torch::Tensor summed_plain_nll(const torch::Tensor& logits, const torch::Tensor& labels) {
+  const int64_t v = logits.size(-1);
+  return torch::nn::functional::cross_entropy(
+      logits.reshape({-1, v}).to(torch::kFloat), labels.reshape({-1}),
+      torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100).reduction(torch::kSum));
+}
+
+// Tokens per chunk for this model and these labels; 0 = the plain path.
+int64_t chunk_for(const HeadMatrix& head, const torch::Tensor& labels, int64_t ce_chunk) {
+  if (!head.weight.defined()) return 0;
+  return ce_chunk_tokens(ce_chunk, labels.numel(), head.weight.size(0));
+}
+
+}  // namespace
+
+torch::Tensor summed_lm_nll(CausalLMImpl& model, const torch::Tensor& ids,
+                            const torch::Tensor& labels, const ForwardOptions& options,
+                            int64_t ce_chunk) {
+  const HeadMatrix head = head_matrix(model);
+  const int64_t chunk = chunk_for(head, labels, ce_chunk);
+  if (chunk == 0) return summed_plain_nll(model.forward(ids, options), labels);
+  const torch::Tensor h = model.hidden_states(ids, options);
+  return chunked_cross_entropy_sum(h.reshape({-1, h.size(-1)}), head.weight, labels.reshape({-1}),
+                                   chunk, head.softcap);
+}
+
+torch::Tensor summed_lm_nll_from_layers(CausalLMImpl& model, const torch::Tensor& h,
+                                        const torch::Tensor& labels, int64_t ce_chunk) {
+  const HeadMatrix head = head_matrix(model);
+  const int64_t chunk = chunk_for(head, labels, ce_chunk);
+  const torch::Tensor normed = model.final_hidden(h);
+  if (chunk == 0) return summed_plain_nll(model.logits_from_hidden(normed), labels);
+  return chunked_cross_entropy_sum(normed.reshape({-1, normed.size(-1)}), head.weight,
+                                   labels.reshape({-1}), chunk, head.softcap);
 }
 
 }  // namespace gb::train

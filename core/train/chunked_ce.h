@@ -17,6 +17,11 @@
 
 #include <torch/types.h>
 
+namespace gb {
+class CausalLMImpl;
+struct ForwardOptions;
+}  // namespace gb
+
 namespace gb::train {
 
 // Sum over the targets (labels != -100) of −log softmax(cap(h Wᵀ))[label], computed
@@ -40,5 +45,29 @@ constexpr int64_t kCeChunkAutoChunkBytes = 64LL << 20;
 // Tokens per chunk for `tokens` target positions (rows × length) and a vocabulary of
 // `vocab`, for the option value `ce_chunk`; 0 = the plain (unchunked) path.
 int64_t ce_chunk_tokens(int64_t ce_chunk, int64_t tokens, int64_t vocab);
+
+// The head's (V, d) matrix and softcap where the logits are cap(h Wᵀ) of the final hidden
+// states: a plain or tied head and no forward override (SCALE Route); else no weight (the
+// loss then needs the model's own forward pass, and is never chunked).
+struct HeadMatrix {
+  torch::Tensor weight;
+  std::optional<double> softcap;
+};
+HeadMatrix head_matrix(const CausalLMImpl& model);
+
+// Σ next-token NLL over the targets (labels != -100) of `model` on `ids` (B, T): the model's
+// forward pass and the summed float32 cross-entropy of its logits, or, where `ce_chunk`
+// (kCeChunkAuto, 0 or N, as train.ce_chunk) chunks for this many targets and the head is a
+// matrix, hidden_states and chunked_cross_entropy_sum. A float32 scalar, with its graph where
+// grad mode is on. The probes' loss (importance/): a large vocabulary's whole logits never
+// exist at once, and a small one's numbers are those of the plain path, bit for bit.
+torch::Tensor summed_lm_nll(CausalLMImpl& model, const torch::Tensor& ids,
+                            const torch::Tensor& labels, const ForwardOptions& options,
+                            int64_t ce_chunk = kCeChunkAuto);
+// The same from the hidden states after the last decoder layer (before the final norm), for
+// probes that run the layers themselves (the masking probe). Never with a forward override.
+torch::Tensor summed_lm_nll_from_layers(CausalLMImpl& model, const torch::Tensor& h,
+                                        const torch::Tensor& labels,
+                                        int64_t ce_chunk = kCeChunkAuto);
 
 }  // namespace gb::train

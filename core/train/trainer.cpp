@@ -165,33 +165,6 @@ void check_finite(double value, const std::string& term, int64_t step) {
 
 }  // namespace
 
-namespace {
-
-// The head's (V, d) matrix and softcap where the logits are cap(h Wᵀ) of the final hidden
-// states: a plain or tied head and no forward override (SCALE Route); else no weight.
-struct HeadMatrix {
-  torch::Tensor weight;
-  std::optional<double> softcap;
-};
-
-HeadMatrix head_matrix(const CausalLMImpl& model) {
-  HeadMatrix h;
-  if (model.forward_override) return h;
-  const HeadUnit head = model.head();
-  if (const auto* linear = dynamic_cast<const LinearHeadImpl*>(head.get())) {
-    h.weight = linear->weight;
-    h.softcap = linear->softcap;
-  } else if (const auto* tied = dynamic_cast<const TiedHeadImpl*>(head.get())) {
-    if (auto e = tied->embedding.lock()) {
-      h.weight = e->tied_weight();
-      h.softcap = tied->softcap;
-    }
-  }
-  return h;
-}
-
-}  // namespace
-
 int64_t Trainer::ce_chunk_for(const data::BatchTensors& bt) const {
   const HeadMatrix head = head_matrix(*m_model);
   const int64_t vocab = head.weight.defined() ? head.weight.size(0) : m_model->config.vocab_size;
