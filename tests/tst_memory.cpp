@@ -20,6 +20,7 @@
 #include "experiment/spec.h"
 #include "grow/growth.h"
 #include "grow/plan.h"
+#include "grow/split_linear.h"
 #include "model/config.h"
 #include "model/frozen_dtype.h"
 #include "model/modules.h"
@@ -139,6 +140,7 @@ class TestMemory : public QObject {
   void frozenBaseInBf16_data();
   void frozenBaseInBf16();
   void frozenDtypeFollowsTheCheckpoint();
+  void splitUnitsWithANarrowFrozenHalf();
 };
 
 void TestMemory::chunkedCrossEntropyEqualsPlain_data() {
@@ -500,9 +502,12 @@ void TestMemory::frozenBaseInBf16_data() {
                         << 4 * 7 + 1;
   // Freeze: the two bottom layers' linears and the embedding.
   QTest::newRow("freeze") << R"({"variant": "freeze", "bottom": 2})" << 2 * 7 + 1;
-  // G-Freeze: the original halves of the split MLPs stay as they are (not plain linear
-  // units); attention and the embedding are narrowed.
-  QTest::newRow("grow") << R"({"variant": "grow", "mode": "freeze", "k": 2})" << -1;
+  // G-Freeze: the original halves of the split MLPs (grow/split_linear.h: gate and up split
+  // by rows, down by columns) are narrowed with attention and the embedding; the grown halves
+  // train in float32.
+  QTest::newRow("grow") << R"({"variant": "grow", "mode": "freeze", "k": 2})" << 4 * 7 + 1;
+  QTest::newRow("grow, top 2 layers")
+      << R"({"variant": "grow", "mode": "freeze", "k": 2, "layers": [2, 3]})" << 4 * 7 + 1;
   QTest::newRow("neutral residues")
       << R"({"variant": "neutral-residues", "budget": 0.1})" << 4 * 7 + 1;
   QTest::newRow("depth") << R"({"variant": "depth", "style": "llama-pro", "count": 1})"
@@ -596,6 +601,77 @@ void TestMemory::frozenBaseInBf16() {
                             .arg(losses[0][s], 0, 'g', 10)));
   }
   for (const auto& t : trainable(b)) QCOMPARE(t.scalar_type(), torch::kFloat);
+}
+
+// Grow's split units with their frozen half stored in bf16, on both of their paths (the
+// one-tensor products and the ops, with biases): the same outputs as float32 units holding
+// the bf16-rounded values, bit for bit without gradients, and gradients of the input, the
+// grown half and the biases within float32 rounding; the frozen half takes no gradient and
+// stays narrow; dense_weight() joins the halves in float32.
+void TestMemory::splitUnitsWithANarrowFrozenHalf() {
+  torch::manual_seed(17);
+  const auto round = [](const torch::Tensor& t) {
+    return t.to(torch::kBFloat16).to(torch::kFloat);
+  };
+  const auto wf = round(torch::randn({6, 5})), wg = torch::randn({3, 5});
+  const auto cf = round(torch::randn({4, 5})), cg = torch::randn({4, 2});
+  for (bool bias : {false, true}) {
+    for (bool fused : {true, false}) {
+      const auto bf = bias ? torch::randn({6}) : torch::Tensor();
+      const auto bg = bias ? torch::randn({3}) : torch::Tensor();
+      const auto b = bias ? torch::randn({4}) : torch::Tensor();
+      auto clone = [](const torch::Tensor& t) { return t.defined() ? t.clone() : t; };
+      std::vector<std::shared_ptr<gb::LinearUnitImpl>> units[2];
+      for (int side = 0; side < 2; ++side) {
+        auto row = std::make_shared<gb::grow::RowSplitLinearImpl>(
+            wf.clone(), clone(bf), wg.clone().requires_grad_(), clone(bg));
+        auto col = std::make_shared<gb::grow::ColSplitLinearImpl>(
+            cf.clone(), cg.clone().requires_grad_(), bias ? b.clone().requires_grad_() : b);
+        row->frozen_weight.set_requires_grad(false);
+        col->frozen_weight.set_requires_grad(false);
+        if (bias) row->frozen_bias.set_requires_grad(false);
+        if (bias) row->grown_bias.set_requires_grad(true);
+        row->fused = fused;
+        col->fused = fused;
+        if (side == 1) {
+          torch::NoGradGuard ng;
+          for (auto* w : {&row->frozen_weight, &col->frozen_weight}) {
+            w->set_data(w->to(torch::kBFloat16));
+          }
+          QCOMPARE(row->narrowable_matrices().front().scalar_type(), torch::kBFloat16);
+        }
+        units[side] = {row, col};
+      }
+      for (size_t u = 0; u < 2; ++u) {
+        const int64_t in = units[0][u]->in_features();
+        const auto x0 = torch::randn({2, 3, in});
+        std::vector<torch::Tensor> y, gx;
+        std::vector<std::vector<torch::Tensor>> gp;
+        for (int side = 0; side < 2; ++side) {
+          auto x = x0.clone().requires_grad_();
+          const auto out = units[side][u]->forward(x, gb::ForwardState{});
+          y.push_back(out.detach());
+          (out * out).sum().backward();
+          gx.push_back(x.grad());
+          std::vector<torch::Tensor> grads;
+          for (const auto& p : units[side][u]->parameters()) {
+            if (p.requires_grad()) grads.push_back(p.grad());
+            if (!p.requires_grad()) QVERIFY(!p.grad().defined());
+          }
+          gp.push_back(grads);
+        }
+        const QString where = QString("unit %1, bias %2, fused %3").arg(u).arg(bias).arg(fused);
+        QVERIFY2(torch::equal(y[0], y[1]), qPrintable(where));
+        QVERIFY2(rel_diff(gx[1], gx[0]) <= 1e-6, qPrintable(where));
+        QCOMPARE(gp[0].size(), gp[1].size());
+        for (size_t i = 0; i < gp[0].size(); ++i) {
+          QVERIFY2(rel_diff(gp[1][i], gp[0][i]) <= 1e-6, qPrintable(where));
+        }
+        QCOMPARE(units[1][u]->dense_weight().scalar_type(), torch::kFloat);
+        QVERIFY(torch::equal(units[1][u]->dense_weight(), units[0][u]->dense_weight()));
+      }
+    }
+  }
 }
 
 // "checkpoint" keeps a bf16 checkpoint's frozen matrices bf16 and changes nothing for a

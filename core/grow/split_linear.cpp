@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "model/frozen_dtype.h"
 #include "util/error.h"
 
 namespace gb::grow {
@@ -19,6 +20,18 @@ std::string shape_of(const torch::Tensor& t) {
 
 bool plain_cpu_float(const torch::Tensor& t) {
   return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat;
+}
+
+// A frozen weight stored narrower than float32 (model/frozen_dtype.h) on the CPU.
+bool narrow_frozen_cpu(const torch::Tensor& t) {
+  return t.defined() && t.device().is_cpu() && !t.requires_grad() &&
+         (t.scalar_type() == torch::kBFloat16 || t.scalar_type() == torch::kHalf);
+}
+
+// W in `like`'s dtype for one product: W itself where it has it (no copy, the same numbers),
+// else a converted copy that lives only as long as the product.
+torch::Tensor as_dtype_of(const torch::Tensor& w, const torch::Tensor& like) {
+  return w.scalar_type() == like.scalar_type() ? w : w.to(like.scalar_type());
 }
 
 // The split linears' products written into (and read from) one tensor instead of a
@@ -41,9 +54,9 @@ struct RowSplitFunction : public torch::autograd::Function<RowSplitFunction> {
     const int64_t in = x.size(-1), nf = wf.size(0), ng = wg.size(0);
     const auto x2d = x.reshape({-1, in});
     auto out = torch::zeros({x2d.size(0), nf + ng}, x.options());
-    out.narrow(1, 0, nf).addmm_(x2d, wf.t());
+    out.narrow(1, 0, nf).addmm_(x2d, as_dtype_of(wf, x).t());
     out.narrow(1, nf, ng).addmm_(x2d, wg.t());
-    ctx->save_for_backward({x, wf, wg});
+    ctx->save_for_backward({x, wf, wg});  // a narrow wf stays narrow
     auto sizes = x.sizes().vec();
     sizes.back() = nf + ng;
     return out.view(sizes);
@@ -61,7 +74,7 @@ struct RowSplitFunction : public torch::autograd::Function<RowSplitFunction> {
     torch::Tensor dx_g, dx_f, dwf, dwg;
     if (want_x) {
       dx_g = gg.mm(wg).reshape(x.sizes());
-      dx_f = gf.mm(wf).reshape(x.sizes());
+      dx_f = gf.mm(as_dtype_of(wf, gf)).reshape(x.sizes());
     }
     const auto x2d = x.reshape({-1, in});
     if (ctx->needs_input_grad(2)) dwf = gf.t().mm(x2d);
@@ -75,7 +88,7 @@ struct ColSplitFunction : public torch::autograd::Function<ColSplitFunction> {
                                const torch::Tensor& wf, const torch::Tensor& wg) {
     const int64_t nf = wf.size(1), ng = wg.size(1);
     ctx->save_for_backward({x, wf, wg});
-    return F::linear(x.narrow(-1, 0, nf), wf) + F::linear(x.narrow(-1, nf, ng), wg);
+    return F::linear(x.narrow(-1, 0, nf), as_dtype_of(wf, x)) + F::linear(x.narrow(-1, nf, ng), wg);
   }
 
   static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
@@ -88,11 +101,11 @@ struct ColSplitFunction : public torch::autograd::Function<ColSplitFunction> {
     if (ctx->needs_input_grad(0)) {
       if (torch::GradMode::is_enabled()) {
         // create_graph: products with out= are not differentiable.
-        dx = torch::cat({g.mm(wf), g.mm(wg)}, 1).view(x.sizes());
+        dx = torch::cat({g.mm(as_dtype_of(wf, g)), g.mm(wg)}, 1).view(x.sizes());
       } else {
         dx = torch::zeros(x.sizes(), x.options().memory_format(at::MemoryFormat::Contiguous));
         auto dx2d = dx.view({-1, nf + ng});
-        dx2d.narrow(1, 0, nf).addmm_(g, wf);
+        dx2d.narrow(1, 0, nf).addmm_(g, as_dtype_of(wf, g));
         dx2d.narrow(1, nf, ng).addmm_(g, wg);
       }
     }
@@ -102,10 +115,12 @@ struct ColSplitFunction : public torch::autograd::Function<ColSplitFunction> {
   }
 };
 
-// Where the one-tensor paths apply: float32 on the CPU, no biases, contiguous operands.
+// Where the one-tensor paths apply: float32 on the CPU (the frozen weight may be stored
+// narrower), no biases, contiguous operands.
 bool split_fusable(const torch::Tensor& x, const torch::Tensor& wf, const torch::Tensor& wg) {
-  return plain_cpu_float(x) && plain_cpu_float(wf) && plain_cpu_float(wg) && x.dim() >= 2 &&
-         x.is_contiguous() && wf.is_contiguous() && wg.is_contiguous();
+  return plain_cpu_float(x) && (plain_cpu_float(wf) || narrow_frozen_cpu(wf)) &&
+         plain_cpu_float(wg) && x.dim() >= 2 && x.is_contiguous() && wf.is_contiguous() &&
+         wg.is_contiguous();
 }
 
 }  // namespace
@@ -139,11 +154,11 @@ torch::Tensor RowSplitLinearImpl::forward(const torch::Tensor& x, const ForwardS
   // Two GEMMs and a concatenation: the original rows are computed exactly as the base
   // model computes them.
   return torch::cat(
-      {F::linear(x, frozen_weight, frozen_bias), F::linear(x, grown_weight, grown_bias)}, -1);
+      {mixed_linear(x, frozen_weight, frozen_bias), F::linear(x, grown_weight, grown_bias)}, -1);
 }
 
 torch::Tensor RowSplitLinearImpl::dense_weight() const {
-  return torch::cat({frozen_weight, grown_weight}, 0);
+  return torch::cat({as_dtype_of(frozen_weight, grown_weight), grown_weight}, 0);
 }
 
 torch::Tensor RowSplitLinearImpl::dense_bias() const {
@@ -177,12 +192,12 @@ torch::Tensor ColSplitLinearImpl::forward(const torch::Tensor& x, const ForwardS
   }
   const int64_t nf = frozen_weight.size(1);
   const int64_t ng = grown_weight.size(1);
-  auto y = F::linear(x.narrow(-1, 0, nf), frozen_weight, bias);
+  auto y = mixed_linear(x.narrow(-1, 0, nf), frozen_weight, bias);
   return y + F::linear(x.narrow(-1, nf, ng), grown_weight);
 }
 
 torch::Tensor ColSplitLinearImpl::dense_weight() const {
-  return torch::cat({frozen_weight, grown_weight}, 1);
+  return torch::cat({as_dtype_of(frozen_weight, grown_weight), grown_weight}, 1);
 }
 
 std::string ColSplitLinearImpl::kind() const {

@@ -13,16 +13,22 @@
 // original one ("frozen_*") and which the new one ("grown_*"). Registered parameter names
 // (file format of GrowBench checkpoints): frozen_weight, frozen_bias, grown_weight,
 // grown_bias (RowSplit); frozen_weight, grown_weight, bias (ColSplit).
+//
+// The frozen weight may be stored narrower than the activations (spec frozen_dtype,
+// model/frozen_dtype.h: a bf16 checkpoint's G-Freeze keeps its original rows bf16): the
+// products convert it where they need it and keep only the narrow tensor. Where it has the
+// activations' dtype nothing changes, bit for bit.
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "model/frozen_dtype.h"
 #include "model/modules.h"
 
 namespace gb::grow {
 
-class RowSplitLinearImpl : public LinearUnitImpl {
+class RowSplitLinearImpl : public LinearUnitImpl, public NarrowableFrozen {
  public:
   // Takes the given tensors as parameters. Biases are both defined or both undefined.
   RowSplitLinearImpl(torch::Tensor frozen_weight, torch::Tensor frozen_bias,
@@ -33,6 +39,7 @@ class RowSplitLinearImpl : public LinearUnitImpl {
   torch::Tensor dense_weight() const override;
   torch::Tensor dense_bias() const override;
   std::string kind() const override;
+  std::vector<torch::Tensor> narrowable_matrices() const override { return {frozen_weight}; }
 
   torch::Tensor frozen_weight;  // (out_f, in)
   torch::Tensor frozen_bias;    // (out_f) or undefined
@@ -43,7 +50,7 @@ class RowSplitLinearImpl : public LinearUnitImpl {
   bool fused = true;
 };
 
-class ColSplitLinearImpl : public LinearUnitImpl {
+class ColSplitLinearImpl : public LinearUnitImpl, public NarrowableFrozen {
  public:
   // Takes the given tensors as parameters; the bias (may be undefined) is added once.
   ColSplitLinearImpl(torch::Tensor frozen_weight, torch::Tensor grown_weight, torch::Tensor bias);
@@ -53,6 +60,7 @@ class ColSplitLinearImpl : public LinearUnitImpl {
   torch::Tensor dense_weight() const override;
   torch::Tensor dense_bias() const override { return bias; }
   std::string kind() const override;
+  std::vector<torch::Tensor> narrowable_matrices() const override { return {frozen_weight}; }
 
   torch::Tensor frozen_weight;  // (out, in_f)
   torch::Tensor grown_weight;   // (out, in_g)

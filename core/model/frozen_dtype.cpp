@@ -174,6 +174,9 @@ FrozenStorage store_frozen_as(CausalLMImpl& model, c10::ScalarType dtype) {
     if (auto* dense = dynamic_cast<DenseLinearImpl*>(m.get())) {
       consider(dense->weight);
       owners.insert(m.get());
+    } else if (auto* narrowable = dynamic_cast<NarrowableFrozen*>(m.get())) {
+      for (const auto& t : narrowable->narrowable_matrices()) consider(t);
+      owners.insert(m.get());
     }
   }
   const bool plain_head =

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <c10/core/ScalarType.h>
 #include <torch/types.h>
@@ -57,14 +58,25 @@ std::optional<c10::ScalarType> frozen_storage_dtype(const std::string& frozen_dt
                                                     c10::ScalarType activations,
                                                     std::optional<c10::ScalarType> stored);
 
+// A linear unit of another kind than the plain one whose frozen matrices may be stored
+// narrower, because its forward and backward passes convert them where a product needs them
+// (grow/split_linear.h: the frozen half of a grown projection). store_frozen_as narrows those
+// of the listed matrices that take no gradient.
+class NarrowableFrozen {
+ public:
+  virtual ~NarrowableFrozen() = default;
+  virtual std::vector<torch::Tensor> narrowable_matrices() const = 0;
+};
+
 struct FrozenStorage {
   int64_t tensors = 0;      // matrices converted
   int64_t elements = 0;     // their elements
   int64_t bytes_saved = 0;  // memory given back
 };
 
-// Stores the frozen matrices of `model` (requires_grad false) of plain linear units, the
-// embeddings and a plain or tied head in `dtype`, and sets model.activation_dtype so the
+// Stores the frozen matrices of `model` (requires_grad false) of plain linear units, of units
+// that declare them narrowable (NarrowableFrozen), the embeddings and a plain or tied head in
+// `dtype`, and sets model.activation_dtype so the
 // hidden states keep their dtype. A tensor another kind of module also holds (a SCALE unit
 // built around a base weight) stays as it is, and so does a model with a forward override
 // or a head of its own kind for its embedding and head. Norms and biases of one dimension
