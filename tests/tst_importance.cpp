@@ -1295,9 +1295,6 @@ void TestImportance::probesReportProgressAndCancel() {
   for (auto& p : m->parameters(true)) QVERIFY(!p.grad().defined());
 }
 
-// A data-parallel probe as rank 0 of 2, the other rank simulated inside the sums: rank 1
-// runs the odd batches, so the two halves (each computed here as a separate single-rank
-// probe over its batches) sum to the whole probe; a cancel on either rank reaches both.
 void TestImportance::probeLossChunkedEqualsPlain_data() {
   QTest::addColumn<QString>("family");
   for (const char* f : {"llama", "gpt2", "gemma3_text"}) QTest::newRow(f) << QString(f);
@@ -1396,6 +1393,9 @@ void TestImportance::gradientProbesWithCheckpointingAreTheSame() {
            qPrintable(err));
 }
 
+// A data-parallel probe as rank 0 of 2, the other rank simulated inside the sums: rank 1
+// runs the odd batches, so the two halves (each computed here as a separate single-rank
+// probe over its batches) sum to the whole probe; a cancel on either rank reaches both.
 void TestImportance::shardedProbesSumOverRanksAndShareACancel() {
   auto m = make_model("llama");
   auto probes = random_packed(*m, 6, 8, 2);  // 3 batches: rank 0 gets 0 and 2, rank 1 gets 1
@@ -1481,18 +1481,60 @@ void TestImportance::shardedProbesSumOverRanksAndShareACancel() {
       imp::masking_importance(*m, probes, imp::MaskingMode::Cached, cancelled, &shard),
       gb::CancelledError);
   QCOMPARE(reductions, 1);
-  // The unit probe cancelled after its first batch (gradients taken): it reduces, stops, and
-  // leaves no gradient behind.
-  reductions = 0;
-  gb::CancelToken after_first;
-  gb::Progress cancel_after_first(
-      [&](const gb::ProgressUpdate& u) {
-        if (u.fraction > 0) after_first.cancel();
-      },
-      after_first);
-  QVERIFY_EXCEPTION_THROWN(imp::unit_importance(*m, probes, uo, cancel_after_first),
-                           gb::CancelledError);
-  QCOMPARE(reductions, 1);
+  // The unit probe cancelled after its first report (the per-sequence Fisher's first row,
+  // gradients taken; the Taylor probe's first batch, its gradient summed in the parameters'
+  // own): it reduces, stops, and leaves no gradient behind.
+  imp::UnitOptions taylor_alone;
+  taylor_alone.fisher = false;
+  taylor_alone.shard = &shard;
+  for (const auto& o : {uo, taylor_alone}) {
+    reductions = 0;
+    gb::CancelToken after_first;
+    gb::Progress cancel_after_first(
+        [&](const gb::ProgressUpdate& u) {
+          if (u.fraction > 0) after_first.cancel();
+        },
+        after_first);
+    QVERIFY_EXCEPTION_THROWN(imp::unit_importance(*m, probes, o, cancel_after_first),
+                             gb::CancelledError);
+    QCOMPARE(reductions, 1);
+    for (auto& p : m->parameters(true)) QVERIFY(!p.grad().defined());
+  }
+
+  // Taylor alone, sharded: one tensor reduction (the gradient, contiguous, as the
+  // accumulators were), and rank 0's share is a probe of its own batches scaled to the whole
+  // set's tokens (the other rank's gradient is taken as zero here).
+  imp::ProbeSet own_set = even;
+  own_set.scored_tokens = probes.batches[0].scored + probes.batches[2].scored;
+  imp::UnitOptions own_options;
+  own_options.fisher = false;
+  const auto own = imp::unit_importance(*m, own_set, own_options);
+  tensor_reductions = 0;
+  bool contiguous = true;
+  shard.sum_tensors = [&](std::vector<torch::Tensor>& t) {
+    ++tensor_reductions;
+    for (const auto& x : t) contiguous = contiguous && x.is_contiguous();
+  };
+  const auto sharded = imp::unit_importance(*m, probes, taylor_alone);
+  QCOMPARE(tensor_reductions, 1);
+  QVERIFY(contiguous);
+  const double share =
+      static_cast<double>(own_set.scored_tokens) / static_cast<double>(probes.scored_tokens);
+  int compared = 0;
+  for (size_t l = 0; l < own.taylor.size(); ++l) {
+    for (size_t u = 0; u < own.taylor[l].size(); ++u) {
+      if (own.numel[l][u] == 0) continue;
+      const double want = own.taylor_abs[l][u] * share;
+      QVERIFY2(close(sharded.taylor_abs[l][u], want, 1e-5, 1e-12),
+               qPrintable(QString("layer %1 unit %2: %3 vs %4")
+                              .arg(l)
+                              .arg(u)
+                              .arg(sharded.taylor_abs[l][u])
+                              .arg(want)));
+      ++compared;
+    }
+  }
+  QVERIFY(compared >= 8);
   for (auto& p : m->parameters(true)) QVERIFY(!p.grad().defined());
 }
 

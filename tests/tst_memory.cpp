@@ -424,6 +424,19 @@ void TestMemory::checkpointingRefusesAuxiliaryLosses() {
   QVERIFY2(
       err.find("checkpointing") != std::string::npos && err.find("balance") != std::string::npos,
       ("error: '" + err + "'").c_str());
+  // A caller that collects no auxiliary terms (a gradient probe with probe.checkpointing)
+  // has the layers add none, checkpointed or not: no refusal, the same logits, and the
+  // backward pass reaches the experts.
+  const auto bt = gb::data::to_tensors(random_batch(2, 16, 512, 1), torch::kCPU);
+  gb::ForwardOptions fo;
+  const torch::Tensor plain = m->forward(bt.inputs, fo);
+  fo.checkpoint_layers = true;
+  const torch::Tensor ckpt = m->forward(bt.inputs, fo);
+  QVERIFY(torch::equal(plain, ckpt));
+  ckpt.square().mean().backward();
+  int64_t with_grad = 0;
+  for (const auto& t : trainable(m)) with_grad += t.grad().defined() ? 1 : 0;
+  QVERIFY(with_grad > 0);
 }
 
 void TestMemory::autoChunksOnlyLargeLogits() {

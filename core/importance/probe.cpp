@@ -61,8 +61,12 @@ ProbeResult run_probe(CausalLMImpl& model, const ProbeSet& set, const ProbeOptio
     rows = std::max(rows, b.rows());
     length = std::max(length, b.length());
   }
-  const int64_t vocab = model.config.vocab_size;
-  const int64_t chunk = train::ce_chunk_tokens(train::kCeChunkAuto, rows * length, vocab);
+  // The loss is chunked as train::summed_lm_nll chunks it: a head matrix (no forward
+  // override) and the automatic rule.
+  const train::HeadMatrix head = train::head_matrix(model);
+  const int64_t vocab = head.weight.defined() ? head.weight.size(0) : model.config.vocab_size;
+  const int64_t chunk =
+      head.weight.defined() ? train::ce_chunk_tokens(train::kCeChunkAuto, rows * length, vocab) : 0;
   const std::string logits =
       chunk > 0 ? fmt::format("logits {} tokens at a time", chunk)
                 : fmt::format("logits of {} x {} x {}: {}", rows, length, vocab,

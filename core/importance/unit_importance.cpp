@@ -229,7 +229,9 @@ UnitImportance unit_importance(CausalLMImpl& model, const ProbeSet& probes,
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < params.size(); ++i) {
       const auto& g = params[i].grad();
-      grad_acc[i] = g.defined() ? g.detach() : torch::zeros_like(params[i]);
+      // Contiguous, as the accumulators were (a sharded run reduces them over the ranks).
+      grad_acc[i] = g.defined() ? g.detach().contiguous()
+                                : torch::zeros(params[i].sizes(), params[i].options());
       params[i].mutable_grad().reset();
     }
   }

@@ -918,8 +918,10 @@ class LayerCheckpoint : public torch::autograd::Function<LayerCheckpoint> {
     ctx->save_for_backward({h});
     ctx->saved_data["state"] = c10::IValue::make_capsule(st);
     ForwardState s = st->state;
+    // Auxiliary terms are refused only where the caller collects them (training): a caller
+    // without a list (a probe) has the layers add none, with or without checkpointing.
     std::vector<AuxTerm> aux;
-    s.aux = &aux;
+    s.aux = st->state.aux ? &aux : nullptr;
     torch::Tensor out = st->layer->forward(h, s);
     if (!aux.empty()) {
       fail(
